@@ -1,0 +1,44 @@
+# DreamMem developer commands. `make demo` and `make test` do all set-up on a fresh machine.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PYTHON ?= python3
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: install demo test lint typecheck unit integration neo4j-up neo4j-down reranker bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[all]"
+	touch $@
+
+demo: install
+	$(VENV)/bin/dreammem demo
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: install
+	$(VENV)/bin/mypy
+
+unit: install
+	$(PY) -m pytest tests/unit --disable-socket --allow-unix-socket -q
+
+integration: install
+	$(PY) -m pytest tests/integration tests/conformance --allow-hosts=127.0.0.1,localhost,::1 -q
+
+test: lint typecheck unit integration
+
+neo4j-up:
+	@bash scripts/neo4j.sh up
+
+neo4j-down:
+	@bash scripts/neo4j.sh down
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

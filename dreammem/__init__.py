@@ -1,0 +1,56 @@
+"""DreamMem: long-term memory for LLM agents.
+
+Quick start::
+
+    from dreammem import DreamMemory
+
+    with DreamMemory("./memory") as memory:
+        memory.add("I prefer Excel reports over PDF", user_id="alice")
+        for hit in memory.recall("which report format?", user_id="alice"):
+            print(hit.record.content, hit.paths, hit.score)
+"""
+
+import logging
+
+from dreammem.config import DreamMemConfig, load_config
+from dreammem.errors import (
+    BackendError,
+    ConfigError,
+    DreamMemError,
+    GraphUnavailableError,
+    LLMError,
+    NotFoundError,
+    ScopeError,
+    ValidationError,
+)
+from dreammem.memory import DreamMemory
+from dreammem.recall.result import Hit, RecallResult
+from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
+
+__all__ = [
+    "BackendError",
+    "ConfigError",
+    "DreamMemConfig",
+    "DreamMemError",
+    "DreamMemory",
+    "GraphUnavailableError",
+    "Hit",
+    "Kind",
+    "LLMError",
+    "Layer",
+    "MemoryRecord",
+    "NotFoundError",
+    "Priority",
+    "RecallResult",
+    "Role",
+    "ScopeError",
+    "Source",
+    "Status",
+    "ValidationError",
+    "__version__",
+    "load_config",
+]
+
+__version__ = "0.1.0"
+
+logging.getLogger(__name__).addHandler(logging.NullHandler())

@@ -1,0 +1,218 @@
+"""The ``dreammem`` command line (built on typer; tables by rich).
+
+Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
+``reindex``. The store path comes from ``--path`` or ``$DREAMMEM_PATH`` (default
+``./.dreammem``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dreammem.config import DreamMemConfig, load_config
+from dreammem.errors import DreamMemError
+from dreammem.memory import DreamMemory
+from dreammem.recall.result import RecallResult
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
+console = Console()
+
+PathOpt = Annotated[
+    Path | None,
+    typer.Option("--path", "-p", help="Store dir or .db file (default $DREAMMEM_PATH or ./.dreammem)."),
+]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (scope).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
+
+
+def _open(path: Path | None, config: Path | None = None) -> DreamMemory:
+    target = path or Path(os.environ.get("DREAMMEM_PATH", ".dreammem"))
+    cfg = load_config(config) if config else DreamMemConfig()
+    return DreamMemory(target, config=cfg)
+
+
+def print_result(result: RecallResult) -> None:
+    """Render a recall result as a table with its trace."""
+    table = Table(title=f"recall: {result.query!r}", show_lines=False)
+    for column in ("#", "score", "paths (rank)", "layer", "content", "trace id"):
+        table.add_column(column, overflow="fold")
+    for n, hit in enumerate(result, 1):
+        ranks = ", ".join(f"{p}#{r}" for p, r in hit.ranks.items()) or ",".join(hit.paths)
+        label = ("📌 " if hit.record.pinned else "") + hit.record.layer.value
+        table.add_row(str(n), f"{hit.score:.4f}", ranks, label, hit.record.content, hit.record.id[:12])
+    console.print(table)
+    if result.degraded:
+        console.print(f"[yellow]degraded paths: {dict(result.degraded)}[/yellow]")
+
+
+@app.command()
+def add(
+    content: str,
+    user: UserOpt,
+    session: Annotated[str | None, typer.Option(help="Session id.")] = None,
+    role: Annotated[str, typer.Option(help="user, assistant, tool or system.")] = "user",
+    path: PathOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Store one turn."""
+    with _open(path, config) as memory:
+        record = memory.add(content, user_id=user, session_id=session, role=role)
+        console.print(f"stored {record.id} ({record.layer.value}/{record.kind.value})")
+
+
+@app.command()
+def recall(
+    query: str,
+    user: UserOpt,
+    k: Annotated[int, typer.Option(help="How many hits.")] = 5,
+    path: PathOpt = None,
+    config: ConfigOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON traces.")] = False,
+) -> None:
+    """Recall memories for a query, with the trace of every hit."""
+    with _open(path, config) as memory:
+        result = memory.recall(query, user_id=user, k=k)
+        if as_json:
+            out = [{**h.trace(), "content": h.record.content} for h in result]
+            console.print_json(json.dumps(out, ensure_ascii=False))
+        else:
+            print_result(result)
+
+
+@app.command()
+def inspect(memory_id: str, user: UserOpt, path: PathOpt = None, config: ConfigOpt = None) -> None:
+    """Show one record and its history."""
+    with _open(path, config) as memory:
+        record = memory.get(memory_id, user_id=user)
+        console.print_json(json.dumps(record.to_dict(), ensure_ascii=False))
+        chain = memory.history(memory_id, user_id=user)
+        if len(chain) > 1:
+            console.print("history (oldest first):")
+            for item in chain:
+                console.print(f"  {item.id[:12]} {item.status.value:<10} {item.content}")
+
+
+@app.command()
+def forget(memory_id: str, user: UserOpt, path: PathOpt = None, config: ConfigOpt = None) -> None:
+    """Soft-delete a record (kept for audit, out of recall)."""
+    with _open(path, config) as memory:
+        record = memory.forget(memory_id, user_id=user)
+        console.print(f"{record.id} is now {record.status.value}")
+
+
+@app.command()
+def stats(
+    user: Annotated[str | None, typer.Option("--user", "-u", help="One user only.")] = None,
+    path: PathOpt = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Counts by status, the embedding model, the queue."""
+    with _open(path, config) as memory:
+        console.print_json(json.dumps(memory.stats(user_id=user)))
+
+
+@app.command()
+def reindex(
+    path: PathOpt = None,
+    config: ConfigOpt = None,
+    model: Annotated[str | None, typer.Option(help="Re-embed everything with this model.")] = None,
+) -> None:
+    """Rebuild the vector index (and graph) from SQLite, the source of truth."""
+    from dreammem.embed.models import resolve_embedder
+
+    with _open(path, config) as memory:
+        embedder = resolve_embedder(model) if model else None
+        console.print_json(json.dumps(memory.reindex(embedder=embedder)))
+
+
+DEMO_SESSIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (
+        "monday",
+        (
+            ("user", "Hi! I'm Mia, I run the data team at Northwind."),
+            ("user", "Remember: our Q3 analytics budget must not exceed 50,000 USD."),
+            ("user", "I prefer Excel reports over PDF, please."),
+            ("assistant", "Noted: Excel reports, and a 50,000 USD cap for Q3."),
+            ("user", "Order #48213 for the new GPU server was placed today."),
+            ("user", "My manager is Tom Becker; he signs off anything above 10k."),
+        ),
+    ),
+    (
+        "wednesday",
+        (
+            ("user", "The vendor says order #48213 ships on 2024-07-15."),
+            ("user", "Tom Becker wants the pipeline migrated to the open-source stack only."),
+            ("user", "Actually, my favorite report format is now CSV, Excel is too slow."),
+            ("tool", "ERROR: dashboard export timed out after 30s"),
+        ),
+    ),
+)
+DEMO_QUESTIONS = (
+    "How much can we spend on analytics this quarter?",
+    "When does the GPU server arrive?",
+    "Who approves large purchases?",
+    "Which report format should I send?",
+)
+
+
+@app.command()
+def demo(
+    path: PathOpt = None,
+    keep: Annotated[bool, typer.Option(help="Keep the demo store instead of a temp dir.")] = False,
+) -> None:
+    """Run a scripted two-session conversation on the embedded store and show recall."""
+    target = path or Path(tempfile.mkdtemp(prefix="dreammem-demo-"))
+    console.rule("[bold]DreamMem demo[/bold]: embedded store, real MiniLM embeddings, no server, no key")
+    console.print(f"store: {target}")
+    start = datetime(2024, 7, 1, 9, 0, tzinfo=UTC)
+    for day, (session, turns) in enumerate(DEMO_SESSIONS):
+        with DreamMemory(target) as memory:
+            console.rule(f"session {session!r}")
+            for n, (role, text) in enumerate(turns):
+                record = memory.add(
+                    text,
+                    user_id="mia",
+                    session_id=session,
+                    role=role,
+                    event_time=start + timedelta(days=2 * day, minutes=n),
+                )
+                console.print(f"  {role:>9}: {text}  [dim]-> {record.id[:12]}[/dim]")
+        console.print("[dim]  (store closed)[/dim]")
+    with DreamMemory(target) as memory:
+        console.rule("reopened: what does DreamMem recall?")
+        memory.add("I like long walks with my dog Rex.", user_id="someone-else")
+        for question in DEMO_QUESTIONS:
+            print_result(memory.recall(question, user_id="mia", k=3))
+        superseded = [r for r in memory.get_all(user_id="mia", status="superseded")]
+        for record in superseded:
+            chain = memory.history(record.id, user_id="mia")
+            console.print(
+                "history of a changed preference: "
+                + " -> ".join(f"{r.content!r} [{r.status.value}]" for r in chain)
+            )
+        console.print(f"stats for mia: {memory.stats(user_id='mia')}")
+        other = memory.recall("dog", user_id="mia", k=3)
+        leaked = any("Rex" in h.record.content for h in other)
+        console.print(f"isolation: recall 'dog' for mia finds someone-else's memory: {leaked}")
+    if not keep and path is None:
+        console.print(f"[dim]demo store left at {target}[/dim]")
+
+
+def main() -> None:
+    """Entry point: run the CLI, turning library errors into a clean message and exit code 2."""
+    try:
+        app()
+    except DreamMemError as exc:
+        console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}")
+        raise SystemExit(2) from exc

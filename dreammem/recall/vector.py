@@ -1,0 +1,26 @@
+"""The vector path: nearest neighbours of the query embedding in FAISS."""
+
+from __future__ import annotations
+
+from dreammem.embed.base import Embedder
+from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.stores.base import VectorIndex
+
+__all__ = ["VectorPath"]
+
+
+class VectorPath:
+    """Cosine similarity between the query and each memory's embedding."""
+
+    name = "vector"
+
+    def __init__(self, index: VectorIndex, embedder: Embedder) -> None:
+        self._index = index
+        self._embedder = embedder
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """The user's nearest memories."""
+        vector = query.embedding if query.embedding is not None else self._embedder.embed_query(query.text)
+        return [
+            Candidate(rowid, score) for rowid, score in self._index.search(query.user_id, vector, query.limit)
+        ]

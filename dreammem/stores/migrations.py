@@ -1,0 +1,84 @@
+"""Ordered schema migrations for the SQLite store.
+
+Each migration has a number, a name and the SQL that takes the schema from the
+previous version to its own. Applied migrations are recorded in ``schema_version``;
+opening a store applies the missing ones in order, inside one transaction each.
+Never edit a migration that has shipped: append a new one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["MIGRATIONS", "Migration"]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One schema step."""
+
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "records_fts_vectors_queue",
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE records (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            user_id TEXT NOT NULL,
+            agent_id TEXT,
+            session_id TEXT,
+            layer TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            source TEXT NOT NULL,
+            role TEXT,
+            content TEXT NOT NULL,
+            confidence REAL NOT NULL,
+            importance INTEGER NOT NULL,
+            priority INTEGER NOT NULL,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            event_time TEXT NOT NULL,
+            last_accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL,
+            superseded_by TEXT,
+            valid_to TEXT,
+            provenance TEXT NOT NULL DEFAULT '[]',
+            entities TEXT NOT NULL DEFAULT '[]',
+            slot TEXT,
+            metadata TEXT NOT NULL DEFAULT '{}'
+        );
+        CREATE INDEX records_user_status_time ON records(user_id, status, event_time);
+        CREATE INDEX records_user_session_time ON records(user_id, session_id, event_time);
+        CREATE INDEX records_user_slot ON records(user_id, slot) WHERE slot IS NOT NULL;
+        CREATE VIRTUAL TABLE records_fts USING fts5(
+            terms, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE vectors (
+            rowid INTEGER PRIMARY KEY REFERENCES records(rowid) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vec BLOB NOT NULL
+        );
+        CREATE TABLE queue (
+            record_id TEXT PRIMARY KEY REFERENCES records(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            enqueued_at TEXT NOT NULL
+        );
+        CREATE INDEX queue_user ON queue(user_id, enqueued_at);
+        CREATE TABLE task_state (
+            user_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (user_id, session_id)
+        );
+        """,
+    ),
+)

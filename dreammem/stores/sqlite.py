@@ -1,0 +1,557 @@
+"""SQLite record store: records, full-text index, stored embeddings, dream queue.
+
+SQLite is the source of truth; the FAISS index and the graph are derived from it.
+The file runs in WAL mode; one logical write is one transaction
+(:meth:`SQLiteRecordStore.transaction`). A single connection is shared by all
+threads and guarded by a re-entrant lock, so the store is safe to call from the
+worker threads that LangChain and LlamaIndex use for async calls.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dreammem.errors import BackendError
+from dreammem.stores.migrations import MIGRATIONS
+from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
+
+__all__ = ["SQLiteRecordStore"]
+
+log = logging.getLogger(__name__)
+
+_COLUMNS = [
+    "id",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "layer",
+    "kind",
+    "source",
+    "role",
+    "content",
+    "confidence",
+    "importance",
+    "priority",
+    "pinned",
+    "created_at",
+    "event_time",
+    "last_accessed_at",
+    "access_count",
+    "status",
+    "superseded_by",
+    "valid_to",
+    "provenance",
+    "entities",
+    "slot",
+    "metadata",
+]
+_MUTABLE = [
+    "layer",
+    "kind",
+    "content",
+    "confidence",
+    "importance",
+    "priority",
+    "pinned",
+    "last_accessed_at",
+    "access_count",
+    "status",
+    "superseded_by",
+    "valid_to",
+    "provenance",
+    "entities",
+    "slot",
+    "metadata",
+    "event_time",
+]
+
+
+def _ts(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _to_row(record: MemoryRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "user_id": record.user_id,
+        "agent_id": record.agent_id,
+        "session_id": record.session_id,
+        "layer": record.layer.value,
+        "kind": record.kind.value,
+        "source": record.source.value,
+        "role": record.role.value if record.role else None,
+        "content": record.content,
+        "confidence": record.confidence,
+        "importance": record.importance,
+        "priority": int(record.priority),
+        "pinned": int(record.pinned),
+        "created_at": _ts(record.created_at),
+        "event_time": _ts(record.event_time),
+        "last_accessed_at": _ts(record.last_accessed_at),
+        "access_count": record.access_count,
+        "status": record.status.value,
+        "superseded_by": record.superseded_by,
+        "valid_to": _ts(record.valid_to),
+        "provenance": json.dumps(list(record.provenance)),
+        "entities": json.dumps(list(record.entities), ensure_ascii=False),
+        "slot": record.slot,
+        "metadata": json.dumps(dict(record.metadata), ensure_ascii=False),
+    }
+
+
+def _from_row(row: sqlite3.Row) -> MemoryRecord:
+    def dt(name: str) -> datetime | None:
+        value = row[name]
+        return datetime.fromisoformat(value) if value else None
+
+    created, event = dt("created_at"), dt("event_time")
+    assert created is not None and event is not None
+    return MemoryRecord(
+        id=row["id"],
+        user_id=row["user_id"],
+        agent_id=row["agent_id"],
+        session_id=row["session_id"],
+        layer=Layer(row["layer"]),
+        kind=Kind(row["kind"]),
+        source=Source(row["source"]),
+        role=Role(row["role"]) if row["role"] else None,
+        content=row["content"],
+        confidence=row["confidence"],
+        importance=row["importance"],
+        priority=Priority(row["priority"]),
+        pinned=bool(row["pinned"]),
+        created_at=created,
+        event_time=event,
+        last_accessed_at=dt("last_accessed_at"),
+        access_count=row["access_count"],
+        status=Status(row["status"]),
+        superseded_by=row["superseded_by"],
+        valid_to=dt("valid_to"),
+        provenance=tuple(json.loads(row["provenance"])),
+        entities=tuple(json.loads(row["entities"])),
+        slot=row["slot"],
+        metadata=json.loads(row["metadata"]),
+    )
+
+
+class SQLiteRecordStore:
+    """Records, full-text index, embeddings and the dream queue in one SQLite file.
+
+    Args:
+        path: The database file, or ``":memory:"`` for an ephemeral store.
+    """
+
+    capabilities = frozenset({"fts", "transactions", "vectors", "queue"})
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        self._lock = threading.RLock()
+        self._depth = 0
+        try:
+            self._conn = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+            )
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        if self.path != ":memory:":
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._migrate()
+
+    # -- plumbing ---------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version "
+                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            done = {r[0] for r in self._conn.execute("SELECT version FROM schema_version")}
+            for migration in MIGRATIONS:
+                if migration.version in done:
+                    continue
+                log.debug("applying migration %s %s", migration.version, migration.name)
+                with self.transaction():
+                    for statement in _split_sql(migration.sql):
+                        self._conn.execute(statement)
+                    self._conn.execute(
+                        "INSERT INTO schema_version VALUES (?, ?, datetime('now'))",
+                        (migration.version, migration.name),
+                    )
+
+    @property
+    def schema_version(self) -> int:
+        """The highest migration applied."""
+        row = self._conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic unit of work; nested calls join the outer transaction."""
+        with self._lock:
+            outer = self._depth == 0
+            if outer:
+                self._conn.execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield self._conn
+            except BaseException:
+                self._depth -= 1
+                if outer:
+                    self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._depth -= 1
+                if outer:
+                    self._conn.execute("COMMIT")
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        """Run one statement under the store's lock (for sibling stores sharing the file)."""
+        with self._lock:
+            return self._conn.execute(sql, params)
+
+    def fetchall(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        """Run a query under the lock and return every row."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def fetchone(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        """Run a query under the lock and return the first row (or None)."""
+        with self._lock:
+            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+            return row
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> int:
+        row = self.fetchone(sql, params)
+        return 0 if row is None or row[0] is None else int(row[0])
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement for many parameter rows under the lock."""
+        with self._lock:
+            self._conn.executemany(sql, rows)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:  # pragma: no cover - closing twice is harmless
+                pass
+
+    # -- meta ---------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from the store's key/value metadata."""
+        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+        self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- records --------------------------------------------------------------------
+
+    def insert(self, records: Sequence[MemoryRecord], match_texts: Sequence[str]) -> list[int]:
+        """Insert new records with the tokenised text the keyword path matches on.
+
+        Returns:
+            The row ids of the records, in order (the vector index's ids).
+        """
+        placeholders = ", ".join(f":{c}" for c in _COLUMNS)
+        sql = f"INSERT INTO records ({', '.join(_COLUMNS)}) VALUES ({placeholders})"
+        rowids: list[int] = []
+        with self.transaction() as conn:
+            for record, terms in zip(records, match_texts, strict=True):
+                cursor = conn.execute(sql, _to_row(record))
+                rowid = int(cursor.lastrowid or 0)
+                conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+                rowids.append(rowid)
+        return rowids
+
+    def update(self, record: MemoryRecord) -> None:
+        """Write the mutable fields of an existing record (scoped by its user id)."""
+        row = _to_row(record)
+        assignments = ", ".join(f"{c} = :{c}" for c in _MUTABLE)
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                f"UPDATE records SET {assignments} WHERE id = :id AND user_id = :user_id", row
+            )
+            if cursor.rowcount != 1:
+                raise BackendError(f"record {record.id} not found for update")
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+        if not ids:
+            return []
+        found: dict[str, MemoryRecord] = {}
+        for chunk in _chunks(list(ids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                f"SELECT * FROM records WHERE user_id = ? AND id IN ({marks})", (user_id, *chunk)
+            )
+            found.update((r["id"], _from_row(r)) for r in rows)
+        return [found[i] for i in ids if i in found]
+
+    def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """Records of this user by row id."""
+        found: dict[int, MemoryRecord] = {}
+        for chunk in _chunks(list(rowids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                f"SELECT rowid AS rid, * FROM records WHERE user_id = ? AND rowid IN ({marks})",
+                (user_id, *chunk),
+            )
+            found.update((int(r["rid"]), _from_row(r)) for r in rows)
+        return found
+
+    def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
+        """Row ids of this user's records by trace id."""
+        out: dict[str, int] = {}
+        for chunk in _chunks(list(ids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                f"SELECT id, rowid FROM records WHERE user_id = ? AND id IN ({marks})",
+                (user_id, *chunk),
+            )
+            out.update((r[0], int(r[1])) for r in rows)
+        return out
+
+    def find(
+        self,
+        user_id: str,
+        *,
+        statuses: Sequence[Status] | None = (Status.ACTIVE,),
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        slot: str | None = None,
+        session_id: str | None = None,
+        pinned: bool | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        newest_first: bool = True,
+        limit: int | None = None,
+    ) -> list[MemoryRecord]:
+        """Records of this user matching every given filter, ordered by event time."""
+        where = ["user_id = ?"]
+        params: list[Any] = [user_id]
+        for column, values in (("status", statuses), ("layer", layers), ("kind", kinds)):
+            if values is not None:
+                where.append(f"{column} IN ({', '.join('?' * len(values))})")
+                params.extend(v.value for v in values)
+        for column, value in (("slot", slot), ("session_id", session_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if pinned is not None:
+            where.append("pinned = ?")
+            params.append(int(pinned))
+        if since is not None:
+            where.append("event_time >= ?")
+            params.append(since.isoformat())
+        if until is not None:
+            where.append("event_time < ?")
+            params.append(until.isoformat())
+        order = "DESC" if newest_first else "ASC"
+        sql = f"SELECT * FROM records WHERE {' AND '.join(where)} ORDER BY event_time {order}, rowid {order}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_from_row(r) for r in self.fetchall(sql, params)]
+
+    def keyword_search(self, user_id: str, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+        """BM25 over the full-text index: active records of this user, best first.
+
+        Returns:
+            ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
+        """
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        rows = self.fetchall(
+            "SELECT f.rowid, -bm25(records_fts) AS score FROM records_fts f "
+            "JOIN records r ON r.rowid = f.rowid "
+            "WHERE records_fts MATCH ? AND r.user_id = ? AND r.status = 'active' "
+            "ORDER BY bm25(records_fts) LIMIT ?",
+            (match, user_id, limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def set_match_text(self, rowid: int, terms: str) -> None:
+        """Replace the full-text terms of one record (used by reindex)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
+            conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+
+    def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """Record that recall returned these records (access time and count only)."""
+        if not ids:
+            return
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE records SET last_accessed_at = ?, access_count = access_count + 1 "
+                "WHERE user_id = ? AND id = ?",
+                [(at.isoformat(), user_id, i) for i in ids],
+            )
+
+    def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:
+        """How many records (of one user, of one status)."""
+        where, params = [], []
+        if user_id is not None:
+            where.append("user_id = ?")
+            params.append(user_id)
+        if status is not None:
+            where.append("status = ?")
+            params.append(status.value)
+        sql = "SELECT COUNT(*) FROM records" + (f" WHERE {' AND '.join(where)}" if where else "")
+        return self._scalar(sql, params)
+
+    def users(self) -> list[str]:
+        """Every user id with at least one record."""
+        return [r[0] for r in self.fetchall("SELECT DISTINCT user_id FROM records ORDER BY 1")]
+
+    def history_chain(self, user_id: str, record_id: str) -> list[MemoryRecord]:
+        """Every record of the same slot or supersede chain as this one, oldest first."""
+        (record,) = self.get(user_id, [record_id]) or (None,)
+        if record is None:
+            return []
+        chain: dict[str, MemoryRecord] = {record.id: record}
+        if record.slot:
+            for r in self.find(user_id, statuses=None, slot=record.slot, newest_first=False):
+                chain[r.id] = r
+        # Follow superseded_by links both ways.
+        frontier = list(chain)
+        while frontier:
+            current = frontier.pop()
+            rows = self.fetchall(
+                "SELECT * FROM records WHERE user_id = ? AND (superseded_by = ? OR id = "
+                "(SELECT superseded_by FROM records WHERE user_id = ? AND id = ?))",
+                (user_id, current, user_id, current),
+            )
+            for row in rows:
+                if row["id"] not in chain:
+                    chain[row["id"]] = _from_row(row)
+                    frontier.append(row["id"])
+        return sorted(chain.values(), key=lambda r: (r.created_at, r.event_time))
+
+    # -- vectors ------------------------------------------------------------------------
+
+    def put_vectors(self, rowids: Sequence[int], model: str, vectors: npt.NDArray[np.float32]) -> None:
+        """Store embeddings (the FAISS index can be rebuilt from them)."""
+        data = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?, ?, ?)",
+                [(rid, model, data[i].tobytes()) for i, rid in enumerate(rowids)],
+            )
+
+    def iter_active_vectors(
+        self, model: str, dim: int, batch: int = 10_000
+    ) -> Iterator[tuple[str, list[int], npt.NDArray[np.float32]]]:
+        """Stored embeddings of active records, as ``(user_id, rowids, matrix)`` batches."""
+        cursor = self.execute(
+            "SELECT r.user_id, v.rowid, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            "WHERE r.status = 'active' AND v.model = ? ORDER BY r.user_id, v.rowid",
+            (model,),
+        )
+        while True:
+            with self._lock:
+                rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            by_user: dict[str, tuple[list[int], list[bytes]]] = {}
+            for user_id, rowid, blob in rows:
+                ids, blobs = by_user.setdefault(user_id, ([], []))
+                ids.append(int(rowid))
+                blobs.append(blob)
+            for user_id, (ids, blobs) in by_user.items():
+                matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), dim)
+                yield user_id, ids, matrix
+
+    def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
+        """Active records with no embedding from this model: ``(rowid, user_id, id)``."""
+        rows = self.fetchall(
+            "SELECT r.rowid, r.user_id, r.id FROM records r LEFT JOIN vectors v "
+            "ON v.rowid = r.rowid AND v.model = ? WHERE v.rowid IS NULL AND r.status = 'active'",
+            (model,),
+        )
+        return [(int(r[0]), r[1], r[2]) for r in rows]
+
+    def count_vectors(self, model: str) -> int:
+        """How many active records have an embedding from this model."""
+        return self._scalar(
+            "SELECT COUNT(*) FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            "WHERE r.status = 'active' AND v.model = ?",
+            (model,),
+        )
+
+    # -- dream queue ---------------------------------------------------------------------
+
+    def enqueue(self, records: Sequence[MemoryRecord]) -> None:
+        """Put records on the short-term queue that the next dream consumes."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR IGNORE INTO queue (record_id, user_id, enqueued_at) VALUES (?, ?, ?)",
+                [(r.id, r.user_id, r.created_at.isoformat()) for r in records],
+            )
+
+    def queued(self, user_id: str, limit: int | None = None) -> list[MemoryRecord]:
+        """Queued records of this user, oldest first."""
+        sql = (
+            "SELECT r.* FROM queue q JOIN records r ON r.id = q.record_id "
+            "WHERE q.user_id = ? ORDER BY q.enqueued_at, r.rowid"
+        )
+        params: list[Any] = [user_id]
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_from_row(r) for r in self.fetchall(sql, params)]
+
+    def queue_size(self, user_id: str) -> int:
+        """How many records wait for this user's next dream."""
+        return self._scalar("SELECT COUNT(*) FROM queue WHERE user_id = ?", (user_id,))
+
+    def dequeue(self, user_id: str, ids: Sequence[str]) -> None:
+        """Remove records from the queue (inside the dream's transaction)."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "DELETE FROM queue WHERE user_id = ? AND record_id = ?", [(user_id, i) for i in ids]
+            )
+
+    # -- task state ----------------------------------------------------------------------
+
+    def get_task_state(self, user_id: str, session_id: str) -> dict[str, Any]:
+        """The saved task state of a session ({} when none)."""
+        row = self.fetchone(
+            "SELECT state FROM task_state WHERE user_id = ? AND session_id = ?", (user_id, session_id)
+        )
+        return {} if row is None else dict(json.loads(row[0]))
+
+    def set_task_state(self, user_id: str, session_id: str, state: dict[str, Any], at: datetime) -> None:
+        """Replace the task state of a session."""
+        self.execute(
+            "INSERT OR REPLACE INTO task_state VALUES (?, ?, ?, ?)",
+            (user_id, session_id, json.dumps(state, ensure_ascii=False), at.isoformat()),
+        )
+
+
+def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a migration script into statements (no semicolons inside our literals)."""
+    return [s.strip() for s in script.split(";") if s.strip()]

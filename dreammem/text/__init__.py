@@ -1,0 +1,1 @@
+"""Text helpers: tokenization for the keyword path, entity and slot extraction."""

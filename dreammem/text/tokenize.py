@@ -1,0 +1,270 @@
+"""Tokenization for keyword search, in English and Chinese.
+
+Latin text is split on word characters and lower-cased; runs of CJK characters are
+cut into words by ``jieba`` (a well-kept, widely used Chinese segmenter; its search
+mode also emits the shorter words inside long compounds, which helps recall). The
+same function serves indexing and queries, so both sides agree.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
+
+__all__ = ["STOPWORDS", "contains_cjk", "query_terms", "tokenize"]
+
+_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_jieba_lock = threading.Lock()
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "don",
+        "didn",
+        "doesn",
+        "isn",
+        "wasn",
+        "weren",
+        "hasn",
+        "haven",
+        "hadn",
+        "won",
+        "wouldn",
+        "shouldn",
+        "couldn",
+        "ever",
+        "also",
+        "anything",
+        "something",
+        "thing",
+        "things",
+        "get",
+        "got",
+        "like",
+        "really",
+        "的",
+        "了",
+        "是",
+        "在",
+        "我",
+        "你",
+        "他",
+        "她",
+        "它",
+        "们",
+        "我们",
+        "你们",
+        "他们",
+        "这",
+        "那",
+        "和",
+        "与",
+        "吗",
+        "呢",
+        "吧",
+        "啊",
+        "就",
+        "都",
+        "也",
+        "还",
+        "要",
+        "会",
+        "有",
+        "个",
+        "一个",
+        "什么",
+        "怎么",
+        "哪",
+        "哪里",
+        "谁",
+        "为什么",
+        "么",
+        "之",
+        "把",
+        "被",
+        "让",
+        "给",
+        "对",
+        "从",
+        "到",
+    ]
+)
+
+
+def contains_cjk(text: str) -> bool:
+    """True when the text has at least one CJK ideograph."""
+    return _CJK.search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> object:
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    with _jieba_lock:
+        jieba.initialize()
+    return jieba
+
+
+def _cjk_words(run: str) -> Iterator[str]:
+    jieba = _jieba()
+    for word in jieba.cut_for_search(run):  # type: ignore[attr-defined]
+        word = word.strip()
+        if word:
+            yield word
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into lower-cased word tokens (stopwords kept)."""
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text):
+        piece = match.group(0)
+        if _CJK.match(piece):
+            tokens.extend(_cjk_words(piece))
+        else:
+            tokens.append(piece.lower().replace("’", "'"))
+    return tokens
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct content-bearing tokens of a query, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for token in tokenize(text):
+        if token not in STOPWORDS and token not in seen:
+            seen[token] = None
+    return list(seen)

@@ -1,0 +1,192 @@
+"""Value objects shared by every layer: the memory record and its enums.
+
+A :class:`MemoryRecord` is immutable; stores return new records (``dataclasses.replace``)
+when a field changes. Its ``id`` is the trace id: stable, returned with every recall
+and logged whenever the record is used.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import IntEnum, StrEnum
+from typing import Any
+
+__all__ = [
+    "Kind",
+    "Layer",
+    "MemoryRecord",
+    "Priority",
+    "Role",
+    "Source",
+    "Status",
+    "new_id",
+    "utcnow",
+]
+
+
+class Layer(StrEnum):
+    """Where a memory lives (DESIGN.md §3)."""
+
+    WORKING = "working"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+class Kind(StrEnum):
+    """What a memory says."""
+
+    TURN = "turn"
+    FACT = "fact"
+    PREFERENCE = "preference"
+    CONSTRAINT = "constraint"
+    EVENT = "event"
+    RULE = "rule"
+    SUMMARY = "summary"
+    PATTERN = "pattern"
+    TASK_TRACE = "task_trace"
+
+
+class Role(StrEnum):
+    """Who spoke a conversation turn."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+
+class Source(StrEnum):
+    """Where a memory came from; confidence is derived from it, never from use."""
+
+    USER_EXPLICIT = "user_explicit"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    EXTRACTED = "extracted"
+    INFERRED = "inferred"
+    DISTILLED = "distilled"
+
+
+SOURCE_CONFIDENCE: Mapping[Source, float] = {
+    Source.USER_EXPLICIT: 0.95,
+    Source.USER: 0.8,
+    Source.DISTILLED: 0.75,
+    Source.EXTRACTED: 0.7,
+    Source.ASSISTANT: 0.6,
+    Source.TOOL: 0.6,
+    Source.INFERRED: 0.5,
+}
+"""Default confidence per source: an explicit user statement beats an extraction
+beats an inference."""
+
+
+class Priority(IntEnum):
+    """Write-time priority tag: user input high, tool output normal, errors low."""
+
+    LOW = 1
+    NORMAL = 2
+    HIGH = 3
+
+
+class Status(StrEnum):
+    """Lifecycle of a record. Only ``active`` records are recalled."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+def utcnow() -> datetime:
+    """The current time as an aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """A new trace id (a random UUID4 in hex, 32 characters)."""
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """One memory.
+
+    Attributes:
+        id: The trace id: stable, returned with every recall.
+        user_id: The owner; every read and write is scoped by it.
+        content: The text, with numbers, dates and names verbatim.
+        layer: working, episodic, semantic or procedural.
+        kind: turn, fact, preference, constraint, event, rule, summary, ...
+        source: Where it came from (drives ``confidence``).
+        role: The speaker, for conversation turns.
+        agent_id: Optional agent scope inside the user.
+        session_id: The conversation session it came from.
+        confidence: 0..1, derived from ``source``; never raised by retrieval.
+        importance: 1..5.
+        priority: Write-time tag (user input high, tool output normal, errors low).
+        pinned: Core memory: always injected first, never ranked out.
+        created_at: When it was written.
+        event_time: When what it describes happened.
+        last_accessed_at: When recall last returned it.
+        access_count: How often recall returned it.
+        status: active, superseded, archived or deleted.
+        superseded_by: The id of the record that replaced it.
+        valid_to: When it stopped being true (set when superseded).
+        provenance: Ids of the records it was distilled from.
+        entities: Names, ids, amounts and dates found in it.
+        slot: ``subject/attribute`` key; a newer active record with the same slot
+            supersedes an older one.
+        metadata: Free JSON-serialisable data (e.g. the source turn id).
+    """
+
+    user_id: str
+    content: str
+    layer: Layer = Layer.EPISODIC
+    kind: Kind = Kind.TURN
+    source: Source = Source.USER
+    role: Role | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    confidence: float = 0.8
+    importance: int = 3
+    priority: Priority = Priority.NORMAL
+    pinned: bool = False
+    created_at: datetime = field(default_factory=utcnow)
+    event_time: datetime = field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    status: Status = Status.ACTIVE
+    superseded_by: str | None = None
+    valid_to: datetime | None = None
+    provenance: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    slot: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=new_id)
+
+    @property
+    def is_active(self) -> bool:
+        """True when the record takes part in recall."""
+        return self.status is Status.ACTIVE
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict (datetimes as ISO strings, enums as values)."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, datetime):
+                value = value.isoformat()
+            elif isinstance(value, Priority):
+                value = value.name.lower()
+            elif isinstance(value, StrEnum):
+                value = value.value
+            elif isinstance(value, tuple):
+                value = list(value)
+            elif isinstance(value, Mapping):
+                value = dict(value)
+            out[name] = value
+        return out

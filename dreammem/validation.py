@@ -1,0 +1,131 @@
+"""Checks on every value that crosses the public API.
+
+Bad input raises a typed error before anything is written, so the store is never
+left half-updated. Documented normalisations:
+
+* content: Unicode NFC; surrounding whitespace stripped; NUL bytes rejected.
+* datetimes: a naive datetime is taken as UTC; aware ones are converted to UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from dreammem.errors import ScopeError, ValidationError
+from dreammem.types import Role
+
+__all__ = [
+    "check_content",
+    "check_event_time",
+    "check_id",
+    "check_k",
+    "check_metadata",
+    "check_role",
+    "check_user_id",
+]
+
+_MAX_ID_LEN = 256
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _check_text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValidationError(f"{what} must be a str, got {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError(f"{what} contains invalid Unicode (lone surrogate)") from exc
+    if "\x00" in value:
+        raise ValidationError(f"{what} contains a NUL byte")
+    return value
+
+
+def check_user_id(user_id: object, what: str = "user_id") -> str:
+    """Return a valid scope id or raise :class:`ScopeError`.
+
+    Scope ids are non-empty strings of at most 256 characters without control
+    characters; they are used as given (no case folding).
+    """
+    if user_id is None:
+        raise ScopeError(f"{what} is required")
+    if not isinstance(user_id, str):
+        raise ScopeError(f"{what} must be a str, got {type(user_id).__name__}")
+    if not user_id.strip():
+        raise ScopeError(f"{what} must not be empty")
+    try:
+        user_id.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ScopeError(f"{what} contains invalid Unicode") from exc
+    if len(user_id) > _MAX_ID_LEN or _CONTROL.search(user_id) or "\x00" in user_id:
+        raise ScopeError(f"{what} is too long or contains control characters")
+    return user_id
+
+
+def check_id(value: object, what: str) -> str | None:
+    """Validate an optional secondary id (session, agent); None passes through."""
+    if value is None:
+        return None
+    text = _check_text(value, what)
+    if not text.strip() or len(text) > _MAX_ID_LEN or _CONTROL.search(text):
+        raise ValidationError(f"{what} must be 1-{_MAX_ID_LEN} printable characters")
+    return text
+
+
+def check_content(content: object, *, max_chars: int) -> str:
+    """Return normalised content or raise :class:`ValidationError`."""
+    text = _check_text(content, "content")
+    text = unicodedata.normalize("NFC", text).strip()
+    if not text:
+        raise ValidationError("content must not be empty or whitespace")
+    if len(text) > max_chars:
+        raise ValidationError(f"content has {len(text)} characters; the limit is {max_chars}")
+    return text
+
+
+def check_role(role: object) -> Role:
+    """Return the :class:`Role` or raise :class:`ValidationError`."""
+    if isinstance(role, Role):
+        return role
+    if isinstance(role, str):
+        try:
+            return Role(role.lower())
+        except ValueError:
+            pass
+    allowed = ", ".join(r.value for r in Role)
+    raise ValidationError(f"role must be one of {allowed}; got {role!r}")
+
+
+def check_event_time(value: object, *, default: datetime) -> datetime:
+    """Return an aware UTC datetime (naive input is taken as UTC)."""
+    if value is None:
+        return default
+    if not isinstance(value, datetime):
+        raise ValidationError(f"event_time must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def check_metadata(metadata: object) -> dict[str, Any]:
+    """Return a JSON-serialisable copy of the metadata or raise."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise ValidationError(f"metadata must be a mapping, got {type(metadata).__name__}")
+    try:
+        copied: dict[str, Any] = json.loads(json.dumps(dict(metadata), ensure_ascii=False))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+    return copied
+
+
+def check_k(k: object) -> int:
+    """Return a valid result count (1..1000) or raise."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
+        raise ValidationError(f"k must be an int from 1 to 1000, got {k!r}")
+    return k

@@ -1,0 +1,1 @@
+"""The write path: validation, explicit-memory rules, working memory, persistence."""

@@ -1,0 +1,131 @@
+"""Rules that find explicit memories in a user turn, in English and Chinese.
+
+An explicit memory is something the user wants kept: "remember that ...", a stated
+preference ("I prefer ...", "from now on ...", "以后..."), a hard constraint ("budget
+must not exceed ...", "不超过..."), or a correction ("actually ...", "不是…而是…").
+Such turns are written to long-term (semantic) memory at once, with a *slot*
+(``subject/attribute``) when one can be read off, so that a newer value for the same
+slot supersedes the older one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dreammem.types import Kind
+
+__all__ = ["Explicit", "detect_explicit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Explicit:
+    """What the rules found in a turn."""
+
+    kind: Kind
+    pinned: bool
+    slot: str | None
+    importance: int
+    correction: bool = False
+
+
+_I = re.IGNORECASE
+_REMEMBER = re.compile(
+    r"\b(?:please\s+)?(?:remember|don'?t forget|note that|keep in mind)\b|记住|别忘了|请记下", _I
+)
+_CORRECTION = re.compile(
+    r"^\s*(?:actually|correction|no,|i meant|sorry,? i meant|to correct)\b|\bnot\b[^.]{1,40}\bbut\b"
+    r"|其实|更正|纠正|不是[^。，,]{1,20}而是|我说错了",
+    _I,
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:must(?:n'?t| not)?|never|at most|no more than|not exceed|cannot|can'?t|only|"
+    r"deadline|budget|limit|required?|mandatory|allerg(?:y|ic))\b"
+    r"|不超过|不能|必须|只能|禁止|不要|截止|预算|上限|过敏",
+    _I,
+)
+_PREFERENCE = re.compile(
+    r"\b(?:i (?:really )?(?:prefer|like|love|enjoy|hate|dislike|want|need|use)|i don'?t (?:like|want)|"
+    r"my fav(?:ou?rite)?|from now on|always|never|please (?:use|reply|respond|write|call)|call me)\b"
+    r"|偏好|喜欢|不喜欢|讨厌|以后|下次|总是|一直用|请用|叫我",
+    _I,
+)
+
+# (pattern, slot template): group "attr" names the attribute when the template uses it.
+_SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(?:report|file|document|export)s? (?:format|as|in)\b"
+            r"|\b(?:excel|pdf|csv|word|markdown) (?:reports?|files?|format)\b",
+            _I,
+        ),
+        "report format",
+    ),
+    (re.compile(r"\bbudget\b", _I), "budget"),
+    (re.compile(r"\bdeadline\b|\bdue (?:by|on)\b", _I), "deadline"),
+    (re.compile(r"叫我|我叫|我的名字"), "name"),
+    (re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|为|改成|变成)"), "{attr}"),
+    (re.compile(r"我(?:现在)?住在|我搬到"), "home city"),
+    (re.compile(r"我(?:现在)?在[\u4e00-\u9fff\w]{1,20}(?:工作|上班)"), "employer"),
+    (re.compile(r"用(?:中文|英文|英语|日语)(?:回答|回复|交流)"), "reply language"),
+    (re.compile(r"(?:报告|文件|文档)(?:格式|用)"), "report format"),
+    (
+        re.compile(r"\bmy (?:fav(?:ou?rite)?|preferred) (?P<attr>[a-z][a-z ]{1,30}?)\s+(?:is|are|was)\b", _I),
+        "favorite {attr}",
+    ),
+    (
+        re.compile(
+            r"\bmy (?P<attr>name|email|e-mail|phone(?: number)?|address|birthday|title|role|job|company"
+            r"|employer|timezone|time zone|budget|deadline|goal|team|manager|city|language)\b"
+            r"(?:\s+\w+){0,2}?\s+(?:is|are|was|=|:)",
+            _I,
+        ),
+        "{attr}",
+    ),
+    (re.compile(r"\b(?:call me|my name is|i'?m called)\b", _I), "name"),
+    (re.compile(r"\bi (?:now )?live in\b|\bi moved to\b", _I), "home city"),
+    (re.compile(r"\bi (?:now )?work (?:at|for)\b", _I), "employer"),
+    (
+        re.compile(
+            r"\b(?:reply|respond|answer|write|talk)(?: to me)? in "
+            r"(?:english|chinese|french|german|spanish|japanese|[a-z]+)\b",
+            _I,
+        ),
+        "reply language",
+    ),
+    (re.compile(r"预算"), "budget"),
+    (re.compile(r"截止(?:日期|时间)?|最后期限"), "deadline"),
+)
+
+
+def _slot(text: str) -> str | None:
+    for pattern, template in _SLOTS:
+        match = pattern.search(text)
+        if match:
+            attr = match.groupdict().get("attr")
+            slot = template.format(attr=" ".join(attr.lower().split())) if attr else template
+            return f"user/{slot}"
+    return None
+
+
+def detect_explicit(text: str) -> Explicit | None:
+    """The explicit memory in a user turn, or None for an ordinary turn."""
+    pinned = bool(_REMEMBER.search(text))
+    correction = bool(_CORRECTION.search(text))
+    constraint = bool(_CONSTRAINT.search(text))
+    preference = bool(_PREFERENCE.search(text))
+    slot = _slot(text)
+    if not (pinned or correction or constraint or preference or slot):
+        return None
+    if constraint and (slot in {"user/budget", "user/deadline"} or not preference):
+        kind = Kind.CONSTRAINT
+    elif preference:
+        kind = Kind.PREFERENCE
+    else:
+        kind = Kind.FACT
+    # A bare "only"/"never" in passing is not a rule; keep it only with a slot or a number.
+    bare = not (pinned or correction or preference or slot) and kind is Kind.CONSTRAINT
+    if bare and not re.search(r"\d|[零一二两三四五六七八九十百千万]", text):
+        return None
+    importance = 5 if pinned or kind is Kind.CONSTRAINT else 4
+    return Explicit(kind=kind, pinned=pinned, slot=slot, importance=importance, correction=correction)

@@ -1,0 +1,3 @@
+"""langchain_dreammem adapters for DreamMem (in progress)."""
+
+__all__: list[str] = []

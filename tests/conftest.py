@@ -1,0 +1,30 @@
+"""Shared fixtures: stores on the hashing embedder (fast) or the real MiniLM (integration)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from dreammem import DreamMemory
+from dreammem.embed import HashingEmbedder
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[DreamMemory]:
+    """A persistent store on the deterministic hashing embedder."""
+    with DreamMemory(tmp_path / "store", embedder=HashingEmbedder()) as m:
+        yield m
+
+
+@pytest.fixture(scope="session")
+def minilm():  # type: ignore[no-untyped-def]
+    """The real all-MiniLM-L6-v2, loaded once from the installed package."""
+    from dreammem.embed import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()

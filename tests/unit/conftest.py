@@ -1,0 +1,1 @@
+"""Unit tests run with sockets disabled (see the Makefile's test target)."""
