@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreammem.types import MemoryRecord
+
+if TYPE_CHECKING:
+    from dreammem.recall.packing import PackedContext
+    from dreammem.text.tokens import TokenCounter
 
 __all__ = ["Hit", "RecallResult"]
 
@@ -93,3 +97,18 @@ class RecallResult:
     def ids(self) -> list[str]:
         """The trace ids, in order."""
         return [h.record.id for h in self.hits]
+
+    def to_context(self, max_tokens: int = 2457, *, counter: TokenCounter | None = None) -> PackedContext:
+        """Render the hits as one escaped ``<memory>`` block under a token budget.
+
+        Args:
+            max_tokens: The budget (default: 30% of an 8192-token window).
+            counter: Token counter; default is an approximate one needing no download.
+
+        Returns:
+            A :class:`~dreammem.recall.packing.PackedContext`; ``str()`` of it is the block,
+            ``.dropped`` lists the trace ids that did not fit.
+        """
+        from dreammem.recall.packing import pack_hits
+
+        return pack_hits(self.hits, max_tokens=max_tokens, counter=counter)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dreammem import DreamMemory, DreamMemConfig
+from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import EmbeddingConfig
 
 pytestmark = pytest.mark.integration
