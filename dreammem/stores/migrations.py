@@ -81,4 +81,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        5,
+        "message_key_index",
+        """
+        CREATE INDEX records_message_key ON records(
+            user_id, session_id, json_extract(metadata, '$.message_key')
+        ) WHERE json_extract(metadata, '$.message_key') IS NOT NULL;
+        """,
+    ),
 )

@@ -395,6 +395,20 @@ class SQLiteRecordStore:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
 
+    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
+        """Which of these adapter message keys are already stored for the user and session."""
+        found: set[str] = set()
+        session_clause = "session_id IS ?" if session_id is None else "session_id = ?"
+        for chunk in _chunks(list(keys), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                f"SELECT json_extract(metadata, '$.message_key') FROM records WHERE user_id = ? "
+                f"AND {session_clause} AND json_extract(metadata, '$.message_key') IN ({marks})",
+                (user_id, session_id, *chunk),
+            )
+            found.update(str(r[0]) for r in rows)
+        return found
+
     def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
         """Record that recall returned these records (access time and count only)."""
         if not ids:

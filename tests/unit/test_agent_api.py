@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+
+from dreammem import DreamMemory, ScopeError
+from dreammem.agent_api import (
+    ChatTurn,
+    forget_memory,
+    ingest_turns,
+    last_user_text,
+    memory_block,
+    save_memory,
+    search_memory,
+    with_memory_block,
+)
+
+
+def test_ingest_is_idempotent_across_calls(memory: DreamMemory) -> None:
+    history = [
+        ChatTurn("user", "I live in Lyon"),
+        ChatTurn("assistant", "Nice city!"),
+        ChatTurn("user", "ok"),
+    ]
+    first = ingest_turns(memory, history, user_id="u1", session_id="s1")
+    again = ingest_turns(memory, [*history, ChatTurn("user", "ok")], user_id="u1", session_id="s1")
+    assert len(first) == 3
+    assert [r.content for r in again] == ["ok"]  # a second "ok" is a new turn
+    assert ingest_turns(memory, history, user_id="u1", session_id="s2")  # another session is new
+
+
+def test_ingest_uses_message_ids_and_skips_unknown_roles(memory: DreamMemory) -> None:
+    turns = [ChatTurn("user", "hello", "m1"), ChatTurn("function", "x"), ChatTurn("user", "  ")]
+    assert len(ingest_turns(memory, turns, user_id="u1")) == 1
+    assert ingest_turns(memory, [ChatTurn("user", "hello edited", "m1")], user_id="u1") == []
+    with pytest.raises(ScopeError):
+        ingest_turns(memory, turns, user_id="")
+
+
+def test_save_search_forget_roundtrip(memory: DreamMemory) -> None:
+    record = save_memory(memory, "Prefers window seats on flights", user_id="u1")
+    pinned = save_memory(memory, "Vegetarian", user_id="u1", pin=True)
+    assert pinned.pinned
+    found = search_memory(memory, "window seats", user_id="u1")
+    assert record.id in found.text
+    assert any(h["id"] == record.id and "paths" in h for h in found.hits)
+    assert forget_memory(memory, record.id, user_id="u1") == f"Forgot memory {record.id}."
+    assert record.id not in search_memory(memory, "window seats", user_id="u1").text
+    assert search_memory(memory, "anything", user_id="nobody").text == "No memories found."
+
+
+def test_memory_block_and_system_prompt(memory: DreamMemory) -> None:
+    memory.add("Budget must not exceed 50,000 USD", user_id="u1")
+    assert memory_block(memory, None, user_id="u1") is None
+    assert memory_block(memory, "   ", user_id="u1") is None
+    block = memory_block(memory, "what is the budget?", user_id="u1")
+    assert block is not None and "50,000 USD" in block.text
+    prompt = with_memory_block("You are helpful.", block)
+    assert prompt is not None and prompt.startswith("You are helpful.") and "<memory>" in prompt
+    assert with_memory_block("base", None) == "base"
+    assert last_user_text([ChatTurn("user", "a"), ChatTurn("assistant", "b")]) == "a"
+    assert last_user_text([ChatTurn("assistant", "b")]) is None
