@@ -25,6 +25,7 @@ from dreammem.recall.base import RecallQuery
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
+from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.stores.base import GraphStore, records_to_graph_items
 from dreammem.stores.faiss_index import FaissVectorIndex
@@ -226,8 +227,11 @@ class DreamMemory:
             paths: dict[str, Any] = {
                 "vector": VectorPath(self._index, embedder),
                 "keyword": KeywordPath(self.store),
+                "temporal": TemporalPath(self.store, self._index, embedder),
             }
-            self._pipeline = RecallPipeline(self.store, paths, self.config.recall, self.reranker)
+            self._pipeline = RecallPipeline(
+                self.store, paths, self.config.recall, self.reranker, embedder=embedder
+            )
         return self._pipeline
 
     # -- write ------------------------------------------------------------------------
@@ -514,16 +518,16 @@ class DreamMemory:
         k = check_k(k)
         reference = check_event_time(now, default=utcnow())
         if self._embedder is None and self.store.count(user) == 0:
-            return RecallResult(query=text, user_id=user, hits=())
+            return RecallResult(
+                query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
+            )
         pipeline = self.pipeline
-        embedding = self.embedder.embed_query(text)
         rq = RecallQuery(
             text=text,
             user_id=user,
             limit=max(self.config.recall.candidates_per_path, k),
             now=reference,
             session_id=check_id(session_id, "session_id"),
-            embedding=embedding,
         )
         return pipeline.run(rq, k, paths=paths)
 
