@@ -62,6 +62,7 @@ class _Scored:
     rerank_rank: int | None = None
     score: float = 0.0
     decay: float = 1.0
+    twins: list[MemoryRecord] = dataclasses.field(default_factory=list)
 
 
 class _Clock:
@@ -223,7 +224,10 @@ class RecallPipeline:
         for item in scored:
             item.decay = decay_factor(item.record, query.now, half_life)
             item.score *= item.decay
-            if passes_floor(item.record, item.score, self.config):
+            # A record that fails its layer's floor may have a same-text twin of another layer.
+            passing = [r for r in (item.record, *item.twins) if passes_floor(r, item.score, self.config)]
+            if passing:
+                item.record = passing[0]
                 kept.append(item)
         kept.sort(key=lambda s: (-round(s.score, 12), -s.record.event_time.timestamp(), s.fused_rank))
         return kept
@@ -267,8 +271,11 @@ def _dedupe(items: list[_Scored]) -> list[_Scored]:
             continue
         if item.record.pinned and not first.record.pinned:
             item.fused, first.fused = first.fused, item.fused
+            item.twins.extend([first.record, *first.twins])
             kept[key] = item
             first = item
+        else:
+            first.twins.append(item.record)
         for path, rank in item.fused.ranks.items():
             first.fused.ranks.setdefault(path, rank)
         for path, score in item.fused.path_scores.items():

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.fusion import reciprocal_rank_fusion
+from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
 from dreammem.recall.timeparse import TimeQuery, TimeWindow, mentions_time, parse_time_query
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
@@ -83,17 +83,14 @@ class TemporalPath:
             return []
         embedding = self._embedding(query)
         terms = query_terms(parsed.content)
-        if window is not None:
-            ranked = self._rank(query, embedding, terms, window)
-        elif parsed.order is not None or parsed.asks_when:
-            ranked = self._rank(query, embedding, terms, None)
-        else:
+        if window is None and parsed.order is None and not parsed.asks_when:
             return []
+        ranked = self._rank(query, embedding, terms, window)
         if parsed.order is not None:
             return self._by_time(query, ranked, newest_first=parsed.order == "latest")
         if parsed.asks_when and window is None:
             return self._dated(query, ranked)
-        return ranked
+        return [Candidate(f.rowid, f.score) for f in ranked]
 
     def warm_up(self) -> None:
         """Load dateparser's language data now rather than on the first dated query."""
@@ -133,7 +130,7 @@ class TemporalPath:
         window: TimeWindow | None,
         *,
         limit: int | None = None,
-    ) -> list[Candidate]:
+    ) -> list[Fused]:
         """Content matches (vector + BM25, fused by rank), inside the window if given."""
         limit = limit or query.limit
         if window is None:
@@ -160,23 +157,34 @@ class TemporalPath:
                 "keyword": [Candidate(i, s) for i, s in keyword],
             }
         )
-        return [Candidate(f.rowid, f.score) for f in fused[:limit]]
+        return fused[:limit]
 
-    def _by_time(self, query: RecallQuery, ranked: list[Candidate], *, newest_first: bool) -> list[Candidate]:
-        """The best ``order_pool`` matches by event time, then the rest by relevance."""
-        pool = ranked[: self.order_pool]
-        records = self._store.get_by_rowids(query.user_id, [c.rowid for c in pool])
+    def _by_time(self, query: RecallQuery, ranked: list[Fused], *, newest_first: bool) -> list[Candidate]:
+        """The strong matches by event time, then the rest by relevance.
+
+        Strong matches are those among the best ``order_pool`` that both vector and
+        keyword search found (else the best three), so that "last time we talked about
+        X" means the most recent memory that is really about X.
+        """
+        head = ranked[: self.order_pool]
+        strong = [f for f in head if len(f.ranks) == 2] or ranked[:3]
+        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in strong])
         timed = sorted(
-            (c for c in pool if c.rowid in records),
-            key=lambda c: (records[c.rowid].event_time, c.rowid),
+            (f for f in strong if f.rowid in records),
+            key=lambda f: (records[f.rowid].event_time, f.rowid),
             reverse=newest_first,
         )
-        return timed + ranked[self.order_pool :]
+        chosen = {f.rowid for f in timed}
+        return [Candidate(f.rowid, f.score) for f in timed + [f for f in ranked if f.rowid not in chosen]]
 
-    def _dated(self, query: RecallQuery, ranked: list[Candidate]) -> list[Candidate]:
+    def _dated(self, query: RecallQuery, ranked: list[Fused]) -> list[Candidate]:
         """The matches whose text mentions a time, in relevance order."""
-        records = self._store.get_by_rowids(query.user_id, [c.rowid for c in ranked])
-        return [c for c in ranked if c.rowid in records and mentions_time(records[c.rowid].content)]
+        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in ranked])
+        return [
+            Candidate(f.rowid, f.score)
+            for f in ranked
+            if f.rowid in records and mentions_time(records[f.rowid].content)
+        ]
 
 
 _TICK = timedelta(microseconds=1)
