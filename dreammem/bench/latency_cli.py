@@ -1,0 +1,81 @@
+"""``dreammem bench latency``: recall latency per stage, with each path switched off in turn."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from dreammem.bench.latency import STAGES, LatencyReport, build_store, measure_latency
+from dreammem.config import DreamMemConfig, EmbeddingConfig
+from dreammem.memory import DreamMemory
+
+__all__ = ["bench_latency"]
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def bench_latency(
+    memories: Annotated[int, typer.Option(help="Memories in the store (all users).", min=1)] = 3000,
+    users: Annotated[int, typer.Option(help="Users the memories are spread over.", min=1)] = 5,
+    queries: Annotated[int, typer.Option(help="Queries measured per configuration.", min=1)] = 200,
+    k: Annotated[int, typer.Option(help="Hits per recall.", min=1)] = 5,
+    model: Annotated[str, typer.Option(help="Embedding model (minilm, e5, or a path).")] = "minilm",
+    store: Annotated[
+        Path | None, typer.Option(help="Keep/reuse the built store here (default: a temporary dir).")
+    ] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers as JSON.")] = None,
+) -> None:
+    """Recall latency p50/p95 per stage (embed, paths, load, touch) with and without each path."""
+    target = store or Path(tempfile.mkdtemp(prefix="dreammem-latency-"))
+    config = DreamMemConfig(embedding=EmbeddingConfig(model=model))
+    with DreamMemory(target, config=config) as memory:
+        if memory.store.count() not in (0, memories):
+            raise typer.BadParameter(f"{target} holds {memory.store.count()} memories, not {memories}")
+        with Progress(
+            TextColumn("building store"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err_console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("build", total=memories)
+            rate = build_store(memory, memories, users, progress=lambda n: bar.advance(task, n))
+        err_console.print(
+            f"measuring {queries} queries x {1 + len(memory.config.recall.paths)} configurations"
+        )
+        report = measure_latency(memory, users=users, queries=queries, k=k, ingest_per_s=rate)
+    _print(report, target)
+    if json_out is not None:
+        json_out.write_text(json.dumps({**report.to_dict(), "store": str(target)}, indent=2))
+
+
+def _print(report: LatencyReport, target: Path) -> None:
+    ingest = f"{report.ingest_per_s:.0f} turns/s" if report.ingest_per_s else "reused store"
+    console.print(
+        f"recall latency: {report.memories} memories over {report.users} user(s), "
+        f"{report.queries} queries per configuration, ingest {ingest}, store {target}"
+    )
+    stages = [s for s in (*STAGES, "total") if any(s in run for run in report.runs.values())]
+    table = Table(title="p50 / p95 ms per stage")
+    table.add_column("configuration")
+    for stage in stages:
+        table.add_column(stage, justify="right")
+    for name, run in report.runs.items():
+        cells = [f"{run[s].p50:.2f} / {run[s].p95:.2f}" if s in run else "-" for s in stages]
+        table.add_row(name, *cells)
+    console.print(table)
+    base = Table(title="baselines in the same run (p50 / p95 ms)")
+    base.add_column("baseline")
+    base.add_column("p50 / p95", justify="right")
+    for name, stats in report.baselines.items():
+        base.add_row(name, f"{stats.p50:.2f} / {stats.p95:.2f}")
+    console.print(base)
