@@ -1,0 +1,371 @@
+"""The graph on a Neo4j server, through the official ``neo4j`` driver.
+
+Model (labels and relationship types are constants; every node and edge has a
+``user_id`` property and every query takes the user id as a parameter)::
+
+    (:DreamMemMemory {user_id, id, event_time})
+        -[:MENTIONS {user_id}]->
+    (:DreamMemEntity {user_id, key, name, kind})
+        -[:RELATES_TO {user_id, memory_id, relation}]-> (:DreamMemEntity)
+
+Queries are parameterised Cypher only, never built from content. Writes are
+batched with ``UNWIND``, one explicit transaction per call and one session per
+call (the sync driver is thread-safe). Uniqueness constraints and indexes are
+created idempotently before the first query. Driver errors map onto DreamMem's:
+a server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailableError`
+(retryable); a transient server error a retryable
+:class:`~dreammem.errors.BackendError`; anything else a non-retryable one.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from dreammem.errors import BackendError, ConfigError, GraphUnavailableError
+from dreammem.stores.base import GraphEntity, GraphItem, GraphStats, GraphStore
+
+try:
+    import neo4j
+    from neo4j import exceptions as neo4j_errors
+except ImportError as exc:  # pragma: no cover - depends on the install
+    raise ImportError("Neo4jGraphStore needs the neo4j driver: pip install 'dreammem[neo4j]'") from exc
+
+__all__ = ["Neo4jGraphStore"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_SCHEMA = (
+    "CREATE CONSTRAINT dreammem_memory_id IF NOT EXISTS "
+    "FOR (m:DreamMemMemory) REQUIRE (m.user_id, m.id) IS UNIQUE",
+    "CREATE CONSTRAINT dreammem_entity_key IF NOT EXISTS "
+    "FOR (e:DreamMemEntity) REQUIRE (e.user_id, e.key) IS UNIQUE",
+    "CREATE INDEX dreammem_memory_user IF NOT EXISTS FOR (m:DreamMemMemory) ON (m.user_id)",
+    "CREATE INDEX dreammem_entity_user IF NOT EXISTS FOR (e:DreamMemEntity) ON (e.user_id)",
+    "CREATE INDEX dreammem_relates_memory IF NOT EXISTS FOR ()-[r:RELATES_TO]-() ON (r.user_id, r.memory_id)",
+    "CALL db.awaitIndexes(300)",
+)
+
+_MERGE_MENTIONS = """
+UNWIND $rows AS row
+MERGE (m:DreamMemMemory {user_id: $user_id, id: row.id})
+SET m.event_time = row.time
+WITH m, row
+UNWIND row.entities AS ent
+MERGE (e:DreamMemEntity {user_id: $user_id, key: ent.key})
+  ON CREATE SET e.name = ent.name, e.kind = ent.kind
+MERGE (m)-[r:MENTIONS]->(e)
+  ON CREATE SET r.user_id = $user_id
+"""
+
+_DROP_STALE_MENTIONS = """
+UNWIND $rows AS row
+MATCH (m:DreamMemMemory {user_id: $user_id, id: row.id})-[r:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
+WHERE NOT e.key IN [ent IN row.entities | ent.key]
+DELETE r
+RETURN collect(DISTINCT e.key) AS keys
+"""
+
+_DROP_RELATIONS = """
+MATCH ()-[r:RELATES_TO]->()
+WHERE r.user_id = $user_id AND r.memory_id IN $ids
+DELETE r
+"""
+
+_ADD_RELATIONS = """
+UNWIND $relations AS rel
+MATCH (a:DreamMemEntity {user_id: $user_id, key: rel.source})
+MATCH (b:DreamMemEntity {user_id: $user_id, key: rel.target})
+MERGE (a)-[r:RELATES_TO {user_id: $user_id, memory_id: rel.memory_id, relation: rel.relation}]->(b)
+"""
+
+_DROP_MEMORIES = """
+UNWIND $ids AS id
+MATCH (m:DreamMemMemory {user_id: $user_id, id: id})
+OPTIONAL MATCH (m)-[:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
+WITH m, collect(e.key) AS keys
+DETACH DELETE m
+RETURN keys
+"""
+
+_DROP_ORPHANS = """
+UNWIND $keys AS key
+MATCH (e:DreamMemEntity {user_id: $user_id, key: key})
+WHERE NOT EXISTS { (e)<-[:MENTIONS]-(:DreamMemMemory) }
+DETACH DELETE e
+"""
+
+_CLEAR_USER = (
+    "MATCH (n:DreamMemMemory {user_id: $user_id}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+    "MATCH (n:DreamMemEntity {user_id: $user_id}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+)
+_CLEAR_ALL = (
+    "MATCH (n:DreamMemMemory) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+    "MATCH (n:DreamMemEntity) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
+)
+
+_ENTITY_STATS = """
+CALL () { MATCH (m:DreamMemMemory {user_id: $user_id}) RETURN count(m) AS total }
+CALL () {
+  UNWIND $keys AS key
+  MATCH (e:DreamMemEntity {user_id: $user_id, key: key})
+  RETURN collect([e.key, COUNT { (e)<-[:MENTIONS]-(:DreamMemMemory) }]) AS dfs
+}
+RETURN total, dfs
+"""
+
+_MEMORIES_OF = """
+UNWIND range(0, size($keys) - 1) AS i
+MATCH (e:DreamMemEntity {user_id: $user_id, key: $keys[i]})
+CALL (e) {
+  MATCH (e)<-[:MENTIONS]-(m:DreamMemMemory {user_id: $user_id})
+  RETURN m.id AS id, m.event_time AS t
+  ORDER BY t DESC, id DESC
+  LIMIT $per_entity
+}
+RETURN i, e.key AS key, id
+ORDER BY i ASC, t DESC, id DESC
+"""
+
+_ENTITIES_OF = """
+UNWIND $ids AS id
+MATCH (m:DreamMemMemory {user_id: $user_id, id: id})-[:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
+RETURN m.id AS id, e.key AS key, e.name AS name, e.kind AS kind
+"""
+
+_RELATED = """
+UNWIND $keys AS key
+MATCH (e:DreamMemEntity {user_id: $user_id, key: key})
+      -[r:RELATES_TO {user_id: $user_id}]-(o:DreamMemEntity {user_id: $user_id})
+RETURN DISTINCT key, r.relation AS relation, o.key AS other
+"""
+
+_STATS = """
+CALL () {
+  MATCH (m:DreamMemMemory) WHERE $user_id IS NULL OR m.user_id = $user_id
+  RETURN count(m) AS memories
+}
+CALL () {
+  MATCH (e:DreamMemEntity) WHERE $user_id IS NULL OR e.user_id = $user_id
+  RETURN count(e) AS entities
+}
+CALL () {
+  MATCH (:DreamMemMemory)-[r:MENTIONS]->(:DreamMemEntity)
+  WHERE $user_id IS NULL OR r.user_id = $user_id
+  RETURN count(r) AS mentions
+}
+CALL () {
+  MATCH (:DreamMemEntity)-[r:RELATES_TO]->(:DreamMemEntity)
+  WHERE $user_id IS NULL OR r.user_id = $user_id
+  RETURN count(r) AS relations
+}
+RETURN memories, entities, mentions, relations
+"""
+
+_BATCH = 1000  # memories per write transaction
+
+
+@contextmanager
+def _translated(action: str) -> Iterator[None]:
+    """Map driver errors onto DreamMem's error tree (the cause stays chained)."""
+    try:
+        yield
+    except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as exc:
+        raise GraphUnavailableError(f"Neo4j is unavailable ({action}): {exc}") from exc
+    except neo4j_errors.TransientError as exc:
+        raise BackendError(f"Neo4j transient error ({action}): {exc}", is_retryable=True) from exc
+    except neo4j_errors.AuthError as exc:
+        raise ConfigError(f"Neo4j rejected the credentials ({action}): {exc}") from exc
+    except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+        raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=False) from exc
+
+
+def _rows(items: Sequence[GraphItem]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": item.memory_id,
+            "time": item.time_key,
+            "entities": [{"key": e.key, "name": e.name, "kind": e.kind} for e in item.mentions().values()],
+        }
+        for item in items
+    ]
+
+
+class Neo4jGraphStore(GraphStore):
+    """A :class:`~dreammem.stores.base.GraphStore` on a Neo4j 5 server.
+
+    The driver connects lazily: constructing the store needs no running server,
+    and a server that is down surfaces as :class:`~dreammem.errors.GraphUnavailableError`
+    on the first call (the facade then queues graph writes in its outbox).
+
+    Args:
+        uri: The Bolt URI, e.g. ``bolt://127.0.0.1:7687``.
+        auth: ``(user, password)``, or None for a server with auth disabled.
+        database: The database to use.
+        connection_timeout: Seconds to wait for a TCP connection.
+
+    Raises:
+        ConfigError: the URI is not a valid Neo4j URI.
+    """
+
+    capabilities = frozenset({"relations", "shared"})
+
+    def __init__(
+        self,
+        uri: str,
+        *,
+        auth: tuple[str, str] | None = None,
+        database: str = "neo4j",
+        connection_timeout: float = 5.0,
+    ) -> None:
+        self.uri = uri
+        self.database = database
+        try:
+            self._driver = neo4j.GraphDatabase.driver(
+                uri,
+                auth=auth,
+                connection_timeout=connection_timeout,
+                connection_acquisition_timeout=connection_timeout * 2,
+                max_transaction_retry_time=0.0,
+            )
+        except (ValueError, neo4j_errors.ConfigurationError) as exc:
+            raise ConfigError(f"invalid Neo4j URI {uri!r}: {exc}") from exc
+        self._schema_lock = threading.Lock()
+        self._schema_ready = False
+
+    def __repr__(self) -> str:
+        return f"Neo4jGraphStore({self.uri!r}, database={self.database!r})"
+
+    # -- plumbing -----------------------------------------------------------------
+
+    def _ensure_schema(self) -> None:
+        if self._schema_ready:
+            return
+        with self._schema_lock, _translated("schema"):
+            if self._schema_ready:
+                return
+            with self._driver.session(database=self.database) as session:
+                for statement in _SCHEMA:
+                    session.run(statement).consume()
+            self._schema_ready = True
+
+    def _read(self, action: str, query: str, **params: Any) -> list[neo4j.Record]:
+        self._ensure_schema()
+        with _translated(action), self._driver.session(database=self.database) as session:
+            return list(session.run(query, params))
+
+    def _write(self, action: str, work: Callable[[neo4j.Transaction], T]) -> T:
+        """Run ``work`` in one explicit write transaction (no driver-side retries)."""
+        self._ensure_schema()
+        with (
+            _translated(action),
+            self._driver.session(database=self.database) as session,
+            session.begin_transaction() as tx,
+        ):
+            result = work(tx)
+            tx.commit()
+            return result
+
+    def verify(self) -> None:
+        """Check that the server answers (and create the schema).
+
+        Raises:
+            GraphUnavailableError: the server cannot be reached.
+        """
+        with _translated("verify"):
+            self._driver.verify_connectivity()
+        self._ensure_schema()
+
+    # -- writes ---------------------------------------------------------------------
+
+    def upsert(self, user_id: str, items: Sequence[GraphItem]) -> None:
+        """Add or replace the nodes and edges of these memories (idempotent)."""
+        latest = list({item.memory_id: item for item in items}.values())
+        for start in range(0, len(latest), _BATCH):
+            batch = latest[start : start + _BATCH]
+            self._write("upsert", functools.partial(self._upsert_batch, user_id=user_id, items=batch))
+
+    @staticmethod
+    def _upsert_batch(tx: neo4j.Transaction, user_id: str, items: Sequence[GraphItem]) -> None:
+        rows = _rows(items)
+        ids = [item.memory_id for item in items]
+        tx.run(_MERGE_MENTIONS, rows=rows, user_id=user_id).consume()
+        record = tx.run(_DROP_STALE_MENTIONS, rows=rows, user_id=user_id).single()
+        stale = list(record["keys"]) if record is not None else []
+        tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
+        relations = [
+            {"memory_id": item.memory_id, "source": r.source, "relation": r.relation, "target": r.target}
+            for item in items
+            for r in item.relations
+        ]
+        if relations:
+            tx.run(_ADD_RELATIONS, relations=relations, user_id=user_id).consume()
+        if stale:
+            tx.run(_DROP_ORPHANS, keys=stale, user_id=user_id).consume()
+
+    def remove(self, user_id: str, memory_ids: Sequence[str]) -> None:
+        """Remove these memory nodes, their edges, and entities left orphaned."""
+        ids = list(dict.fromkeys(memory_ids))
+        for start in range(0, len(ids), _BATCH):
+            batch = ids[start : start + _BATCH]
+            self._write("remove", functools.partial(self._remove_batch, user_id=user_id, ids=batch))
+
+    @staticmethod
+    def _remove_batch(tx: neo4j.Transaction, user_id: str, ids: list[str]) -> None:
+        tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
+        dropped = tx.run(_DROP_MEMORIES, ids=ids, user_id=user_id)
+        keys = sorted({k for record in dropped for k in record["keys"]})
+        if keys:
+            tx.run(_DROP_ORPHANS, keys=keys, user_id=user_id).consume()
+
+    def clear(self, user_id: str | None = None) -> None:
+        """Remove one user's graph, or every DreamMem node (other data is left alone)."""
+        self._ensure_schema()
+        statements = _CLEAR_ALL if user_id is None else _CLEAR_USER
+        with _translated("clear"), self._driver.session(database=self.database) as session:
+            for statement in statements:
+                # CALL ... IN TRANSACTIONS needs an auto-commit transaction.
+                session.run(neo4j.Query(statement), user_id=user_id).consume()  # type: ignore[arg-type]
+
+    # -- reads ----------------------------------------------------------------------
+
+    def entity_stats(self, user_id: str, keys: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """The user's memory count and the mention count of each known key."""
+        rows = self._read("entity_stats", _ENTITY_STATS, user_id=user_id, keys=list(dict.fromkeys(keys)))
+        return int(rows[0]["total"]), {str(k): int(df) for k, df in rows[0]["dfs"]}
+
+    def memories_of(self, user_id: str, keys: Sequence[str], *, per_entity: int) -> list[tuple[str, str]]:
+        """Up to ``per_entity`` memories per key, newest first, keys in the order given."""
+        unique = list(dict.fromkeys(keys))
+        if not unique:
+            return []
+        rows = self._read("memories_of", _MEMORIES_OF, user_id=user_id, keys=unique, per_entity=per_entity)
+        return [(str(r["key"]), str(r["id"])) for r in rows]
+
+    def entities_of(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, tuple[GraphEntity, ...]]:
+        """The entities each of these memories mentions, sorted by key."""
+        rows = self._read("entities_of", _ENTITIES_OF, user_id=user_id, ids=list(dict.fromkeys(memory_ids)))
+        found: dict[str, list[GraphEntity]] = {}
+        for r in rows:
+            found.setdefault(r["id"], []).append(GraphEntity(key=r["key"], name=r["name"], kind=r["kind"]))
+        return {mid: tuple(sorted(ents, key=lambda e: e.key)) for mid, ents in found.items()}
+
+    def related(self, user_id: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
+        """Relation edges touching these keys, as ``(key, relation, other)``, sorted."""
+        rows = self._read("related", _RELATED, user_id=user_id, keys=list(dict.fromkeys(keys)))
+        return sorted({(r["key"], r["relation"], r["other"]) for r in rows})
+
+    def stats(self, user_id: str | None = None) -> GraphStats:
+        """Node and edge counts of one user's graph, or of every DreamMem node."""
+        (row,) = self._read("stats", _STATS, user_id=user_id)
+        return GraphStats(*(int(row[name]) for name in ("memories", "entities", "mentions", "relations")))
+
+    def close(self) -> None:
+        """Close the driver and its connection pool."""
+        self._driver.close()
