@@ -20,6 +20,7 @@ a server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailable
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -41,62 +42,67 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+# Nodes are looked up by a SHA-256 of their id/key: Neo4j's range indexes cap
+# an indexed value at about 8 kB, and keys are user data of any length.
 _SCHEMA = (
     "CREATE CONSTRAINT dreammem_memory_id IF NOT EXISTS "
-    "FOR (m:DreamMemMemory) REQUIRE (m.user_id, m.id) IS UNIQUE",
+    "FOR (m:DreamMemMemory) REQUIRE (m.user_id, m.id_hash) IS UNIQUE",
     "CREATE CONSTRAINT dreammem_entity_key IF NOT EXISTS "
-    "FOR (e:DreamMemEntity) REQUIRE (e.user_id, e.key) IS UNIQUE",
+    "FOR (e:DreamMemEntity) REQUIRE (e.user_id, e.key_hash) IS UNIQUE",
     "CREATE INDEX dreammem_memory_user IF NOT EXISTS FOR (m:DreamMemMemory) ON (m.user_id)",
     "CREATE INDEX dreammem_entity_user IF NOT EXISTS FOR (e:DreamMemEntity) ON (e.user_id)",
-    "CREATE INDEX dreammem_relates_memory IF NOT EXISTS FOR ()-[r:RELATES_TO]-() ON (r.user_id, r.memory_id)",
+    "CREATE INDEX dreammem_relates_memory IF NOT EXISTS "
+    "FOR ()-[r:RELATES_TO]-() ON (r.user_id, r.memory_hash)",
     "CALL db.awaitIndexes(300)",
 )
 
 _MERGE_MENTIONS = """
 UNWIND $rows AS row
-MERGE (m:DreamMemMemory {user_id: $user_id, id: row.id})
+MERGE (m:DreamMemMemory {user_id: $user_id, id_hash: row.id_hash})
+  ON CREATE SET m.id = row.id
 SET m.event_time = row.time
 WITH m, row
 UNWIND row.entities AS ent
-MERGE (e:DreamMemEntity {user_id: $user_id, key: ent.key})
-  ON CREATE SET e.name = ent.name, e.kind = ent.kind
+MERGE (e:DreamMemEntity {user_id: $user_id, key_hash: ent.key_hash})
+  ON CREATE SET e.key = ent.key, e.name = ent.name, e.kind = ent.kind
 MERGE (m)-[r:MENTIONS]->(e)
   ON CREATE SET r.user_id = $user_id
 """
 
 _DROP_STALE_MENTIONS = """
 UNWIND $rows AS row
-MATCH (m:DreamMemMemory {user_id: $user_id, id: row.id})-[r:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
-WHERE NOT e.key IN [ent IN row.entities | ent.key]
+MATCH (m:DreamMemMemory {user_id: $user_id, id_hash: row.id_hash})
+      -[r:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
+WHERE NOT e.key_hash IN [ent IN row.entities | ent.key_hash]
 DELETE r
-RETURN collect(DISTINCT e.key) AS keys
+RETURN collect(DISTINCT e.key_hash) AS keys
 """
 
 _DROP_RELATIONS = """
 MATCH ()-[r:RELATES_TO]->()
-WHERE r.user_id = $user_id AND r.memory_id IN $ids
+WHERE r.user_id = $user_id AND r.memory_hash IN $ids
 DELETE r
 """
 
 _ADD_RELATIONS = """
 UNWIND $relations AS rel
-MATCH (a:DreamMemEntity {user_id: $user_id, key: rel.source})
-MATCH (b:DreamMemEntity {user_id: $user_id, key: rel.target})
-MERGE (a)-[r:RELATES_TO {user_id: $user_id, memory_id: rel.memory_id, relation: rel.relation}]->(b)
+MATCH (a:DreamMemEntity {user_id: $user_id, key_hash: rel.source})
+MATCH (b:DreamMemEntity {user_id: $user_id, key_hash: rel.target})
+MERGE (a)-[r:RELATES_TO {user_id: $user_id, memory_hash: rel.memory_hash, relation: rel.relation}]->(b)
 """
 
 _DROP_MEMORIES = """
 UNWIND $ids AS id
-MATCH (m:DreamMemMemory {user_id: $user_id, id: id})
+MATCH (m:DreamMemMemory {user_id: $user_id, id_hash: id})
 OPTIONAL MATCH (m)-[:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
-WITH m, collect(e.key) AS keys
+WITH m, collect(e.key_hash) AS keys
 DETACH DELETE m
 RETURN keys
 """
 
 _DROP_ORPHANS = """
 UNWIND $keys AS key
-MATCH (e:DreamMemEntity {user_id: $user_id, key: key})
+MATCH (e:DreamMemEntity {user_id: $user_id, key_hash: key})
 WHERE NOT EXISTS { (e)<-[:MENTIONS]-(:DreamMemMemory) }
 DETACH DELETE e
 """
@@ -114,7 +120,7 @@ _ENTITY_STATS = """
 CALL () { MATCH (m:DreamMemMemory {user_id: $user_id}) RETURN count(m) AS total }
 CALL () {
   UNWIND $keys AS key
-  MATCH (e:DreamMemEntity {user_id: $user_id, key: key})
+  MATCH (e:DreamMemEntity {user_id: $user_id, key_hash: key})
   RETURN collect([e.key, COUNT { (e)<-[:MENTIONS]-(:DreamMemMemory) }]) AS dfs
 }
 RETURN total, dfs
@@ -122,7 +128,7 @@ RETURN total, dfs
 
 _MEMORIES_OF = """
 UNWIND range(0, size($keys) - 1) AS i
-MATCH (e:DreamMemEntity {user_id: $user_id, key: $keys[i]})
+MATCH (e:DreamMemEntity {user_id: $user_id, key_hash: $keys[i]})
 CALL (e) {
   MATCH (e)<-[:MENTIONS]-(m:DreamMemMemory {user_id: $user_id})
   RETURN m.id AS id, m.event_time AS t
@@ -134,16 +140,17 @@ ORDER BY i ASC, t DESC, id DESC
 """
 
 _ENTITIES_OF = """
-UNWIND $ids AS id
-MATCH (m:DreamMemMemory {user_id: $user_id, id: id})-[:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
+UNWIND $ids AS id_hash
+MATCH (m:DreamMemMemory {user_id: $user_id, id_hash: id_hash})
+      -[:MENTIONS]->(e:DreamMemEntity {user_id: $user_id})
 RETURN m.id AS id, e.key AS key, e.name AS name, e.kind AS kind
 """
 
 _RELATED = """
 UNWIND $keys AS key
-MATCH (e:DreamMemEntity {user_id: $user_id, key: key})
+MATCH (e:DreamMemEntity {user_id: $user_id, key_hash: key})
       -[r:RELATES_TO {user_id: $user_id}]-(o:DreamMemEntity {user_id: $user_id})
-RETURN DISTINCT key, r.relation AS relation, o.key AS other
+RETURN DISTINCT e.key AS key, r.relation AS relation, o.key AS other
 """
 
 _STATS = """
@@ -186,12 +193,25 @@ def _translated(action: str) -> Iterator[None]:
         raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=False) from exc
 
 
+def _h(value: str) -> str:
+    """The fixed-size lookup key of an id or entity key."""
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _hashes(values: Sequence[str]) -> list[str]:
+    return [_h(v) for v in dict.fromkeys(values)]
+
+
 def _rows(items: Sequence[GraphItem]) -> list[dict[str, Any]]:
     return [
         {
             "id": item.memory_id,
+            "id_hash": _h(item.memory_id),
             "time": item.time_key,
-            "entities": [{"key": e.key, "name": e.name, "kind": e.kind} for e in item.mentions().values()],
+            "entities": [
+                {"key": e.key, "key_hash": _h(e.key), "name": e.name, "kind": e.kind}
+                for e in item.mentions().values()
+            ],
         }
         for item in items
     ]
@@ -294,13 +314,18 @@ class Neo4jGraphStore(GraphStore):
     @staticmethod
     def _upsert_batch(tx: neo4j.Transaction, user_id: str, items: Sequence[GraphItem]) -> None:
         rows = _rows(items)
-        ids = [item.memory_id for item in items]
+        ids = [row["id_hash"] for row in rows]
         tx.run(_MERGE_MENTIONS, rows=rows, user_id=user_id).consume()
         record = tx.run(_DROP_STALE_MENTIONS, rows=rows, user_id=user_id).single()
         stale = list(record["keys"]) if record is not None else []
         tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
         relations = [
-            {"memory_id": item.memory_id, "source": r.source, "relation": r.relation, "target": r.target}
+            {
+                "memory_hash": _h(item.memory_id),
+                "source": _h(r.source),
+                "relation": r.relation,
+                "target": _h(r.target),
+            }
             for item in items
             for r in item.relations
         ]
@@ -318,6 +343,7 @@ class Neo4jGraphStore(GraphStore):
 
     @staticmethod
     def _remove_batch(tx: neo4j.Transaction, user_id: str, ids: list[str]) -> None:
+        ids = _hashes(ids)
         tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
         dropped = tx.run(_DROP_MEMORIES, ids=ids, user_id=user_id)
         keys = sorted({k for record in dropped for k in record["keys"]})
@@ -337,7 +363,7 @@ class Neo4jGraphStore(GraphStore):
 
     def entity_stats(self, user_id: str, keys: Sequence[str]) -> tuple[int, dict[str, int]]:
         """The user's memory count and the mention count of each known key."""
-        rows = self._read("entity_stats", _ENTITY_STATS, user_id=user_id, keys=list(dict.fromkeys(keys)))
+        rows = self._read("entity_stats", _ENTITY_STATS, user_id=user_id, keys=_hashes(keys))
         return int(rows[0]["total"]), {str(k): int(df) for k, df in rows[0]["dfs"]}
 
     def memories_of(self, user_id: str, keys: Sequence[str], *, per_entity: int) -> list[tuple[str, str]]:
@@ -345,12 +371,14 @@ class Neo4jGraphStore(GraphStore):
         unique = list(dict.fromkeys(keys))
         if not unique:
             return []
-        rows = self._read("memories_of", _MEMORIES_OF, user_id=user_id, keys=unique, per_entity=per_entity)
+        rows = self._read(
+            "memories_of", _MEMORIES_OF, user_id=user_id, keys=_hashes(unique), per_entity=per_entity
+        )
         return [(str(r["key"]), str(r["id"])) for r in rows]
 
     def entities_of(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, tuple[GraphEntity, ...]]:
         """The entities each of these memories mentions, sorted by key."""
-        rows = self._read("entities_of", _ENTITIES_OF, user_id=user_id, ids=list(dict.fromkeys(memory_ids)))
+        rows = self._read("entities_of", _ENTITIES_OF, user_id=user_id, ids=_hashes(memory_ids))
         found: dict[str, list[GraphEntity]] = {}
         for r in rows:
             found.setdefault(r["id"], []).append(GraphEntity(key=r["key"], name=r["name"], kind=r["kind"]))
@@ -358,7 +386,7 @@ class Neo4jGraphStore(GraphStore):
 
     def related(self, user_id: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
         """Relation edges touching these keys, as ``(key, relation, other)``, sorted."""
-        rows = self._read("related", _RELATED, user_id=user_id, keys=list(dict.fromkeys(keys)))
+        rows = self._read("related", _RELATED, user_id=user_id, keys=_hashes(keys))
         return sorted({(r["key"], r["relation"], r["other"]) for r in rows})
 
     def stats(self, user_id: str | None = None) -> GraphStats:
