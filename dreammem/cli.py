@@ -127,11 +127,15 @@ def reindex(
     path: PathOpt = None,
     config: ConfigOpt = None,
     model: Annotated[str | None, typer.Option(help="Re-embed everything with this model.")] = None,
+    graph: Annotated[bool, typer.Option("--graph", help="Rebuild only the graph.")] = False,
 ) -> None:
     """Rebuild the vector index (and graph) from SQLite, the source of truth."""
     from dreammem.embed.models import resolve_embedder
 
     with _open(path, config) as memory:
+        if graph:
+            console.print_json(json.dumps({"graph_records": memory.reindex_graph()}))
+            return
         embedder = resolve_embedder(model) if model else None
         console.print_json(json.dumps(memory.reindex(embedder=embedder)))
 

@@ -31,7 +31,7 @@ def _word_spans(words: list[str]) -> list[str]:
     for size in range(1, _MAX_SPAN + 1):
         for start in range(len(words) - size + 1):
             span = words[start : start + size]
-            if all(w in STOPWORDS for w in span):
+            if all(w.casefold() in STOPWORDS for w in span):
                 continue
             spans.append(" ".join(span))
     return spans
