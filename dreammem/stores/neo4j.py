@@ -3,10 +3,14 @@
 Model (labels and relationship types are constants; every node and edge has a
 ``user_id`` property and every query takes the user id as a parameter)::
 
-    (:DreamMemMemory {user_id, id, event_time})
+    (:DreamMemMemory {user_id, id, id_hash, event_time})
         -[:MENTIONS {user_id}]->
-    (:DreamMemEntity {user_id, key, name, kind})
-        -[:RELATES_TO {user_id, memory_id, relation}]-> (:DreamMemEntity)
+    (:DreamMemEntity {user_id, key, key_hash, name, kind})
+        -[:RELATES_TO {user_id, memory_hash, relation}]-> (:DreamMemEntity)
+    (:DreamMemUser {user_id, memories})      a counter of the user's memory nodes
+
+Nodes are found by a SHA-256 of their id or key, so keys of any length are stored
+(Neo4j's indexes cap an indexed value at about 8 kB).
 
 Queries are parameterised Cypher only, never built from content. Writes are
 batched with ``UNWIND``, one explicit transaction per call and one session per
@@ -49,12 +53,26 @@ _SCHEMA = (
     "FOR (m:DreamMemMemory) REQUIRE (m.user_id, m.id_hash) IS UNIQUE",
     "CREATE CONSTRAINT dreammem_entity_key IF NOT EXISTS "
     "FOR (e:DreamMemEntity) REQUIRE (e.user_id, e.key_hash) IS UNIQUE",
+    "CREATE CONSTRAINT dreammem_user IF NOT EXISTS FOR (u:DreamMemUser) REQUIRE u.user_id IS UNIQUE",
     "CREATE INDEX dreammem_memory_user IF NOT EXISTS FOR (m:DreamMemMemory) ON (m.user_id)",
     "CREATE INDEX dreammem_entity_user IF NOT EXISTS FOR (e:DreamMemEntity) ON (e.user_id)",
     "CREATE INDEX dreammem_relates_memory IF NOT EXISTS "
     "FOR ()-[r:RELATES_TO]-() ON (r.user_id, r.memory_hash)",
     "CALL db.awaitIndexes(300)",
 )
+
+# A per-user counter of memory nodes: counting them through the index on every
+# query costs O(memories); the traversal weights only need the number.
+_COUNT_MEMORIES = """
+MERGE (u:DreamMemUser {user_id: $user_id})
+SET u.memories = coalesce(u.memories, 0) + $delta
+"""
+
+_EXISTING = """
+UNWIND $ids AS h
+MATCH (m:DreamMemMemory {user_id: $user_id, id_hash: h})
+RETURN h
+"""
 
 _MERGE_MENTIONS = """
 UNWIND $rows AS row
@@ -108,16 +126,18 @@ DETACH DELETE e
 """
 
 _CLEAR_USER = (
+    "MATCH (u:DreamMemUser {user_id: $user_id}) DELETE u",
     "MATCH (n:DreamMemMemory {user_id: $user_id}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
     "MATCH (n:DreamMemEntity {user_id: $user_id}) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
 )
 _CLEAR_ALL = (
+    "MATCH (u:DreamMemUser) DELETE u",
     "MATCH (n:DreamMemMemory) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
     "MATCH (n:DreamMemEntity) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
 )
 
 _ENTITY_STATS = """
-CALL () { MATCH (m:DreamMemMemory {user_id: $user_id}) RETURN count(m) AS total }
+CALL () { OPTIONAL MATCH (u:DreamMemUser {user_id: $user_id}) RETURN coalesce(u.memories, 0) AS total }
 CALL () {
   UNWIND $keys AS key
   MATCH (e:DreamMemEntity {user_id: $user_id, key_hash: key})
@@ -315,10 +335,17 @@ class Neo4jGraphStore(GraphStore):
     def _upsert_batch(tx: neo4j.Transaction, user_id: str, items: Sequence[GraphItem]) -> None:
         rows = _rows(items)
         ids = [row["id_hash"] for row in rows]
+        # Only memories the graph already holds can have edges to replace.
+        existing = {r["h"] for r in tx.run(_EXISTING, ids=ids, user_id=user_id)}
         tx.run(_MERGE_MENTIONS, rows=rows, user_id=user_id).consume()
-        record = tx.run(_DROP_STALE_MENTIONS, rows=rows, user_id=user_id).single()
-        stale = list(record["keys"]) if record is not None else []
-        tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
+        if len(rows) > len(existing):
+            tx.run(_COUNT_MEMORIES, delta=len(rows) - len(existing), user_id=user_id).consume()
+        stale: list[str] = []
+        if existing:
+            old_rows = [row for row in rows if row["id_hash"] in existing]
+            record = tx.run(_DROP_STALE_MENTIONS, rows=old_rows, user_id=user_id).single()
+            stale = list(record["keys"]) if record is not None else []
+            tx.run(_DROP_RELATIONS, ids=sorted(existing), user_id=user_id).consume()
         relations = [
             {
                 "memory_hash": _h(item.memory_id),
@@ -345,7 +372,9 @@ class Neo4jGraphStore(GraphStore):
     def _remove_batch(tx: neo4j.Transaction, user_id: str, ids: list[str]) -> None:
         ids = _hashes(ids)
         tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
-        dropped = tx.run(_DROP_MEMORIES, ids=ids, user_id=user_id)
+        dropped = list(tx.run(_DROP_MEMORIES, ids=ids, user_id=user_id))
+        if dropped:
+            tx.run(_COUNT_MEMORIES, delta=-len(dropped), user_id=user_id).consume()
         keys = sorted({k for record in dropped for k in record["keys"]})
         if keys:
             tx.run(_DROP_ORPHANS, keys=keys, user_id=user_id).consume()
