@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -39,6 +40,28 @@ def _table(results: list[BackendResult]) -> Table:
     return table
 
 
+def _locomo(path: Path, uri: str | None, progress: Callable[[str], None]) -> list[dict[str, Any]]:
+    from dreammem.bench.graph_locomo import load_locomo, run_locomo_graph, summary
+    from dreammem.embed.models import resolve_embedder
+    from dreammem.stores.base import GraphStore
+
+    graphs: dict[str, Callable[[], GraphStore] | None] = {"embedded": None}
+    if uri is not None:
+        from dreammem.stores.neo4j import Neo4jGraphStore
+
+        graphs["neo4j"] = lambda: Neo4jGraphStore(uri)
+    rows = summary(run_locomo_graph(load_locomo(path), resolve_embedder("minilm"), graphs, progress=progress))
+    table = Table(
+        title=f"LoCoMo {path.name}: hit@5 by question category (1 = multi-hop), MiniLM, no reranker"
+    )
+    for column in rows[0]:
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(*(str(v) for v in row.values()))
+    Console(width=150).print(table)
+    return rows
+
+
 def bench_graph(
     sizes: Annotated[str, typer.Option(help="Comma-separated graph sizes (memories).")] = "10000,100000",
     queries: Annotated[int, typer.Option(help="Queries timed per hop count.")] = 200,
@@ -52,6 +75,10 @@ def bench_graph(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the numbers to this file.")
     ] = None,
+    locomo: Annotated[
+        Path | None,
+        typer.Option(help="Also run LoCoMo hit@5 with/without the graph path per backend on this file."),
+    ] = None,
 ) -> None:
     """Embedded graph vs Neo4j: write throughput, 1-hop and 2-hop latency p50/p95."""
     uri = neo4j_uri or os.environ.get("NEO4J_URI") or None
@@ -60,12 +87,15 @@ def bench_graph(
     )
     if uri is None:
         console.print("[yellow]no --neo4j-uri / $NEO4J_URI: measuring the embedded graph only[/yellow]")
-    results = run_graph_bench(config, neo4j_uri=uri, progress=lambda m: console.print(f"[dim]{m}...[/dim]"))
+    progress = lambda m: console.print(f"[dim]{m}...[/dim]")  # noqa: E731
+    results = run_graph_bench(config, neo4j_uri=uri, progress=progress)
     Console(width=150).print(_table(results))
+    locomo_rows = _locomo(locomo, uri, progress) if locomo is not None else []
     if json_out is not None:
         payload: dict[str, Any] = {
             "config": {"sizes": list(config.sizes), "queries": queries, "seed": seed},
             "neo4j": uri,
             "results": [r.to_dict() for r in results],
+            "locomo": locomo_rows,
         }
         json_out.write_text(json.dumps(payload, indent=2))
