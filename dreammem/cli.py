@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dreammem.bench.graph_cli import bench_graph
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -26,6 +27,9 @@ from dreammem.recall.result import RecallResult
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmarks: numbers with their baselines, measured in the same run.")
+app.add_typer(bench_app, name="bench")
+bench_app.command("graph")(bench_graph)
 console = Console()
 
 PathOpt = Annotated[
@@ -127,11 +131,15 @@ def reindex(
     path: PathOpt = None,
     config: ConfigOpt = None,
     model: Annotated[str | None, typer.Option(help="Re-embed everything with this model.")] = None,
+    graph: Annotated[bool, typer.Option("--graph", help="Rebuild only the graph.")] = False,
 ) -> None:
     """Rebuild the vector index (and graph) from SQLite, the source of truth."""
     from dreammem.embed.models import resolve_embedder
 
     with _open(path, config) as memory:
+        if graph:
+            console.print_json(json.dumps({"graph_records": memory.reindex_graph()}))
+            return
         embedder = resolve_embedder(model) if model else None
         console.print_json(json.dumps(memory.reindex(embedder=embedder)))
 
