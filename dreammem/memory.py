@@ -26,6 +26,7 @@ from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
+from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
@@ -233,10 +234,13 @@ class DreamMemory:
             paths: dict[str, Any] = {
                 "vector": VectorPath(self._index, embedder),
                 "keyword": KeywordPath(self.store),
+                "temporal": TemporalPath(self.store, self._index, embedder),
             }
             if self.graph is not None:
                 paths["graph"] = GraphPath(self.graph, self.store)
-            self._pipeline = RecallPipeline(self.store, paths, self.config.recall, self.reranker)
+            self._pipeline = RecallPipeline(
+                self.store, paths, self.config.recall, self.reranker, embedder=embedder
+            )
         return self._pipeline
 
     # -- write ------------------------------------------------------------------------
@@ -503,18 +507,18 @@ class DreamMemory:
         k = check_k(k)
         reference = check_event_time(now, default=utcnow())
         if self._embedder is None and self.store.count(user) == 0:
-            return RecallResult(query=text, user_id=user, hits=())
+            return RecallResult(
+                query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
+            )
         pipeline = self.pipeline
         with self._lock:
             self._flush_graph()
-        embedding = self.embedder.embed_query(text)
         rq = RecallQuery(
             text=text,
             user_id=user,
             limit=max(self.config.recall.candidates_per_path, k),
             now=reference,
             session_id=check_id(session_id, "session_id"),
-            embedding=embedding,
         )
         return pipeline.run(rq, k, paths=paths)
 
