@@ -18,6 +18,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dreammem.bench.cli import bench_app
+from dreammem.bench.train_cli import train_reranker
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -27,6 +29,8 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
 console = Console()
+app.add_typer(bench_app, name="bench")
+app.command("train-reranker")(train_reranker)
 
 PathOpt = Annotated[
     Path | None,

@@ -1,0 +1,1 @@
+"""Benchmarks: LoCoMo retrieval quality, throughput and latency."""
