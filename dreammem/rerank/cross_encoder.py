@@ -65,11 +65,20 @@ class CrossEncoderReranker:
             self._quantize()
 
     def _quantize(self) -> None:
+        import warnings
+
         import torch
 
         inner = self._model.model
-        quantize_dynamic: Any = torch.ao.quantization.quantize_dynamic
-        quantized = quantize_dynamic(inner, {torch.nn.Linear}, dtype=torch.qint8)
+        try:
+            quantize_dynamic: Any = torch.ao.quantization.quantize_dynamic
+        except AttributeError as exc:
+            raise ConfigError("this torch has no dynamic quantisation; use quantize=False") from exc
+        with warnings.catch_warnings():
+            # torch marks eager-mode quantisation deprecated in favour of torchao; it still works.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            quantized = quantize_dynamic(inner, {torch.nn.Linear}, dtype=torch.qint8)
         self._set_inner(quantized)
         log.debug("cross-encoder %s quantised to int8", self.name)
 
