@@ -164,3 +164,41 @@ def _run_folds(
             rr = load_reranker(out, max_length=max_length, quantize=quantize, blend=blend)
             merge_runs(runs, _run([held_out], methods_with(rr), k, f"fold {held_out.sample_id}"))
     return runs
+
+
+@bench_app.command("throughput")
+def throughput(
+    memories: Annotated[int, typer.Option(help="Store size.", min=100)] = 10_000,
+    queries: Annotated[int, typer.Option(help="Recalls to time.", min=10)] = 200,
+    batch_size: Annotated[int, typer.Option(help="Turns per add_many call.", min=1)] = 256,
+    embedder: Annotated[str, typer.Option(help="Embedder (minilm, e5, a name or path).")] = "minilm",
+    config: Annotated[Path | None, typer.Option(help="A DreamMem config file.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
+) -> None:
+    """add_many throughput and recall p50/p95 at a store size, beside bare FAISS + encoder."""
+    from rich.table import Table
+
+    from dreammem.bench.throughput import run_throughput
+
+    cfg = load_config(config) if config else DreamMemConfig()
+    model = resolve_embedder(embedder, batch_size=cfg.embedding.batch_size)
+    batches = -(-memories // batch_size)
+    step, done = _progress(2 * batches + 2, "throughput")
+    try:
+        results = run_throughput(
+            model, memories=memories, queries=queries, batch_size=batch_size, config=cfg, on_step=step
+        )
+    finally:
+        done()
+    table = Table(title=f"{memories} memories, {model.name}, batches of {batch_size}, one query at a time")
+    for column in ("system", "ingest turns/s", "recall p50 ms", "recall p95 ms"):
+        table.add_column(column, justify="left" if column == "system" else "right")
+    for r in results:
+        table.add_row(r.name, f"{r.ingest_per_s:.1f}", f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}")
+    console.print(table)
+    if json_out is not None:
+        report = {"embedder": model.name, "batch_size": batch_size, "queries": queries}
+        report["systems"] = {r.name: r.to_dict() for r in results}
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2))
+        console.print(f"report written to {json_out}")
