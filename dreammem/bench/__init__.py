@@ -1,1 +1,1 @@
-"""Benchmarks behind ``dreammem bench ...``: each measures and returns numbers; the CLI prints them."""
+"""Benchmarks: LoCoMo retrieval quality, throughput and latency."""
