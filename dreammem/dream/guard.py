@@ -57,7 +57,7 @@ HARD_LIMITS: tuple[str, ...] = (
 """Hard-limit words: English ones match case-insensitively on word boundaries."""
 
 _ENTITY_KINDS = frozenset({"amount", "date", "id", "email", "phone", "url", "name"})
-_DIGITS = re.compile(r"[A-Za-z]*\d+(?:[.,:/]\d+)*[A-Za-z%]*")
+_DIGITS = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]*\d[0-9A-Za-z]*(?:[.,:/]\d[0-9A-Za-z]*)*%?")
 _CN_NUMBER = re.compile(
     r"[零〇一二两三四五六七八九十百千万亿]*[十百千万亿][零〇一二两三四五六七八九十百千万亿]*"
     r"|[零〇一二两三四五六七八九]+(?=[元块天年月日号周个次人岁%])"
@@ -83,7 +83,8 @@ def _protected(text: str) -> tuple[str, ...]:
     for word in _CJK_LIMITS:
         if word in text:
             found[word] = None
-    return tuple(found)
+    # Only tokens that stand on their own in the source (jieba may cut "A0" out of "0A0").
+    return tuple(t for t in found if contains(text, t))
 
 
 def protected_tokens(text: str) -> tuple[str, ...]:

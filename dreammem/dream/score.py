@@ -5,7 +5,8 @@ Three sources, in this order (DESIGN.md §6):
 1. **write-time metadata**: pinned and explicit user statements start at 5, user
    input is high priority (3), assistant and tool output normal (2), errors low (1);
 2. **rules**: explicit preferences, constraints and corrections (English and
-   Chinese), key entities (amounts, dates, ids, contacts), names, and small talk;
+   Chinese), hard limits ("must", "only", "不超过", ...), key entities (amounts, dates,
+   ids, contacts), names, and small talk;
 3. **the LLM**, last, only for the records the rules cannot decide, in batches of
    ``llm_batch_size`` (20-30) per call, anchored with the task goal, user profile and
    project stage. The LLM never lowers a high-priority record below 4 (or below its
@@ -55,6 +56,11 @@ _FILLER = re.compile(
     re.IGNORECASE,
 )
 _FILLER_MAX_TOKENS = 14
+_HARD_LIMIT = re.compile(
+    r"\b(?:must|never|only|not exceed|no more than|at most|at least|no later than|mandatory|forbidden"
+    r"|prohibited)\b|不超过|只能|必须|禁止|绝不|不得|至少|最多|上限|不能",
+    re.IGNORECASE,
+)
 _META_REASONS = frozenset({"pinned or explicit", "user input", "error output", "normal priority"})
 
 
@@ -77,7 +83,8 @@ class Scored:
 
 def is_noise(text: str) -> bool:
     """True for small talk and acknowledgements with nothing worth remembering."""
-    if protected_tokens(text):
+    # jieba tags some small-talk words as names (谢谢 is also a surname): those do not count.
+    if any(t.casefold() not in _SMALL_TALK for t in protected_tokens(text)):
         return False
     words = [t for t in tokenize(text) if t not in STOPWORDS]
     return all(w in _SMALL_TALK for w in words)
@@ -109,6 +116,8 @@ def rule_score(record: MemoryRecord) -> tuple[int, str, bool]:
         return 4, f"explicit {explicit.kind.value}", True
     if is_noise(text):
         return 1, "small talk", True
+    if record.role is Role.USER and _HARD_LIMIT.search(text):
+        return max(base, 4), "hard limit", True
     short = len(tokenize(text)) <= _FILLER_MAX_TOKENS
     if record.role is not Role.USER and short and _FILLER.match(text) and not protected_tokens(text):
         return 1, "filler", True
