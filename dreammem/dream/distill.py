@@ -138,7 +138,10 @@ def distill(
     proposals = _llm_summaries(groups, llm, context, plan.notes) if llm is not None else {}
     by_id = {s.record.id: s for s in low}
     for n, group in enumerate(groups):
-        summary = _summary(group, proposals.get(n), plan, now=now, dream_id=dream_id, number=n + 1)
+        importance = max(by_id[r.id].score for r in group)
+        summary = _summary(
+            group, proposals.get(n), plan, importance, now=now, dream_id=dream_id, number=n + 1
+        )
         covered = set() if summary is None else {r.id for r in summary.replaces}
         if summary is not None:
             plan.summaries.append(summary)
@@ -161,6 +164,7 @@ def _summary(
     group: list[MemoryRecord],
     proposal: str | None,
     plan: DistillPlan,
+    importance: int,
     *,
     now: datetime,
     dream_id: str,
@@ -170,12 +174,12 @@ def _summary(
     if proposal is not None:
         ok, notes, invented = guarded(proposal, group, "summary")
         if ok:
-            return _summary_record(proposal, ok, notes, plan, now, dream_id)
+            return _summary_record(proposal, ok, notes, plan, importance, now, dream_id)
         why = f"invents {list(invented)}" if invented else "loses protected tokens of every record"
         plan.notes.append(f"summary {number}: LLM summary {why}; rules summary used")
     content = "; ".join(_line(r) for r in group)
     ok, notes, _ = guarded(content, group, "summary")
-    return _summary_record(content, ok, notes, plan, now, dream_id)
+    return _summary_record(content, ok, notes, plan, importance, now, dream_id)
 
 
 def _summary_record(
@@ -183,6 +187,7 @@ def _summary_record(
     replaceable: list[MemoryRecord],
     notes: list[GuardNote],
     plan: DistillPlan,
+    importance: int,
     now: datetime,
     dream_id: str,
 ) -> Replacement | None:
@@ -194,7 +199,7 @@ def _summary_record(
         replaceable,
         layer=Layer.EPISODIC,
         kind=Kind.SUMMARY,
-        importance=3,
+        importance=importance,
         now=now,
         metadata={"dream_id": dream_id, "summarizes": len(replaceable)},
     )

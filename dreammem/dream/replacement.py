@@ -92,8 +92,15 @@ def distilled_record(
     slot: str | None = None,
     pinned: bool = False,
 ) -> MemoryRecord:
-    """A new record distilled from ``sources`` (provenance = their ids, time = the newest)."""
+    """A new record distilled from ``sources`` (provenance = their ids, time = the newest).
+
+    It expires (``metadata["expires_at"]``) only when every source does, with the last.
+    """
     newest = max(sources, key=lambda s: s.event_time)
+    expiries = [s.metadata.get("expires_at") for s in sources]
+    if all(isinstance(e, str) for e in expiries):
+        # What it stands for all expires: so does it, with the last of them.
+        metadata = {**dict(metadata), "expires_at": max(str(e) for e in expiries)}
     return MemoryRecord(
         user_id=newest.user_id,
         content=content,
