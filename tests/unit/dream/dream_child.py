@@ -12,9 +12,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from dreammem import DreamMemory  # noqa: E402
-from dreammem.embed import HashingEmbedder  # noqa: E402
-from dreammem.stores.sqlite import SQLiteRecordStore  # noqa: E402
+from dreammem import DreamMemory
+from dreammem.embed import HashingEmbedder
+from dreammem.stores.sqlite import SQLiteRecordStore
 
 
 def _slowed(name: str, delay: float) -> None:
