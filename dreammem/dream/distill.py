@@ -95,6 +95,7 @@ def distill(
     history: Sequence[MemoryRecord],
     twins: Mapping[str, MemoryRecord],
     vectors: Mapping[str, npt.NDArray[np.float32]],
+    existing: Sequence[MemoryRecord] = (),
     config: DreamConfig,
     llm: StructuredLLM | None,
     context: DreamContext,
@@ -108,6 +109,7 @@ def distill(
         history: Queued user turns already superseded by a restatement (pattern support).
         twins: Active semantic records written at once from a queued turn, by turn id.
         vectors: Embeddings by record id (pattern similarity).
+        existing: Active patterns of earlier dreams (a repeat carries their support on).
         config: Dream settings.
         llm: Improves summaries and pattern phrasing when given.
         context: Anchors the LLM.
@@ -116,7 +118,15 @@ def distill(
     """
     plan = DistillPlan()
     plan.patterns, notes = find_patterns(
-        scored, history, vectors=vectors, config=config, llm=llm, context=context, now=now, dream_id=dream_id
+        scored,
+        history,
+        existing=existing,
+        vectors=vectors,
+        config=config,
+        llm=llm,
+        context=context,
+        now=now,
+        dream_id=dream_id,
     )
     plan.notes.extend(notes)
     done = {r.id for p in plan.patterns for r in p.replaces}
@@ -177,7 +187,7 @@ def _summary(
             return _summary_record(proposal, ok, notes, plan, importance, now, dream_id)
         why = f"invents {list(invented)}" if invented else "loses protected tokens of every record"
         plan.notes.append(f"summary {number}: LLM summary {why}; rules summary used")
-    content = "; ".join(_line(r) for r in group)
+    content = "; ".join(dict.fromkeys(_line(r) for r in group))
     ok, notes, _ = guarded(content, group, "summary")
     return _summary_record(content, ok, notes, plan, importance, now, dream_id)
 

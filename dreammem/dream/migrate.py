@@ -31,7 +31,7 @@ from dreammem.dream.forget import archived
 from dreammem.dream.plan import WritePlan
 from dreammem.errors import BackendError
 from dreammem.text.tokenize import tokenize
-from dreammem.types import MemoryRecord
+from dreammem.types import Kind, MemoryRecord
 
 if TYPE_CHECKING:
     from dreammem.memory import DreamMemory
@@ -64,8 +64,12 @@ def plan_writes(
                 archived(source, reason=f"distilled into {kind}", dream_id=dream_id, now=now, by=new.id),
                 before=source,
             )
-        # A pattern restates its observations: their semantic twins are superseded by it.
+        # A pattern restates its observations: their semantic twins, and an earlier
+        # pattern it carries on, are superseded by it.
+        replaced = {r.id for r in replacement.replaces}
         for source in replacement.sources:
+            if source.kind is Kind.PATTERN and source.id not in replaced and plan.current(source).is_active:
+                supersede(plan, source, new)
             twin = twins.get(source.id)
             if twin is not None and plan.current(twin).is_active:
                 supersede(plan, twin, new)

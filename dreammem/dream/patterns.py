@@ -1,11 +1,15 @@
 """Patterns: repeated observations become one record with a support count.
 
 Five "Excel, not PDF" requests become one semantic pattern record ("support": 5,
-provenance to all five). Two observations repeat each other when they carry exactly
-the same protected tokens (numbers, names, brands, hard limits) and either read the
-same after normalisation, fill the same slot, or embed close together. Requiring the
-same protected tokens keeps "Excel" and "CSV" preferences apart and makes the
-pattern pass the verbatim guard by construction.
+provenance to all five). A repeat in a later dream makes a new pattern that carries the
+earlier support on and supersedes the earlier pattern. Only observations worth keeping
+(scored 4+) form patterns; repeated chatter is summarised like other chatter.
+
+Two observations repeat each other when they carry exactly the same protected tokens
+(numbers, names, brands, hard limits) and either read the same after normalisation,
+fill the same slot, or embed close together. Requiring the same protected tokens keeps
+"Excel" and "CSV" preferences apart and makes the pattern pass the verbatim guard by
+construction.
 
 Without an LLM the pattern's text is its newest active observation, verbatim. With
 an LLM the pattern is phrased as a generalisation, unless it carries a hard limit
@@ -33,7 +37,10 @@ from dreammem.errors import LLMError
 from dreammem.types import Kind, Layer, MemoryRecord, Role
 from dreammem.write.rules import detect_explicit
 
-__all__ = ["cluster_observations", "find_patterns"]
+__all__ = ["MIN_SCORE", "cluster_observations", "find_patterns", "observed_text"]
+
+MIN_SCORE = 4
+"""Only user observations scored this high (explicit statements, facts, limits) form patterns."""
 
 
 @dataclass(slots=True)
@@ -46,8 +53,17 @@ class _Cluster:
 
 
 def _slot(record: MemoryRecord) -> str | None:
-    explicit = detect_explicit(record.content)
+    explicit = detect_explicit(observed_text(record))
     return explicit.slot if explicit is not None else None
+
+
+def observed_text(record: MemoryRecord) -> str:
+    """What a record observed: a pattern's verbatim observation, else its content."""
+    if record.kind is Kind.PATTERN:
+        value = record.metadata.get("observation")
+        if isinstance(value, str):
+            return value
+    return record.content
 
 
 def cluster_observations(
@@ -58,8 +74,9 @@ def cluster_observations(
     """Group records that repeat each other, oldest first inside each group."""
     clusters: list[_Cluster] = []
     for record in sorted(records, key=lambda r: (r.event_time, r.created_at)):
-        tokens = frozenset(protected_tokens(record.content))
-        slot, norm = _slot(record), normalize_text(record.content)
+        text = observed_text(record)
+        tokens = frozenset(protected_tokens(text))
+        slot, norm = _slot(record), normalize_text(text)
         for cluster in clusters:
             if cluster.tokens != tokens:
                 continue
@@ -102,6 +119,7 @@ def find_patterns(
     candidates: Sequence[Scored],
     history: Sequence[MemoryRecord],
     *,
+    existing: Sequence[MemoryRecord] = (),
     vectors: Mapping[str, npt.NDArray[np.float32]],
     config: DreamConfig,
     llm: StructuredLLM | None,
@@ -112,9 +130,12 @@ def find_patterns(
     """Pattern records for repeated user observations.
 
     Args:
-        candidates: Scored active queued records (only user turns scored 2+ take part).
+        candidates: Scored active queued records; user turns scored 4+ (explicit
+            statements, facts, hard limits) take part.
         history: Queued user turns already superseded by a restatement; they count as
             support but are left as they are.
+        existing: Active pattern records from earlier dreams: a repeat of one of them
+            makes a new pattern that carries its support on and supersedes it.
         vectors: Embeddings by record id, for similarity.
         config: Thresholds.
         llm: Phrases patterns when given.
@@ -125,12 +146,12 @@ def find_patterns(
     Returns:
         The patterns and notes on anything that degraded.
     """
-    scores = {s.record.id: s.score for s in candidates if s.score >= 2 and s.record.role is Role.USER}
+    scores = {s.record.id: s.score for s in candidates if s.score >= MIN_SCORE and s.record.role is Role.USER}
     active = [s.record for s in candidates if s.record.id in scores]
     groups = [
         g
-        for g in cluster_observations([*active, *history], vectors, config.pattern_similarity)
-        if len(g) >= config.pattern_min_support and any(r.id in scores for r in g)
+        for g in cluster_observations([*existing, *active, *history], vectors, config.pattern_similarity)
+        if any(r.id in scores for r in g) and sum(_support(r) for r in g) >= config.pattern_min_support
     ]
     notes: list[str] = []
     phrased = _phrase(groups, llm, context, notes) if llm is not None else {}
@@ -152,19 +173,28 @@ def find_patterns(
             group,
             layer=Layer.SEMANTIC,
             kind=Kind.PATTERN,
-            importance=max([scores.get(r.id, 4) for r in group]),
+            importance=max([scores.get(r.id, r.importance if r.kind is Kind.PATTERN else 4) for r in group]),
             now=now,
             metadata={
-                "support": len(group),
+                "support": sum(_support(r) for r in group),
+                "observation": newest_active.content,
                 "dream_id": dream_id,
                 "of_kind": explicit[-1].kind.value if explicit else "observation",
             },
             slot=_slot(newest_active),
-            pinned=any(e.pinned for e in explicit),
+            pinned=any(e.pinned for e in explicit) or any(r.pinned for r in group),
         )
         replaces = tuple(r for r in group if r.id in scores)
         patterns.append(Replacement(record, replaces, tuple(group)))
     return patterns, notes
+
+
+def _support(record: MemoryRecord) -> int:
+    """How many observations a record stands for (a pattern: its support)."""
+    if record.kind is Kind.PATTERN:
+        value = record.metadata.get("support", 1)
+        return value if isinstance(value, int) and value > 0 else 1
+    return 1
 
 
 def _phrase(

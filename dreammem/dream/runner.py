@@ -26,11 +26,12 @@ from dreammem.dream.context import DreamContext, default_context
 from dreammem.dream.distill import DistillPlan, distill
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM
 from dreammem.dream.migrate import commit, plan_writes
+from dreammem.dream.patterns import MIN_SCORE, observed_text
 from dreammem.dream.plan import WritePlan
 from dreammem.dream.report import Change, Distilled, DreamReport
 from dreammem.dream.score import Scored, score
 from dreammem.stores.sqlite import SQLiteRecordStore
-from dreammem.types import Layer, MemoryRecord, Role, Status, new_id, utcnow
+from dreammem.types import Kind, Layer, MemoryRecord, Role, Status, new_id, utcnow
 
 if TYPE_CHECKING:
     from dreammem.memory import DreamMemory
@@ -75,12 +76,14 @@ def run_dream(
     anchor = context or default_context(store, user_id, config)
     scored, notes = score(active, llm=llm, context=anchor, batch_size=config.llm_batch_size)
     twins = _twins(store, user_id, queued)
-    vectors = _pattern_vectors(memory, scored, history)
+    existing = store.find(user_id, layers=[Layer.SEMANTIC], kinds=[Kind.PATTERN]) if active else []
+    vectors = _pattern_vectors(memory, scored, [*history, *existing])
     distilled = distill(
         scored,
         history=history,
         twins=twins,
         vectors=vectors,
+        existing=existing,
         config=config,
         llm=llm,
         context=anchor,
@@ -146,13 +149,14 @@ def _twins(store: SQLiteRecordStore, user_id: str, queued: Sequence[MemoryRecord
 
 
 def _pattern_vectors(
-    memory: DreamMemory, scored: Sequence[Scored], history: Sequence[MemoryRecord]
+    memory: DreamMemory, scored: Sequence[Scored], others: Sequence[MemoryRecord]
 ) -> dict[str, npt.NDArray[np.float32]]:
     """Embeddings of the user observations that may form patterns (content only, no context)."""
-    records = [s.record for s in scored if s.score >= 2 and s.record.role is Role.USER] + list(history)
+    records = [s.record for s in scored if s.score >= MIN_SCORE and s.record.role is Role.USER]
+    records += list(others)
     if not records:
         return {}
-    matrix = memory.embedder.embed_documents([r.content for r in records])
+    matrix = memory.embedder.embed_documents([observed_text(r) for r in records])
     return {r.id: matrix[n] for n, r in enumerate(records)}
 
 

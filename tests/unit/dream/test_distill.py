@@ -191,3 +191,12 @@ def test_turns_held_by_their_semantic_twin_are_migrated() -> None:
     plan = run([Scored(turn, 5, "rules", "")], twins={turn.id: twin})
     assert plan.migrated == [(turn, twin.id)]
     assert plan.kept == []
+
+
+def test_repeated_chatter_is_summarised_not_a_pattern() -> None:
+    items = [Scored(rec("we talked about the garden", n), 3, "rules", "") for n in range(4)]
+    plan = run(items)
+    assert plan.patterns == []
+    (summary,) = plan.summaries
+    assert summary.record.content == "user: we talked about the garden"  # identical lines once
+    assert len(summary.replaces) == 4

@@ -265,3 +265,32 @@ def test_reopen_after_a_dream_keeps_recall_consistent(tmp_path: Path) -> None:
     with open_memory(tmp_path) as memory:
         assert memory.recall("Excel reports", user_id="u1", k=3).ids == expected
         assert memory.stats(user_id="u1")["vectors"] == len(memory.get_all(user_id="u1", limit=1000))
+
+
+def test_patterns_carry_support_across_dreams(memory: DreamMemory) -> None:
+    rule = "Never share the customer list with Acme"
+    seed(memory, turns=[("s1", "user", rule)] * 2)
+    first = memory.dream(user_id="u1", now=T0 + timedelta(hours=1))
+    (p1,) = [d for d in first.distilled if d.kind == "pattern"]
+    seed(memory, turns=[("s2", "user", rule)] * 3, start=T0 + timedelta(days=1))
+    second = memory.dream(user_id="u1", now=T0 + timedelta(days=1, hours=1))
+    (p2,) = [d for d in second.distilled if d.kind == "pattern"]
+    patterns = [r for r in memory.get_all(user_id="u1", layer="semantic") if r.kind is Kind.PATTERN]
+    assert [r.id for r in patterns] == [p2.id]
+    assert patterns[0].metadata["support"] == 5 and patterns[0].content == rule
+    assert p1.id in patterns[0].provenance
+    old = memory.get(p1.id, user_id="u1")
+    assert old.status is Status.SUPERSEDED and old.superseded_by == p2.id
+
+
+def test_an_invoice_due_date_does_not_supersede_a_deadline(memory: DreamMemory) -> None:
+    deadline = "The launch deadline is 2026-03-15 and it cannot move."
+    seed(
+        memory,
+        turns=[
+            ("s1", "user", deadline),
+            ("s1", "user", "Invoice INV-7565 of 4,100 USD is due on 2026-02-12"),
+        ],
+    )
+    memory.dream(user_id="u1")
+    assert deadline in active_contents(memory)
