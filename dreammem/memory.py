@@ -18,6 +18,12 @@ from types import TracebackType
 from typing import Any, Self
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.dream import service as dream_service
+from dreammem.dream.context import DreamContext
+from dreammem.dream.locks import UserLocks
+from dreammem.dream.memory_index import MemoryIndexPath
+from dreammem.dream.report import DreamReport
+from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.errors import ConfigError, NotFoundError, ValidationError
@@ -104,6 +110,7 @@ class DreamMemory:
         db_path, self._faiss_path = _resolve_paths(path)
         self.path = None if path is None else Path(path)
         self._lock = threading.RLock()
+        self._dream_locks = UserLocks()
         self.store = SQLiteRecordStore(db_path)
         self.llm = llm
         self._embedder: Embedder | None = embedder
@@ -235,6 +242,7 @@ class DreamMemory:
                 "vector": VectorPath(self._index, embedder),
                 "keyword": KeywordPath(self.store),
                 "temporal": TemporalPath(self.store, self._index, embedder),
+                "index": MemoryIndexPath(self.store),
             }
             if self.graph is not None:
                 paths["graph"] = GraphPath(self.graph, self.store)
@@ -614,6 +622,58 @@ class DreamMemory:
         if user is not None:
             out["queue"] = self.store.queue_size(user)
         return out
+
+    # -- dreaming (logic in dreammem.dream) ----------------------------------------------------
+
+    def dream(
+        self,
+        *,
+        user_id: str,
+        dry_run: bool = False,
+        level: int = 1,
+        context: DreamContext | None = None,
+        now: datetime | None = None,
+    ) -> DreamReport:
+        """Consolidate the user's short-term queue now (level 2: long-term housekeeping).
+
+        Atomic: the queue is emptied exactly when the long-term writes commit. With
+        ``dry_run`` nothing is written and the report says what would happen.
+        """
+        return dream_service.dream(self, user_id, dry_run=dry_run, level=level, context=context, now=now)
+
+    def undo_dream(self, dream_id: str, *, user_id: str) -> UndoResult:
+        """Restore the user's memory as it was before a dream (newest dreams first)."""
+        return undo_dream(self, dream_id, check_user_id(user_id))
+
+    def maybe_dream(
+        self, user_id: str, *, now: datetime | None = None, blocking: bool = True
+    ) -> list[DreamReport]:
+        """Run the dreams the triggers say are due (queue size, time, second-level period)."""
+        return dream_service.maybe_dream(self, user_id, now=now, blocking=blocking)
+
+    def end_task(
+        self,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        outcome: str | None = None,
+        success: bool | None = None,
+        now: datetime | None = None,
+    ) -> list[DreamReport]:
+        """A task phase ended: store its outcome as a procedural record, dream if due."""
+        return dream_service.end_phase(
+            self, user_id, session_id=session_id, outcome=outcome, success=success, kind="task", now=now
+        )
+
+    def end_session(self, *, user_id: str, session_id: str, now: datetime | None = None) -> list[DreamReport]:
+        """A session ended: dream if due."""
+        return dream_service.end_phase(self, user_id, session_id=session_id, kind="session", now=now)
+
+    def dreams(self, *, user_id: str, limit: int = 20) -> list[DreamReport]:
+        """The user's dream log, newest first."""
+        from dreammem.dream.journal import list_reports
+
+        return [report for report, _ in list_reports(self.store, check_user_id(user_id), check_k(limit))]
 
     # -- maintenance ----------------------------------------------------------------------
 

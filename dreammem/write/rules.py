@@ -67,7 +67,9 @@ _SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
         "report format",
     ),
     (re.compile(r"\bbudget\b", _I), "budget"),
-    (re.compile(r"\bdeadline\b|\bdue (?:by|on)\b", _I), "deadline"),
+    # Not "due on": an invoice or order that is due is not the user's deadline, and one
+    # slot for both let every new invoice supersede a project deadline.
+    (re.compile(r"\bdeadline\b", _I), "deadline"),
     (re.compile(r"叫我|我叫|我的名字"), "name"),
     (re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|为|改成|变成)"), "{attr}"),
     (re.compile(r"我(?:现在)?住在|我搬到"), "home city"),
