@@ -299,8 +299,15 @@ class DreamMemory:
         session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
+        pinned: bool = True,
+        slot: str | None = None,
     ) -> MemoryRecord:
-        """Store a pinned core memory: always recalled first, never ranked out.
+        """Store a semantic memory at once; by default a pinned core memory.
+
+        A pinned memory is always recalled first and never ranked out. With
+        ``pinned=False`` it is an ordinary long-term fact. An active record of the same
+        ``slot`` (default: read off the text by the explicit-memory rules) is
+        superseded by this one, and stays in history.
 
         Returns:
             The semantic record.
@@ -323,6 +330,8 @@ class DreamMemory:
             record_kind = Kind(kind)
         except ValueError as exc:
             raise ValidationError(f"unknown kind {kind!r}") from exc
+        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
+            raise ValidationError("slot must be a non-empty str without NUL bytes")
         explicit = detect_explicit(turn.content)
         record = MemoryRecord(
             user_id=turn.user_id,
@@ -333,12 +342,12 @@ class DreamMemory:
             agent_id=turn.agent_id,
             session_id=turn.session_id,
             confidence=0.95,
-            importance=5,
+            importance=5 if pinned else 4,
             priority=Priority.HIGH,
-            pinned=True,
+            pinned=pinned,
             created_at=now,
             event_time=now,
-            slot=explicit.slot if explicit else None,
+            slot=slot if slot is not None else explicit.slot if explicit else None,
             entities=tuple(e for e in _entities(turn.content)),
             metadata=dict(turn.metadata or {}),
         )
