@@ -163,7 +163,8 @@ def test_index_false_items_come_unscored(stores: tuple[BaseStore, DreamMemStore]
         store.put((U,), "raw", {"text": "peanut blob"}, index=False)
     ref, ours = _both(stores, "search", (U,), query="peanut")
     assert ref == ours
-    assert ours[0][1] == "scored" and ours[0][3] is False and ours[1] == ((U,), "raw", {"text": "peanut blob"}, True)
+    assert ours[0][1] == "scored" and ours[0][3] is False
+    assert ours[1] == ((U,), "raw", {"text": "peanut blob"}, True)
 
 
 def test_batch_reads_see_state_before_its_puts(stores: tuple[BaseStore, DreamMemStore]) -> None:
@@ -240,7 +241,8 @@ def test_update_supersedes_and_keeps_history(tmp_path: Path) -> None:
         assert [r.content for r in superseded] == ["likes tea"]
         assert superseded[0].metadata["keyed"]["key"] == "drink"
         store.delete((U, "prefs"), "drink")
-        assert [r.status for r in memory.get_all(user_id=U, status=None)] == [Status.DELETED, Status.SUPERSEDED]
+        statuses = [r.status for r in memory.get_all(user_id=U, status=None)]
+        assert statuses == [Status.DELETED, Status.SUPERSEDED]
 
 
 def test_default_text_and_reopen(tmp_path: Path) -> None:
