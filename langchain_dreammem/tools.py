@@ -70,7 +70,7 @@ def create_memory_tools(memory: DreamMemory, *, user_id_key: str = "user_id") ->
         content: str,
         pin: bool = False,
         user_id: UserId = None,
-        runtime: ToolRuntime = None,  # type: ignore[assignment]
+        runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
     ) -> tuple[str, dict[str, Any]]:
         """Save a memory."""
         user, session = _scope(runtime, user_id, user_id_key)
@@ -83,7 +83,7 @@ def create_memory_tools(memory: DreamMemory, *, user_id_key: str = "user_id") ->
         query: str,
         k: int = 5,
         user_id: UserId = None,
-        runtime: ToolRuntime = None,  # type: ignore[assignment]
+        runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
     ) -> tuple[str, list[dict[str, Any]]]:
         """Search memories."""
         user, _ = _scope(runtime, user_id, user_id_key)
@@ -93,7 +93,7 @@ def create_memory_tools(memory: DreamMemory, *, user_id_key: str = "user_id") ->
     def forget(
         memory_id: str,
         user_id: UserId = None,
-        runtime: ToolRuntime = None,  # type: ignore[assignment]
+        runtime: ToolRuntime[Any, Any] = None,  # type: ignore[assignment]
     ) -> tuple[str, dict[str, Any]]:
         """Forget a memory."""
         user, _ = _scope(runtime, user_id, user_id_key)
