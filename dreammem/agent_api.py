@@ -15,8 +15,8 @@ from typing import Any
 from dreammem.memory import DreamMemory
 from dreammem.recall.packing import PackedContext
 from dreammem.recall.result import RecallResult
-from dreammem.types import MemoryRecord, Role
-from dreammem.validation import check_user_id
+from dreammem.types import Kind, MemoryRecord, Role, Status
+from dreammem.validation import check_id, check_user_id
 
 __all__ = [
     "FORGET_DESCRIPTION",
@@ -26,12 +26,14 @@ __all__ = [
     "ChatTurn",
     "SearchOutput",
     "forget_memory",
+    "forget_session",
     "hit_metadata",
     "ingest_turns",
     "last_user_text",
     "memory_block",
     "save_memory",
     "search_memory",
+    "session_turns",
     "with_memory_block",
 ]
 
@@ -183,3 +185,43 @@ def ingest_turns(
         if key not in stored
     ]
     return memory.add_many(new) if new else []
+
+
+_LIVE_TURN = (Status.ACTIVE, Status.SUPERSEDED, Status.ARCHIVED)
+"""Turn statuses that still belong to a session's transcript (all but deleted)."""
+
+
+def _session_records(memory: DreamMemory, user_id: str, session_id: str) -> list[MemoryRecord]:
+    return memory.store.find(
+        check_user_id(user_id),
+        statuses=_LIVE_TURN,
+        kinds=[Kind.TURN],
+        session_id=check_id(session_id, "session_id"),
+        newest_first=False,
+    )
+
+
+def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list[ChatTurn]:
+    """Every turn of a session that was not forgotten, oldest first.
+
+    A turn whose fact was superseded later still happened, so it stays in the
+    transcript; only forgotten (deleted) turns leave it.
+    """
+    out = []
+    for record in _session_records(memory, user_id, session_id):
+        key = str(record.metadata.get("message_key", ""))
+        message_id = key[3:] if key.startswith("id:") else None
+        out.append(ChatTurn(record.role.value if record.role else "user", record.content, message_id))
+    return out
+
+
+def forget_session(memory: DreamMemory, *, user_id: str, session_id: str) -> int:
+    """Soft-forget every turn of a session; returns how many were forgotten.
+
+    Long-term facts already written from those turns (preferences, constraints)
+    stay: clearing a transcript is not forgetting what the user asked to keep.
+    """
+    records = _session_records(memory, user_id, session_id)
+    for record in records:
+        memory.forget(record.id, user_id=record.user_id)
+    return len(records)

@@ -320,8 +320,15 @@ class DreamMemory:
         session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
+        pinned: bool = True,
+        slot: str | None = None,
     ) -> MemoryRecord:
-        """Store a pinned core memory: always recalled first, never ranked out.
+        """Store a semantic memory at once; by default a pinned core memory.
+
+        A pinned memory is always recalled first and never ranked out. With
+        ``pinned=False`` it is an ordinary long-term fact. An active record of the same
+        ``slot`` (default: read off the text by the explicit-memory rules) is
+        superseded by this one, and stays in history.
 
         Returns:
             The semantic record.
@@ -342,7 +349,9 @@ class DreamMemory:
             record_kind = Kind(kind)
         except ValueError as exc:
             raise ValidationError(f"unknown kind {kind!r}") from exc
-        record = build_core_memory(turn, kind=record_kind, now=now)
+        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
+            raise ValidationError("slot must be a non-empty str without NUL bytes")
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
         with self._lock:
             self._persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record

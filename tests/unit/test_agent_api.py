@@ -59,3 +59,31 @@ def test_memory_block_and_system_prompt(memory: DreamMemory) -> None:
     assert with_memory_block("base", None) == "base"
     assert last_user_text([ChatTurn("user", "a"), ChatTurn("assistant", "b")]) == "a"
     assert last_user_text([ChatTurn("assistant", "b")]) is None
+
+
+def test_session_turns_and_forget_session(memory: DreamMemory) -> None:
+    from dreammem.agent_api import forget_session, session_turns
+
+    ingest_turns(
+        memory,
+        [ChatTurn("user", "I prefer tea", "m1"), ChatTurn("assistant", "Noted.", "m2")],
+        user_id="u1",
+        session_id="s1",
+    )
+    ingest_turns(memory, [ChatTurn("user", "other session")], user_id="u1", session_id="s2")
+    ingest_turns(memory, [ChatTurn("user", "I prefer coffee now")], user_id="u1", session_id="s1")
+    turns = session_turns(memory, user_id="u1", session_id="s1")
+    assert [(t.role, t.content) for t in turns] == [
+        ("user", "I prefer tea"),
+        ("assistant", "Noted."),
+        ("user", "I prefer coffee now"),
+    ]
+    assert turns[0].message_id == "m1" and turns[2].message_id is None
+    assert session_turns(memory, user_id="u2", session_id="s1") == []
+    assert forget_session(memory, user_id="u1", session_id="s1") == 3
+    assert session_turns(memory, user_id="u1", session_id="s1") == []
+    assert [t.content for t in session_turns(memory, user_id="u1", session_id="s2")] == ["other session"]
+    # The preference extracted from the forgotten turns is long-term memory and stays.
+    assert any("coffee" in h.record.content for h in memory.recall("coffee", user_id="u1"))
+    with pytest.raises(ScopeError):
+        session_turns(memory, user_id="", session_id="s1")
