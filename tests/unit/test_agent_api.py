@@ -59,3 +59,20 @@ def test_memory_block_and_system_prompt(memory: DreamMemory) -> None:
     assert with_memory_block("base", None) == "base"
     assert last_user_text([ChatTurn("user", "a"), ChatTurn("assistant", "b")]) == "a"
     assert last_user_text([ChatTurn("assistant", "b")]) is None
+
+
+def test_memory_block_leaves_out_what_the_prompt_already_shows(memory: DreamMemory) -> None:
+    memory.add("The trip to Oslo costs 1,200 EUR", user_id="u1", session_id="old")
+    memory.add("How much does the trip to Oslo cost?", user_id="u1", session_id="now")
+    pinned = memory.remember("Always answer in French", user_id="u1")
+    query = "How much does the trip to Oslo cost?"
+    plain = memory_block(memory, query, user_id="u1")
+    assert plain is not None and query in plain.text
+    block = memory_block(memory, query, user_id="u1", exclude=[f"  {query} ", "", "unrelated"])
+    assert block is not None
+    assert query not in block.text  # the visible turn is not repeated
+    assert "1,200 EUR" in block.text and pinned.id in block.included
+    # k still counts ranked memories after the visible ones are dropped.
+    one = memory_block(memory, query, user_id="u1", k=1, exclude=[query])
+    assert one is not None and len(one.included) == 2  # the pinned memory + one ranked
+    assert "1,200 EUR" in one.text
