@@ -28,6 +28,7 @@ __all__ = [
     "ChatTurn",
     "SearchOutput",
     "forget_memory",
+    "history_block",
     "hit_metadata",
     "ingest_turns",
     "last_user_text",
@@ -159,6 +160,33 @@ def memory_block(
     )
     packed = result.to_context(max_tokens=budget)
     return packed if packed.text else None
+
+
+def history_block(
+    memory: DreamMemory,
+    turns: Sequence[ChatTurn],
+    *,
+    user_id: str,
+    query: str | None = None,
+    k: int = 5,
+    max_tokens: int | None = None,
+    session_id: str | None = None,
+) -> PackedContext | None:
+    """The memory block for a chat about to be sent to a model.
+
+    The query is ``query`` when it has text, else the last user turn; memories that
+    repeat a turn of ``turns`` (already in the prompt) are left out.
+    """
+    text = query if query is not None and query.strip() else last_user_text(turns)
+    return memory_block(
+        memory,
+        text,
+        user_id=user_id,
+        k=k,
+        max_tokens=max_tokens,
+        session_id=session_id,
+        exclude=[t.content for t in turns],
+    )
 
 
 def with_memory_block(system_text: str | None, block: PackedContext | None) -> str | None:
