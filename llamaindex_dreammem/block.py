@@ -27,8 +27,11 @@ class DreamMemBlock(BaseMemoryBlock[str]):
     flushes only when its history passes ``token_limit * chat_history_token_ratio``
     (21k tokens by default), the block also writes the current messages on each read
     (``ingest_on_read=True``), so every turn reaches long-term memory; both writes skip
-    what is already stored. A message repeated verbatim in the same session after an
-    earlier copy was flushed may be taken for that copy and not stored again.
+    what is already stored. Messages put after the last read (such as the final reply
+    of a session) are written at the next read or flush; use :class:`DreamMemMemory`
+    when every ``put`` must be written at once. A message repeated verbatim in the same
+    session after an earlier copy was flushed may be taken for that copy and not stored
+    again.
 
     Priority (LlamaIndex semantics): when blocks plus history exceed ``Memory.token_limit``,
     blocks are truncated in ascending priority, and ``0`` means **never truncated**;
