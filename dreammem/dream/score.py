@@ -86,7 +86,7 @@ def is_noise(text: str) -> bool:
     # jieba tags some small-talk words as names (谢谢 is also a surname): those do not count.
     if any(t.casefold() not in _SMALL_TALK for t in protected_tokens(text)):
         return False
-    words = [t for t in tokenize(text) if t not in STOPWORDS]
+    words = [t for t in tokenize(text, cjk_chars=False) if t not in STOPWORDS]
     return all(w in _SMALL_TALK for w in words)
 
 
@@ -118,7 +118,7 @@ def rule_score(record: MemoryRecord) -> tuple[int, str, bool]:
         return 1, "small talk", True
     if record.role is Role.USER and _HARD_LIMIT.search(text):
         return max(base, 4), "hard limit", True
-    short = len(tokenize(text)) <= _FILLER_MAX_TOKENS
+    short = len(tokenize(text, cjk_chars=False)) <= _FILLER_MAX_TOKENS
     if record.role is not Role.USER and short and _FILLER.match(text) and not protected_tokens(text):
         return 1, "filler", True
     kinds = {e.kind for e in extract_entities(text)}
