@@ -48,6 +48,13 @@ class DreamMemMemory(BaseMemory):
     must tolerate a new event loop per call, as LlamaIndex's sync methods need anyway.)
     Build it with :meth:`from_defaults`.
 
+    Notes for the engines: ``CondensePlusContextChatEngine`` condenses whenever ``get``
+    returns messages, so with recalled memories it condenses from the first turn on
+    (one LLM call more, and the standalone question sees the memories). Pairing this
+    memory with :class:`DreamMemRetriever` in a context engine shows the same memories
+    twice; give the engine your document retriever instead, or use the retriever with
+    a plain ``Memory``.
+
     Attributes:
         user_id: Whose memory this is; every read and write is scoped by it.
         session_id: This conversation (also the short-term memory's key).
