@@ -30,7 +30,7 @@ from dreammem.stores.base import GraphStore, records_to_graph_items
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
-from dreammem.types import Kind, Layer, MemoryRecord, Priority, Source, Status, utcnow
+from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
 from dreammem.validation import (
     check_content,
     check_event_time,
@@ -40,7 +40,7 @@ from dreammem.validation import (
     check_role,
     check_user_id,
 )
-from dreammem.write.records import TurnInput, build_records
+from dreammem.write.records import TurnInput, build_core_memory, build_records
 
 __all__ = ["DreamMemory", "Turn"]
 
@@ -305,8 +305,6 @@ class DreamMemory:
         Returns:
             The semantic record.
         """
-        from dreammem.write.rules import detect_explicit
-
         now = utcnow()
         turn = self._turn_input(
             {
@@ -323,25 +321,7 @@ class DreamMemory:
             record_kind = Kind(kind)
         except ValueError as exc:
             raise ValidationError(f"unknown kind {kind!r}") from exc
-        explicit = detect_explicit(turn.content)
-        record = MemoryRecord(
-            user_id=turn.user_id,
-            content=turn.content,
-            layer=Layer.SEMANTIC,
-            kind=record_kind,
-            source=Source.USER_EXPLICIT,
-            agent_id=turn.agent_id,
-            session_id=turn.session_id,
-            confidence=0.95,
-            importance=5,
-            priority=Priority.HIGH,
-            pinned=True,
-            created_at=now,
-            event_time=now,
-            slot=explicit.slot if explicit else None,
-            entities=tuple(e for e in _entities(turn.content)),
-            metadata=dict(turn.metadata or {}),
-        )
+        record = build_core_memory(turn, kind=record_kind, now=now)
         with self._lock:
             self._persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
@@ -702,9 +682,3 @@ class DreamMemory:
     async def aforget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """Async twin of :meth:`forget`."""
         return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id))
-
-
-def _entities(text: str) -> list[str]:
-    from dreammem.text.entities import extract_entities
-
-    return [e.text for e in extract_entities(text)]
