@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -10,11 +11,15 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock
 
 from dreammem.agent_api import history_block, ingest_turns, with_memory_block
+from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
 from dreammem.validation import check_id, check_k, check_user_id
 from llamaindex_dreammem._shared import check_budget, check_memory, to_turns
 
 __all__ = ["DreamMemBlock"]
+
+# The name becomes an XML tag in the prompt (<memory><name>...</name></memory>).
+_TAG = re.compile(r"[A-Za-z_][\w-]{0,63}")
 
 
 class DreamMemBlock(BaseMemoryBlock[str]):
@@ -71,8 +76,11 @@ class DreamMemBlock(BaseMemoryBlock[str]):
 
         Raises:
             ScopeError: ``user_id`` is missing or malformed.
-            ValidationError: ``memory``, ``k`` or ``max_tokens`` is invalid.
+            ValidationError: ``memory``, ``name`` (not tag-safe), ``k`` or ``max_tokens``
+                is invalid.
         """
+        if not isinstance(name, str) or not _TAG.fullmatch(name):
+            raise ValidationError(f"name must be tag-safe ([A-Za-z_][A-Za-z0-9_-]*), got {name!r}")
         super().__init__(
             name=name,
             priority=priority,

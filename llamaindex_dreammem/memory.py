@@ -48,6 +48,13 @@ class DreamMemMemory(BaseMemory):
     must tolerate a new event loop per call, as LlamaIndex's sync methods need anyway.)
     Build it with :meth:`from_defaults`.
 
+    Notes for the engines: ``CondensePlusContextChatEngine`` condenses whenever ``get``
+    returns messages, so with recalled memories it condenses from the first turn on
+    (one LLM call more, and the standalone question sees the memories). Pairing this
+    memory with :class:`DreamMemRetriever` in a context engine shows the same memories
+    twice; give the engine your document retriever instead, or use the retriever with
+    a plain ``Memory``.
+
     Attributes:
         user_id: Whose memory this is; every read and write is scoped by it.
         session_id: This conversation (also the short-term memory's key).
@@ -67,9 +74,31 @@ class DreamMemMemory(BaseMemory):
     _before_reset: list[ChatTurn] = PrivateAttr(default_factory=list)
     _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
 
-    def __init__(self, *, memory: DreamMemory, **data: Any) -> None:
-        super().__init__(**data)
-        self._memory = check_memory(memory)
+    def __init__(
+        self,
+        *,
+        memory: DreamMemory,
+        user_id: str,
+        session_id: str,
+        short_term: BaseMemory,
+        k: int = 5,
+        max_tokens: int | None = None,
+    ) -> None:
+        """Wrap ``short_term``; prefer :meth:`from_defaults`, which builds it for you.
+
+        Raises:
+            ScopeError: ``user_id`` is missing or malformed.
+            ValidationError: ``memory``, ``session_id``, ``k`` or ``max_tokens`` is invalid.
+        """
+        store = check_memory(memory)
+        super().__init__(
+            user_id=check_user_id(user_id),
+            session_id=check_id(session_id, "session_id"),
+            k=check_k(k),
+            max_tokens=check_budget(max_tokens),
+            short_term=short_term,
+        )
+        self._memory = store
 
     @classmethod
     def class_name(cls) -> str:
@@ -109,7 +138,8 @@ class DreamMemMemory(BaseMemory):
             ScopeError: ``user_id`` is missing or malformed.
             ValidationError: ``memory``, ``session_id`` or ``k`` is invalid.
         """
-        user = check_user_id(user_id)
+        check_memory(memory)
+        check_user_id(user_id)
         session = check_id(session_id, "session_id") or uuid.uuid4().hex
         if short_term is None:
             short_term = Memory.from_defaults(
@@ -119,10 +149,10 @@ class DreamMemMemory(BaseMemory):
             )
         built = cls(
             memory=memory,
-            user_id=user,
+            user_id=user_id,
             session_id=session,
-            k=check_k(k),
-            max_tokens=check_budget(max_tokens),
+            k=k,
+            max_tokens=max_tokens,
             short_term=short_term,
         )
         if chat_history:
@@ -160,17 +190,19 @@ class DreamMemMemory(BaseMemory):
 
     # -- BaseMemory (the a* twins are BaseMemory's: this method in a worker thread) -----------
 
-    def get(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
+    def get(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:
         """The short-term history with recalled long-term memories in one system message.
 
         Args:
-            input: The new user message, when the caller has not put it yet; the recall
-                query. Without it, the last user message of the history is the query.
+            input: The new user message (text or ``ChatMessage``), when the caller has not
+                put it yet; the recall query. Without it, the last user message of the
+                history is the query.
             **kwargs: Passed to the short-term memory (e.g. ``initial_token_count``).
         """
+        query = input.content if isinstance(input, ChatMessage) else input
         with self._lock:
-            history = self.short_term.get(input=input, **kwargs)
-            return self._with_recall(history, input)
+            history = self.short_term.get(input=query, **kwargs)
+            return self._with_recall(history, query)
 
     def get_all(self) -> list[ChatMessage]:
         """The whole short-term history of this session, without recalled memories."""

@@ -109,6 +109,8 @@ def test_priority_zero_is_never_truncated_and_one_goes_first(memory: DreamMemory
         ({"user_id": "u1", "k": 0}, ValidationError),
         ({"user_id": "u1", "max_tokens": -1}, ValidationError),
         ({"user_id": "u1", "session_id": "\n"}, ValidationError),
+        ({"user_id": "u1", "name": "long term"}, ValidationError),
+        ({"user_id": "u1", "name": "</memory>"}, ValidationError),
     ],
 )
 def test_bad_arguments_raise_typed_errors(memory: DreamMemory, kwargs: dict[str, Any], error: type) -> None:

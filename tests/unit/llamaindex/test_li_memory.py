@@ -263,3 +263,19 @@ async def test_concurrent_async_calls_store_each_message_once(memory: DreamMemor
     expected = sorted(f"message {i}" for i in range(6))
     assert sorted(stored(memory)) == expected
     assert sorted(m.content or "" for m in await li.aget_all()) == expected
+
+
+def test_direct_construction_validates_too(memory: DreamMemory) -> None:
+    short = Memory.from_defaults(session_id="s9", tokenizer_fn=approximate_tokenizer)
+    built = DreamMemMemory(memory=memory, user_id="u1", session_id="s9", short_term=short)
+    assert built.memory is memory and built.k == 5
+    with pytest.raises(ScopeError):
+        DreamMemMemory(memory=memory, user_id=" ", session_id="s9", short_term=short)
+    with pytest.raises(ValidationError):
+        DreamMemMemory(memory=memory, user_id="u1", session_id="", short_term=short)
+
+
+def test_input_may_be_a_chat_message(memory: DreamMemory, li_memory: DreamMemMemory) -> None:
+    memory.add("The trip to Oslo costs 1,200 EUR", user_id="u1", session_id="old")
+    messages = li_memory.get(input=user("How much does the Oslo trip cost?"))
+    assert "1,200 EUR" in (messages[0].content or "")

@@ -39,3 +39,28 @@ def test_core_does_not_import_llamaindex() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_llamaindex_extra_is_all_the_adapters_import() -> None:
+    """`pip install "dreammem[llamaindex]"` brings llama-index-core; nothing else is imported."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    package = Path(llamaindex_dreammem.__file__).parent
+    allowed = {"llama_index", "dreammem", "llamaindex_dreammem", *sys.stdlib_module_names}
+    for source in package.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{source.name} imports {name}"
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("llama_index"):
+                assert (node.module or "").startswith("llama_index.core"), f"{source.name}: {node.module}"
+
+    import tomllib
+
+    pyproject = tomllib.loads((package.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    extra = pyproject["project"]["optional-dependencies"]["llamaindex"]
+    assert [req.split(">")[0] for req in extra] == ["llama-index-core"]
