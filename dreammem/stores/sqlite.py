@@ -337,6 +337,7 @@ class SQLiteRecordStore:
         layers: Sequence[Layer] | None = None,
         kinds: Sequence[Kind] | None = None,
         slot: str | None = None,
+        slot_prefix: str | None = None,
         session_id: str | None = None,
         pinned: bool | None = None,
         since: datetime | None = None,
@@ -355,6 +356,9 @@ class SQLiteRecordStore:
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
+        if slot_prefix is not None:
+            where.append("substr(slot, 1, ?) = ?")
+            params.extend([len(slot_prefix), slot_prefix])
         if pinned is not None:
             where.append("pinned = ?")
             params.append(int(pinned))
@@ -470,6 +474,15 @@ class SQLiteRecordStore:
             params.append(status.value)
         sql = "SELECT COUNT(*) FROM records" + (f" WHERE {' AND '.join(where)}" if where else "")
         return self._scalar(sql, params)
+
+    def slots(self, prefix: str) -> list[str]:
+        """Distinct slots of active records, across users, that start with ``prefix``."""
+        rows = self.fetchall(
+            "SELECT DISTINCT slot FROM records WHERE status = 'active' AND slot IS NOT NULL "
+            "AND substr(slot, 1, ?) = ? ORDER BY 1",
+            (len(prefix), prefix),
+        )
+        return [str(r[0]) for r in rows]
 
     def users(self) -> list[str]:
         """Every user id with at least one record."""
