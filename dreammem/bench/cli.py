@@ -99,6 +99,9 @@ def locomo(
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
+    # The reranker is handed over already fused with the first-stage order
+    # (RankFusionReranker) or on its own: either way the pipeline must not blend again.
+    cfg = cfg.model_copy(update={"recall": cfg.recall.model_copy(update={"rerank_blend": "replace"})})
     if embedder is not None:
         cfg = cfg.model_copy(update={"embedding": cfg.embedding.model_copy(update={"model": embedder})})
     conversations = load_locomo(data, limit=limit_conversations)
