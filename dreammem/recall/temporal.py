@@ -94,12 +94,6 @@ class TemporalPath:
             return self._dated(query, ranked)
         return [Candidate(f.rowid, f.score) for f in ranked]
 
-    def warm_up(self) -> None:
-        """Load dateparser's language data now rather than on the first dated query."""
-        from datetime import UTC, datetime
-
-        parse_time_query("in May 2023, 昨天", datetime.now(UTC))
-
     # -- steps ---------------------------------------------------------------------------
 
     def _embedding(self, query: RecallQuery) -> npt.NDArray[np.float32]:
