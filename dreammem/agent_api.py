@@ -277,5 +277,5 @@ def forget_session(memory: DreamMemory, *, user_id: str, session_id: str) -> int
     """
     records = _session_records(memory, user_id, session_id)
     for record in records:
-        memory.forget(record.id, user_id=record.user_id)
+        memory.forget(record.id, user_id=record.user_id, twins=False)
     return len(records)

@@ -553,8 +553,12 @@ class DreamMemory:
             raise NotFoundError(f"no memory {memory_id!r} for this user")
         return found[0]
 
-    def forget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+    def forget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
         """Soft-delete a record: status ``deleted``, out of recall, kept for audit.
+
+        With ``twins`` (the default) its twin goes too: a turn and the semantic record
+        written from it at once say the same thing, so forgetting either forgets both.
+        Clearing a transcript passes ``twins=False`` to keep what was learned from it.
 
         Returns:
             The record as it is now.
@@ -562,9 +566,11 @@ class DreamMemory:
         record = self.get(memory_id, user_id=user_id)
         if record.status is Status.DELETED:
             return record
-        deleted = dataclasses.replace(record, status=Status.DELETED, valid_to=utcnow())
-        self.update_records([deleted])
-        return deleted
+        now = utcnow()
+        doomed = [record, *(self.store.twins(record) if twins else [])]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed if r.is_active]
+        self.update_records(deleted or [dataclasses.replace(record, status=Status.DELETED, valid_to=now)])
+        return dataclasses.replace(record, status=Status.DELETED, valid_to=now)
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.

@@ -438,6 +438,15 @@ class SQLiteRecordStore:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
 
+    def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """Records with the same text linked to this one by provenance (either way)."""
+        rows = self.fetchall(
+            "SELECT * FROM records WHERE user_id = ? AND content = ? AND id != ?",
+            (record.user_id, record.content, record.id),
+        )
+        found = [_from_row(r) for r in rows]
+        return [r for r in found if record.id in r.provenance or r.id in record.provenance]
+
     def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
         """Which of these adapter message keys are already stored for the user and session."""
         found: set[str] = set()
