@@ -184,12 +184,21 @@ def keyed_paths(memory: DreamMemory) -> list[tuple[str, ...]]:
 
 
 def rank_keyed(
-    memory: DreamMemory, query: str, *, user_id: str, entries: Sequence[KeyedEntry]
+    memory: DreamMemory, query: str, *, user_id: str, entries: Sequence[KeyedEntry], depth: int = 10
 ) -> list[tuple[KeyedEntry, float | None]]:
     """Order entries by DreamMem recall for a query, best first.
 
     Entries recall ranks come first with their recall score; the rest (not indexed,
-    or outside recall's candidate lists) follow in their given order with score None.
+    or below recall's cut) follow in their given order with score None.
+
+    Args:
+        memory: The memory the entries live in.
+        query: What to rank for.
+        user_id: The scope.
+        entries: The candidates (e.g. :func:`list_keyed` after filtering).
+        depth: How many ranked entries the caller needs; recall runs for a few
+            times that many hits (other memories of the user compete for them),
+            because every recalled hit costs a record load and an access update.
     """
     if not entries:
         return []
@@ -197,7 +206,8 @@ def rank_keyed(
     indexed = {i for i, e in by_id.items() if e.indexed}
     ranked: list[tuple[KeyedEntry, float | None]] = []
     if indexed:
-        result = memory.recall(query, user_id=user_id, k=min(1000, max(len(by_id), 10)))
+        k = min(1000, max(10, 3 * depth))
+        result = memory.recall(query, user_id=user_id, k=k)
         ranked = [(by_id[h.id], h.score) for h in result if h.id in indexed]
     seen = {e.record.id for e, _ in ranked}
     return ranked + [(e, None) for e in entries if e.record.id not in seen]

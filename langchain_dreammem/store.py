@@ -155,7 +155,7 @@ class DreamMemStore(BaseStore):
         end = op.offset + op.limit
         if not op.query:
             return [_search_item(e, None) for e in entries[op.offset : end]]
-        ranked = rank_keyed(self.memory, op.query, user_id=user, entries=entries)
+        ranked = rank_keyed(self.memory, op.query, user_id=user, entries=entries, depth=end)
         scored: list[tuple[KeyedEntry, float | None]] = [(e, s) for e, s in ranked if s is not None]
         kept = scored[op.offset : end]
         unscored = [e for e, s in ranked if s is None]

@@ -66,3 +66,13 @@ def test_bad_input_is_typed(memory: DreamMemory) -> None:
     with pytest.raises(ScopeError):
         _put(memory, "", ("u1",), "k", "x")
     assert list_keyed(memory, user_id="u1") == []
+
+
+def test_rank_keyed_depth_bounds_recall_and_keeps_every_entry(memory: DreamMemory) -> None:
+    memory.add_many([{"content": f"tea note {i}", "user_id": "u1"} for i in range(40)])
+    _put(memory, "u1", ("u1",), "a", "green tea with jasmine")
+    _put(memory, "u1", ("u1",), "b", "coffee beans")
+    entries = list_keyed(memory, user_id="u1")
+    ranked = rank_keyed(memory, "jasmine tea", user_id="u1", entries=entries, depth=1)
+    assert ranked[0][0].key == "a" and ranked[0][1] is not None
+    assert sorted(e.key for e, _ in ranked) == ["a", "b"]  # nothing is lost below the cut
