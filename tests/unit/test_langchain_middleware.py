@@ -125,3 +125,25 @@ def test_dream_on_end_calls_the_core_when_it_can(tmp_path: Any) -> None:
         )
         agent.invoke({"messages": [HumanMessage("hi")]}, context={"user_id": "alice"})
         assert len(plain.get_all(user_id="alice")) == 2
+
+
+def test_user_id_from_a_pydantic_context_and_explicit_ids_must_agree(memory: DreamMemory) -> None:
+    from pydantic import BaseModel
+
+    from langchain_dreammem._common import resolve_user_id
+
+    class PydanticCtx(BaseModel):
+        user_id: str
+
+    memory.add("I prefer trains over planes", user_id="dave")
+    model = ScriptedChatModel(replies=[AIMessage("ok")])
+    agent = create_agent(model, middleware=[DreamMemMiddleware(memory)])
+    agent.invoke({"messages": [HumanMessage("how do I travel?")]}, context=PydanticCtx(user_id="dave"))
+    assert "trains over planes" in _system_texts(model)[0]
+    assert resolve_user_id({"user_id": "a"}, "user_id") == "a"
+    assert resolve_user_id(None, "user_id", "b") == "b"
+    assert resolve_user_id({"user_id": "a"}, "user_id", "a") == "a"
+    with pytest.raises(ScopeError):
+        resolve_user_id({"user_id": "a"}, "user_id", "b")  # a call may not reach another user
+    with pytest.raises(ScopeError):
+        resolve_user_id({"user_id": 7}, "user_id")
