@@ -30,8 +30,13 @@ class Explicit:
 
 
 _I = re.IGNORECASE
+# Only the imperative pins: "Remember: ...", "please remember ...", "don't forget ...".
+# "I'll always remember that trip" or "Remember when we ...?" are reminiscences.
 _REMEMBER = re.compile(
-    r"\b(?:please\s+)?(?:remember|don'?t forget|note that|keep in mind)\b|记住|别忘了|请记下", _I
+    r"(?:^|[.!?;]\s+|\bplease\s+)(?:remember|don'?t forget|note that|keep in mind)\b"
+    r"(?!\s+(?:when|how|the\s+time|that\s+time|those)\b)"
+    r"|记住|别忘了|请记下",
+    _I,
 )
 _CORRECTION = re.compile(
     r"^\s*(?:actually|correction|no,|i meant|sorry,? i meant|to correct)\b|\bnot\b[^.]{1,40}\bbut\b"
@@ -62,7 +67,9 @@ _SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
         "report format",
     ),
     (re.compile(r"\bbudget\b", _I), "budget"),
-    (re.compile(r"\bdeadline\b|\bdue (?:by|on)\b", _I), "deadline"),
+    # Not "due on": an invoice or order that is due is not the user's deadline, and one
+    # slot for both let every new invoice supersede a project deadline.
+    (re.compile(r"\bdeadline\b", _I), "deadline"),
     (re.compile(r"叫我|我叫|我的名字"), "name"),
     (re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|为|改成|变成)"), "{attr}"),
     (re.compile(r"我(?:现在)?住在|我搬到"), "home city"),
