@@ -13,6 +13,8 @@ any other, with:
   structured value as given and when the key was first written.
 
 Deleting a key soft-deletes its active record (status ``deleted``, kept for audit).
+The second-level dream neither archives nor merges keyed records (:func:`is_keyed`):
+a value stays until its key is written again or deleted.
 Paths are listed across users only as labels (:func:`keyed_paths`); every read of
 values is scoped to one user.
 """
@@ -23,17 +25,20 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreammem.errors import ValidationError
-from dreammem.memory import DreamMemory
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_user_id
+
+if TYPE_CHECKING:  # the facade imports the dream, which asks is_keyed
+    from dreammem.memory import DreamMemory
 
 __all__ = [
     "KeyedEntry",
     "delete_keyed",
     "get_keyed",
+    "is_keyed",
     "keyed_entry",
     "keyed_paths",
     "list_keyed",
@@ -86,6 +91,11 @@ def _path_prefix(prefix: Sequence[str]) -> str:
     labels = _labels(prefix)
     opened = json.dumps(labels, ensure_ascii=True)[:-1]
     return _SLOT_PREFIX + (opened + "," if labels else opened)
+
+
+def is_keyed(record: MemoryRecord) -> bool:
+    """True for a record addressed by a path and key (housekeeping must leave it be)."""
+    return record.slot is not None and record.slot.startswith(_SLOT_PREFIX)
 
 
 def keyed_entry(record: MemoryRecord) -> KeyedEntry:
