@@ -50,7 +50,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from dreammem.errors import ScopeError
+from dreammem.errors import ScopeError, ValidationError
 from dreammem.keyed import (
     KeyedEntry,
     delete_keyed,
@@ -61,6 +61,7 @@ from dreammem.keyed import (
     rank_keyed,
 )
 from dreammem.memory import DreamMemory
+from dreammem.validation import check_metadata, check_user_id
 
 __all__ = ["DreamMemStore"]
 
@@ -102,7 +103,8 @@ class DreamMemStore(BaseStore):
                 results.append(None)
             else:
                 results.append(self._read(op))
-        for op in puts.values():
+        # Check every put before writing any, so a bad value in a batch writes nothing.
+        for op in [self._checked(op) for op in puts.values()]:
             self._put(op)
         return results
 
@@ -128,6 +130,14 @@ class DreamMemStore(BaseStore):
         if isinstance(op, ListNamespacesOp):
             return _list_namespaces(keyed_paths(self.memory), op)
         raise ValueError(f"unknown operation type: {type(op).__name__}")
+
+    def _checked(self, op: PutOp) -> PutOp:
+        check_user_id(self._user(op.namespace))
+        if op.value is not None:
+            if not isinstance(op.value, Mapping):
+                raise ValidationError(f"value must be a mapping, got {type(op.value).__name__}")
+            check_metadata(op.value)
+        return op
 
     def _put(self, op: PutOp) -> None:
         user = self._user(op.namespace)
@@ -155,7 +165,7 @@ class DreamMemStore(BaseStore):
         end = op.offset + op.limit
         if not op.query:
             return [_search_item(e, None) for e in entries[op.offset : end]]
-        ranked = rank_keyed(self.memory, op.query, user_id=user, entries=entries)
+        ranked = rank_keyed(self.memory, op.query, user_id=user, entries=entries, depth=end)
         scored: list[tuple[KeyedEntry, float | None]] = [(e, s) for e, s in ranked if s is not None]
         kept = scored[op.offset : end]
         unscored = [e for e, s in ranked if s is None]
