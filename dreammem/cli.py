@@ -209,6 +209,14 @@ def demo(
         console.print(f"[dim]demo store left at {target}[/dim]")
 
 
+from dreammem.cli_dream import bench_dream, dream_app  # noqa: E402
+
+app.add_typer(dream_app, name="dream")
+bench_app = typer.Typer(help="Benchmarks (numbers with baselines from the same run).", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+bench_app.command("dream")(bench_dream)
+
+
 def main() -> None:
     """Entry point: run the CLI, turning library errors into a clean message and exit code 2."""
     try:
