@@ -198,7 +198,7 @@ def bench_dream(
 
     result = run_benchmark(seed=seed, batches=dreams, per_batch=per_dream, progress=console.log)
     table = Table(title=f"dream benchmark: {dreams} dreams x {per_dream} turns per language, seed {seed}")
-    columns = ["mode", "language", *METRIC_KEYS, "active", "guard_kept", "llm_rejected"]
+    columns = ["mode", "language", *METRIC_KEYS, "dream_cpu_seconds", "active", "guard_kept", "llm_rejected"]
     for column in columns:
         table.add_column(column.replace("_", " "), justify="right")
     rows = summary_rows(result)

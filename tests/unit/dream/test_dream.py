@@ -294,3 +294,21 @@ def test_an_invoice_due_date_does_not_supersede_a_deadline(memory: DreamMemory) 
     )
     memory.dream(user_id="u1")
     assert deadline in active_contents(memory)
+
+
+def test_a_summary_is_indexed_at_the_centroid_of_what_it_replaces(memory: DreamMemory) -> None:
+    import numpy as np
+
+    seed(memory)
+    report = memory.dream(user_id="u1")
+    summary = next(d for d in report.distilled if d.kind == "summary")
+
+    def vector(record_id: str) -> np.ndarray:
+        row = memory.store.fetchone(
+            "SELECT v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid WHERE r.id = ?", (record_id,)
+        )
+        return np.frombuffer(row[0], dtype=np.float32)
+
+    centroid = np.mean([vector(s) for s in summary.sources], axis=0)
+    assert np.allclose(vector(summary.id), centroid / np.linalg.norm(centroid), atol=1e-6)
+    assert summary.id in memory.recall(summary.content, user_id="u1", k=5).ids
