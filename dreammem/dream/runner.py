@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from dreammem.dream import journal
-from dreammem.dream.conflicts import resolve_slot_conflicts
+from dreammem.dream.conflicts import llm_conflicts, resolve_slot_conflicts
 from dreammem.dream.context import DreamContext, default_context
 from dreammem.dream.distill import DistillPlan, distill
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM
@@ -87,6 +87,11 @@ def run_dream(
     )
     plan = plan_writes(queued, distilled, twins, dream_id=dream_id, now=started)
     resolve_slot_conflicts(plan, store, user_id)
+    if llm is not None:
+        fresh = [p.record for p in distilled.patterns if p.record.slot is None]
+        fresh += [s.record for s in distilled.kept if s.record.role is Role.USER and s.record.slot is None]
+        fresh += [t for t in twins.values() if t.slot is None and plan.current(t).is_active]
+        notes += llm_conflicts(plan, store, user_id, fresh, llm, anchor)[1]
 
     def report() -> DreamReport:
         elapsed = time.perf_counter() - clock
