@@ -70,6 +70,14 @@ class RecallConfig(_Frozen):
     candidates_per_path: int = Field(30, ge=1, description="Candidates each path returns.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates given to the reranker.")
+    rerank_blend: Literal["rrf", "replace"] = Field(
+        "rrf",
+        description="How the reranker orders the top candidates: 'rrf' fuses its rank with the "
+        "first-stage rank (reciprocal rank fusion); 'replace' orders by the reranker alone.",
+    )
+    rerank_weight: float = Field(
+        1.0, gt=0, description="With rerank_blend='rrf': weight of the reranker's rank (first stage = 1)."
+    )
     context_window_turns: int = Field(
         1, ge=0, le=5, description="Previous turns of a session indexed with a turn (matching only)."
     )
@@ -82,6 +90,11 @@ class RecallConfig(_Frozen):
     budget_fraction: float = Field(
         0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."
     )
+
+    @property
+    def budget_tokens(self) -> int:
+        """The default token budget of the memory block: window x fraction."""
+        return int(self.model_window_tokens * self.budget_fraction)
 
 
 class DreamConfig(_Frozen):

@@ -149,6 +149,7 @@ def commit(
                 store.update(after)
             store.dequeue(user_id, plan.dequeue)
             memory._bump_generation()
+            memory._stage_graph([*plan.inserts, *(after for _, after in plan.updates.values())])
             log_entry()
         sync_derived(memory, user_id, plan.inserts, rowids, vectors, [a for _, a in plan.updates.values()])
 
@@ -210,8 +211,7 @@ def sync_derived(
         live = [n for n, r in enumerate(inserted) if r.is_active]
         index.add(user_id, [rowids[n] for n in live], vectors[live])
         memory._after_status_change(changed)
-        if memory.graph is not None and live:
-            memory._graph_upsert(user_id, [inserted[n] for n in live])
+        memory._flush_graph()
     except Exception as exc:  # degradation boundary: the derived index is rebuilt from SQLite
         log.warning("updating derived indexes after a dream failed (%s); rebuilding FAISS", exc)
         memory._rebuild_index()

@@ -22,7 +22,7 @@ from dreammem.dream import journal
 from dreammem.dream.forget import superseded
 from dreammem.errors import ValidationError
 from dreammem.stores.sqlite import SQLiteRecordStore
-from dreammem.types import Layer, MemoryRecord, utcnow
+from dreammem.types import Layer, MemoryRecord, Status, utcnow
 
 if TYPE_CHECKING:
     from dreammem.memory import DreamMemory
@@ -68,6 +68,8 @@ def undo_dream(
             later = journal.later_dreams(store, dream_id, user_id)
             if later:
                 raise ValidationError(f"undo the later dreams first (newest first): {later}")
+            gone = [dataclasses.replace(r, status=Status.DELETED) for r in store.get(user_id, undo.inserted)]
+            memory._stage_graph(gone)
             deleted = _delete(store, user_id, undo.inserted)
             restored, skipped = _restore(store, user_id, undo)
             requeued = _requeue(store, user_id, undo.queue)
@@ -80,10 +82,9 @@ def undo_dream(
                 )
             journal.mark_undone(store, dream_id, now or utcnow())
             memory._bump_generation()
+            memory._stage_graph(restored)
         memory._rebuild_index()
-        if memory.graph is not None:
-            memory._graph_remove(user_id, deleted)
-            memory._graph_upsert(user_id, [r for r in restored if r.is_active])
+        memory._flush_graph()
     return UndoResult(dream_id, tuple(deleted), tuple(r.id for r in restored), requeued, tuple(skipped))
 
 

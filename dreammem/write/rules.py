@@ -30,8 +30,13 @@ class Explicit:
 
 
 _I = re.IGNORECASE
+# Only the imperative pins: "Remember: ...", "please remember ...", "don't forget ...".
+# "I'll always remember that trip" or "Remember when we ...?" are reminiscences.
 _REMEMBER = re.compile(
-    r"\b(?:please\s+)?(?:remember|don'?t forget|note that|keep in mind)\b|记住|别忘了|请记下", _I
+    r"(?:^|[.!?;]\s+|\bplease\s+)(?:remember|don'?t forget|note that|keep in mind)\b"
+    r"(?!\s+(?:when|how|the\s+time|that\s+time|those)\b)"
+    r"|记住|别忘了|请记下",
+    _I,
 )
 _CORRECTION = re.compile(
     r"^\s*(?:actually|correction|no,|i meant|sorry,? i meant|to correct)\b|\bnot\b[^.]{1,40}\bbut\b"
