@@ -37,6 +37,16 @@ PathOpt = Annotated[
 ]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
 _CONTENT_CHARS = 70
+_COUNT_COLUMNS = (
+    "queued",
+    "kept",
+    "compressed",
+    "merged",
+    "migrated",
+    "superseded",
+    "archived",
+    "guard_kept",
+)
 
 
 def _open(path: Path | None, config: Path | None) -> DreamMemory:
@@ -56,33 +66,10 @@ def print_report(report: DreamReport) -> None:
         f"{', DRY RUN: nothing written' if report.dry_run else ''})"
     )
     counts = Table(title=title)
-    for column in (
-        "queued",
-        "kept",
-        "compressed",
-        "merged",
-        "migrated",
-        "superseded",
-        "archived",
-        "guard kept",
-    ):
-        counts.add_column(column, justify="right")
+    for key in _COUNT_COLUMNS:
+        counts.add_column(key.replace("_", " "), justify="right")
     c = report.counts
-    counts.add_row(
-        *(
-            str(c[k])
-            for k in (
-                "queued",
-                "kept",
-                "compressed",
-                "merged",
-                "migrated",
-                "superseded",
-                "archived",
-                "guard_kept",
-            )
-        )
-    )
+    counts.add_row(*(str(c[key]) for key in _COUNT_COLUMNS))
     console.print(counts)
     console.print(
         f"new records: {c['new_records']} ({c['patterns']} patterns, {c['summaries']} summaries)  "
