@@ -21,6 +21,7 @@ from rich.table import Table
 from dreammem.bench.cli import bench_app
 from dreammem.bench.graph_cli import bench_graph
 from dreammem.bench.train_cli import train_reranker
+from dreammem.cli_dream import bench_dream, dream_app
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -32,6 +33,8 @@ app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_
 console = Console()
 app.add_typer(bench_app, name="bench")
 bench_app.command("graph")(bench_graph)
+bench_app.command("dream")(bench_dream)
+app.add_typer(dream_app, name="dream")
 app.command("train-reranker")(train_reranker)
 
 PathOpt = Annotated[
