@@ -48,3 +48,7 @@ bench-graph: install  ## embedded vs Neo4j graph (starts and stops the test serv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+
+.PHONY: bench-dream
+bench-dream: install  ## dream quality and speed on synthetic English/Chinese streams
+	@mkdir -p .bench; $(VENV)/bin/dreammem bench dream --json .bench/dream.json

@@ -7,16 +7,18 @@ so a fix lands once for both frameworks.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from dreammem.memory import DreamMemory
 from dreammem.recall.packing import PackedContext
 from dreammem.recall.result import RecallResult
-from dreammem.types import MemoryRecord, Role
-from dreammem.validation import check_user_id
+from dreammem.types import Kind, MemoryRecord, Role, Status
+from dreammem.validation import check_id, check_user_id
 
 __all__ = [
     "FORGET_DESCRIPTION",
@@ -26,12 +28,15 @@ __all__ = [
     "ChatTurn",
     "SearchOutput",
     "forget_memory",
+    "forget_session",
+    "history_block",
     "hit_metadata",
     "ingest_turns",
     "last_user_text",
     "memory_block",
     "save_memory",
     "search_memory",
+    "session_turns",
     "with_memory_block",
 ]
 
@@ -115,6 +120,10 @@ def last_user_text(turns: Sequence[ChatTurn]) -> str | None:
     return None
 
 
+def _visible_key(text: str) -> str:
+    return unicodedata.normalize("NFC", text).strip()
+
+
 def memory_block(
     memory: DreamMemory,
     query: str | None,
@@ -123,16 +132,63 @@ def memory_block(
     k: int = 5,
     max_tokens: int | None = None,
     session_id: str | None = None,
+    exclude: Collection[str] = (),
 ) -> PackedContext | None:
-    """Recall for the query and pack it for a prompt; None when nothing to inject."""
+    """Recall for the query and pack it for a prompt; None when nothing to inject.
+
+    Args:
+        memory: The store.
+        query: What to recall for (usually the last user message).
+        user_id: The scope.
+        k: How many ranked memories.
+        max_tokens: The block's budget (default: the configured share of the window).
+        session_id: The current session.
+        exclude: Texts the prompt already shows (the visible chat history); memories
+            with exactly that content are left out, so the block does not repeat them.
+    """
     if query is None or not query.strip():
         return None
-    result = memory.recall(query, user_id=user_id, k=k, session_id=session_id)
+    visible = {_visible_key(t) for t in exclude if t.strip()}
+    # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats).
+    extra = min(len(visible), 3 * k)
+    result = memory.recall(query, user_id=user_id, k=min(k + extra, 1000), session_id=session_id)
+    if visible:
+        kept = [h for h in result.hits if _visible_key(h.record.content) not in visible]
+        ranked = {h.id for h in [h for h in kept if not h.record.pinned][:k]}
+        hits = tuple(h for h in kept if h.record.pinned or h.id in ranked)
+        result = dataclasses.replace(result, hits=hits)
     budget = max_tokens or int(
         memory.config.recall.model_window_tokens * memory.config.recall.budget_fraction
     )
     packed = result.to_context(max_tokens=budget)
     return packed if packed.text else None
+
+
+def history_block(
+    memory: DreamMemory,
+    turns: Sequence[ChatTurn],
+    *,
+    user_id: str,
+    query: str | None = None,
+    k: int = 5,
+    max_tokens: int | None = None,
+    session_id: str | None = None,
+) -> PackedContext | None:
+    """The memory block for a chat about to be sent to a model.
+
+    The query is ``query`` when it has text, else the last user turn; memories that
+    repeat a turn of ``turns`` (already in the prompt) are left out.
+    """
+    text = query if query is not None and query.strip() else last_user_text(turns)
+    return memory_block(
+        memory,
+        text,
+        user_id=user_id,
+        k=k,
+        max_tokens=max_tokens,
+        session_id=session_id,
+        exclude=[t.content for t in turns],
+    )
 
 
 def with_memory_block(system_text: str | None, block: PackedContext | None) -> str | None:
@@ -183,3 +239,43 @@ def ingest_turns(
         if key not in stored
     ]
     return memory.add_many(new) if new else []
+
+
+_LIVE_TURN = (Status.ACTIVE, Status.SUPERSEDED, Status.ARCHIVED)
+"""Turn statuses that still belong to a session's transcript (all but deleted)."""
+
+
+def _session_records(memory: DreamMemory, user_id: str, session_id: str) -> list[MemoryRecord]:
+    return memory.store.find(
+        check_user_id(user_id),
+        statuses=_LIVE_TURN,
+        kinds=[Kind.TURN],
+        session_id=check_id(session_id, "session_id"),
+        newest_first=False,
+    )
+
+
+def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list[ChatTurn]:
+    """Every turn of a session that was not forgotten, oldest first.
+
+    A turn whose fact was superseded later still happened, so it stays in the
+    transcript; only forgotten (deleted) turns leave it.
+    """
+    out = []
+    for record in _session_records(memory, user_id, session_id):
+        key = str(record.metadata.get("message_key", ""))
+        message_id = key[3:] if key.startswith("id:") else None
+        out.append(ChatTurn(record.role.value if record.role else "user", record.content, message_id))
+    return out
+
+
+def forget_session(memory: DreamMemory, *, user_id: str, session_id: str) -> int:
+    """Soft-forget every turn of a session; returns how many were forgotten.
+
+    Long-term facts already written from those turns (preferences, constraints)
+    stay: clearing a transcript is not forgetting what the user asked to keep.
+    """
+    records = _session_records(memory, user_id, session_id)
+    for record in records:
+        memory.forget(record.id, user_id=record.user_id, twins=False)
+    return len(records)

@@ -18,7 +18,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dreammem.bench.cli import bench_app
 from dreammem.bench.graph_cli import bench_graph
+from dreammem.bench.train_cli import train_reranker
+from dreammem.cli_dream import bench_dream, dream_app
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -27,10 +30,12 @@ from dreammem.recall.result import RecallResult
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
-bench_app = typer.Typer(help="Benchmarks: numbers with their baselines, measured in the same run.")
+console = Console()
 app.add_typer(bench_app, name="bench")
 bench_app.command("graph")(bench_graph)
-console = Console()
+bench_app.command("dream")(bench_dream)
+app.add_typer(dream_app, name="dream")
+app.command("train-reranker")(train_reranker)
 
 PathOpt = Annotated[
     Path | None,

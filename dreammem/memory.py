@@ -18,6 +18,12 @@ from types import TracebackType
 from typing import Any, Self
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.dream import service as dream_service
+from dreammem.dream.context import DreamContext
+from dreammem.dream.locks import UserLocks
+from dreammem.dream.memory_index import MemoryIndexPath
+from dreammem.dream.report import DreamReport
+from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.errors import ConfigError, NotFoundError, ValidationError
@@ -26,6 +32,7 @@ from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
+from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
@@ -103,6 +110,7 @@ class DreamMemory:
         db_path, self._faiss_path = _resolve_paths(path)
         self.path = None if path is None else Path(path)
         self._lock = threading.RLock()
+        self._dream_locks = UserLocks()
         self.store = SQLiteRecordStore(db_path)
         self.llm = llm
         self._embedder: Embedder | None = embedder
@@ -233,10 +241,14 @@ class DreamMemory:
             paths: dict[str, Any] = {
                 "vector": VectorPath(self._index, embedder),
                 "keyword": KeywordPath(self.store),
+                "temporal": TemporalPath(self.store, self._index, embedder),
+                "index": MemoryIndexPath(self.store),
             }
             if self.graph is not None:
                 paths["graph"] = GraphPath(self.graph, self.store)
-            self._pipeline = RecallPipeline(self.store, paths, self.config.recall, self.reranker)
+            self._pipeline = RecallPipeline(
+                self.store, paths, self.config.recall, self.reranker, embedder=embedder
+            )
         return self._pipeline
 
     # -- write ------------------------------------------------------------------------
@@ -308,8 +320,15 @@ class DreamMemory:
         session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
+        pinned: bool = True,
+        slot: str | None = None,
     ) -> MemoryRecord:
-        """Store a pinned core memory: always recalled first, never ranked out.
+        """Store a semantic memory at once; by default a pinned core memory.
+
+        A pinned memory is always recalled first and never ranked out. With
+        ``pinned=False`` it is an ordinary long-term fact. An active record of the same
+        ``slot`` (default: read off the text by the explicit-memory rules) is
+        superseded by this one, and stays in history.
 
         Returns:
             The semantic record.
@@ -330,7 +349,9 @@ class DreamMemory:
             record_kind = Kind(kind)
         except ValueError as exc:
             raise ValidationError(f"unknown kind {kind!r}") from exc
-        record = build_core_memory(turn, kind=record_kind, now=now)
+        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
+            raise ValidationError("slot must be a non-empty str without NUL bytes")
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
         with self._lock:
             self._persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
@@ -503,18 +524,18 @@ class DreamMemory:
         k = check_k(k)
         reference = check_event_time(now, default=utcnow())
         if self._embedder is None and self.store.count(user) == 0:
-            return RecallResult(query=text, user_id=user, hits=())
+            return RecallResult(
+                query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
+            )
         pipeline = self.pipeline
         with self._lock:
             self._flush_graph()
-        embedding = self.embedder.embed_query(text)
         rq = RecallQuery(
             text=text,
             user_id=user,
             limit=max(self.config.recall.candidates_per_path, k),
             now=reference,
             session_id=check_id(session_id, "session_id"),
-            embedding=embedding,
         )
         return pipeline.run(rq, k, paths=paths)
 
@@ -532,8 +553,12 @@ class DreamMemory:
             raise NotFoundError(f"no memory {memory_id!r} for this user")
         return found[0]
 
-    def forget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+    def forget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
         """Soft-delete a record: status ``deleted``, out of recall, kept for audit.
+
+        With ``twins`` (the default) its twin goes too: a turn and the semantic record
+        written from it at once say the same thing, so forgetting either forgets both.
+        Clearing a transcript passes ``twins=False`` to keep what was learned from it.
 
         Returns:
             The record as it is now.
@@ -541,9 +566,11 @@ class DreamMemory:
         record = self.get(memory_id, user_id=user_id)
         if record.status is Status.DELETED:
             return record
-        deleted = dataclasses.replace(record, status=Status.DELETED, valid_to=utcnow())
-        self.update_records([deleted])
-        return deleted
+        now = utcnow()
+        doomed = [record, *(self.store.twins(record) if twins else [])]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed if r.is_active]
+        self.update_records(deleted or [dataclasses.replace(record, status=Status.DELETED, valid_to=now)])
+        return dataclasses.replace(record, status=Status.DELETED, valid_to=now)
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.
@@ -610,6 +637,58 @@ class DreamMemory:
         if user is not None:
             out["queue"] = self.store.queue_size(user)
         return out
+
+    # -- dreaming (logic in dreammem.dream) ----------------------------------------------------
+
+    def dream(
+        self,
+        *,
+        user_id: str,
+        dry_run: bool = False,
+        level: int = 1,
+        context: DreamContext | None = None,
+        now: datetime | None = None,
+    ) -> DreamReport:
+        """Consolidate the user's short-term queue now (level 2: long-term housekeeping).
+
+        Atomic: the queue is emptied exactly when the long-term writes commit. With
+        ``dry_run`` nothing is written and the report says what would happen.
+        """
+        return dream_service.dream(self, user_id, dry_run=dry_run, level=level, context=context, now=now)
+
+    def undo_dream(self, dream_id: str, *, user_id: str) -> UndoResult:
+        """Restore the user's memory as it was before a dream (newest dreams first)."""
+        return undo_dream(self, dream_id, check_user_id(user_id))
+
+    def maybe_dream(
+        self, user_id: str, *, now: datetime | None = None, blocking: bool = True
+    ) -> list[DreamReport]:
+        """Run the dreams the triggers say are due (queue size, time, second-level period)."""
+        return dream_service.maybe_dream(self, user_id, now=now, blocking=blocking)
+
+    def end_task(
+        self,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        outcome: str | None = None,
+        success: bool | None = None,
+        now: datetime | None = None,
+    ) -> list[DreamReport]:
+        """A task phase ended: store its outcome as a procedural record, dream if due."""
+        return dream_service.end_phase(
+            self, user_id, session_id=session_id, outcome=outcome, success=success, kind="task", now=now
+        )
+
+    def end_session(self, *, user_id: str, session_id: str, now: datetime | None = None) -> list[DreamReport]:
+        """A session ended: dream if due."""
+        return dream_service.end_phase(self, user_id, session_id=session_id, kind="session", now=now)
+
+    def dreams(self, *, user_id: str, limit: int = 20) -> list[DreamReport]:
+        """The user's dream log, newest first."""
+        from dreammem.dream.journal import list_reports
+
+        return [report for report, _ in list_reports(self.store, check_user_id(user_id), check_k(limit))]
 
     # -- maintenance ----------------------------------------------------------------------
 

@@ -1,1 +1,1 @@
-"""Benchmarks behind ``dreammem bench ...``: each measures and returns numbers; the CLI prints them."""
+"""Benchmarks: commands that print numbers next to baselines computed in the same run."""

@@ -44,8 +44,8 @@ def query_entity_keys(text: str) -> list[str]:
     raw = [_POSSESSIVE.sub("", w) for w in raw if w]
     keys += [normalize_entity(s) for s in _word_spans([w for w in raw if w])]
     if contains_cjk(text):
-        keys += [t for t in tokenize(text) if t not in STOPWORDS and len(t) > 1]
-    keys += [normalize_entity(s) for s in _word_spans(tokenize(text))]
+        keys += [t for t in tokenize(text, cjk_chars=False) if t not in STOPWORDS and len(t) > 1]
+    keys += [normalize_entity(s) for s in _word_spans(tokenize(text, cjk_chars=False))]
     return [k for k in dict.fromkeys(keys) if k][:_MAX_KEYS]
 
 

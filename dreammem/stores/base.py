@@ -60,6 +60,18 @@ class VectorIndex(ABC):
     def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """The ``k`` nearest row ids of this user's vectors, best first, with cosine scores."""
 
+    def search_subset(
+        self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
+    ) -> list[tuple[int, float]]:
+        """The ``k`` nearest of the given row ids (inside this user's scope), best first.
+
+        The default ranks every vector of the user and keeps the given ids; backends
+        that can filter inside the search override it.
+        """
+        wanted = set(ids)
+        ranked = self.search(user_id, query, self.count(user_id))
+        return [(i, s) for i, s in ranked if i in wanted][:k]
+
     @abstractmethod
     def count(self, user_id: str | None = None) -> int:
         """How many vectors the index holds (for one user, or in all)."""

@@ -139,6 +139,33 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
     Migration(
+        4,
+        "dreams",
+        """
+        CREATE TABLE dreams (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            level INTEGER NOT NULL,
+            trigger TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            report TEXT NOT NULL,
+            undo TEXT NOT NULL,
+            undone_at TEXT
+        );
+        CREATE INDEX dreams_user_level ON dreams(user_id, level, finished_at);
+        CREATE TABLE memory_index (
+            user_id TEXT NOT NULL,
+            facet TEXT NOT NULL,
+            key TEXT NOT NULL,
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            PRIMARY KEY (user_id, facet, key, record_id)
+        );
+        CREATE INDEX memory_index_record ON memory_index(record_id);
+        """,
+    ),
+    Migration(
         5,
         "message_key_index",
         """

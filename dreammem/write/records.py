@@ -97,15 +97,21 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
     return records
 
 
-def build_core_memory(turn: TurnInput, *, kind: Kind, now: datetime) -> MemoryRecord:
-    """A pinned semantic record for ``remember(...)``: importance 5, always recalled first."""
+def build_core_memory(
+    turn: TurnInput, *, kind: Kind, now: datetime, pinned: bool = True, slot: str | None = None
+) -> MemoryRecord:
+    """A semantic record for ``remember(...)``.
+
+    Pinned by default (importance 5, always recalled first); ``slot`` defaults to the
+    one the explicit-memory rules read off the text.
+    """
     explicit = detect_explicit(turn.content)
     return _semantic(
         turn,
         kind=kind,
-        importance=5,
-        pinned=True,
-        slot=explicit.slot if explicit else None,
+        importance=5 if pinned else 4,
+        pinned=pinned,
+        slot=slot if slot is not None else explicit.slot if explicit else None,
         entities=tuple(e.text for e in extract_entities(turn.content)),
         now=now,
         provenance=(),

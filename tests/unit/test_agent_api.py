@@ -6,6 +6,7 @@ from dreammem import DreamMemory, ScopeError
 from dreammem.agent_api import (
     ChatTurn,
     forget_memory,
+    history_block,
     ingest_turns,
     last_user_text,
     memory_block,
@@ -59,3 +60,61 @@ def test_memory_block_and_system_prompt(memory: DreamMemory) -> None:
     assert with_memory_block("base", None) == "base"
     assert last_user_text([ChatTurn("user", "a"), ChatTurn("assistant", "b")]) == "a"
     assert last_user_text([ChatTurn("assistant", "b")]) is None
+
+
+def test_session_turns_and_forget_session(memory: DreamMemory) -> None:
+    from dreammem.agent_api import forget_session, session_turns
+
+    ingest_turns(
+        memory,
+        [ChatTurn("user", "I prefer tea", "m1"), ChatTurn("assistant", "Noted.", "m2")],
+        user_id="u1",
+        session_id="s1",
+    )
+    ingest_turns(memory, [ChatTurn("user", "other session")], user_id="u1", session_id="s2")
+    ingest_turns(memory, [ChatTurn("user", "I prefer coffee now")], user_id="u1", session_id="s1")
+    turns = session_turns(memory, user_id="u1", session_id="s1")
+    assert [(t.role, t.content) for t in turns] == [
+        ("user", "I prefer tea"),
+        ("assistant", "Noted."),
+        ("user", "I prefer coffee now"),
+    ]
+    assert turns[0].message_id == "m1" and turns[2].message_id is None
+    assert session_turns(memory, user_id="u2", session_id="s1") == []
+    assert forget_session(memory, user_id="u1", session_id="s1") == 3
+    assert session_turns(memory, user_id="u1", session_id="s1") == []
+    assert [t.content for t in session_turns(memory, user_id="u1", session_id="s2")] == ["other session"]
+    # The preference extracted from the forgotten turns is long-term memory and stays.
+    assert any("coffee" in h.record.content for h in memory.recall("coffee", user_id="u1"))
+    with pytest.raises(ScopeError):
+        session_turns(memory, user_id="", session_id="s1")
+
+
+def test_memory_block_leaves_out_what_the_prompt_already_shows(memory: DreamMemory) -> None:
+    memory.add("The trip to Oslo costs 1,200 EUR", user_id="u1", session_id="old")
+    memory.add("How much does the trip to Oslo cost?", user_id="u1", session_id="now")
+    pinned = memory.remember("Always answer in French", user_id="u1")
+    query = "How much does the trip to Oslo cost?"
+    plain = memory_block(memory, query, user_id="u1")
+    assert plain is not None and query in plain.text
+    block = memory_block(memory, query, user_id="u1", exclude=[f"  {query} ", "", "unrelated"])
+    assert block is not None
+    assert query not in block.text  # the visible turn is not repeated
+    assert "1,200 EUR" in block.text and pinned.id in block.included
+    # k still counts ranked memories after the visible ones are dropped.
+    one = memory_block(memory, query, user_id="u1", k=1, exclude=[query])
+    assert one is not None and len(one.included) == 2  # the pinned memory + one ranked
+    assert "1,200 EUR" in one.text
+
+
+def test_history_block_queries_the_last_user_turn_and_skips_visible_turns(memory: DreamMemory) -> None:
+    memory.add("The trip to Oslo costs 1,200 EUR", user_id="u1", session_id="old")
+    turns = [ChatTurn("user", "How much does the trip to Oslo cost?"), ChatTurn("assistant", "Let me check.")]
+    ingest_turns(memory, turns, user_id="u1", session_id="now")
+    block = history_block(memory, turns, user_id="u1", session_id="now")
+    assert block is not None and "1,200 EUR" in block.text
+    assert "Let me check." not in block.text and "How much" not in block.text
+    # An explicit query wins over the history; no query and no user turn: nothing.
+    assert history_block(memory, [ChatTurn("assistant", "hi")], user_id="u1") is None
+    explicit = history_block(memory, [ChatTurn("assistant", "hi")], user_id="u1", query="Oslo trip cost")
+    assert explicit is not None and "1,200 EUR" in explicit.text

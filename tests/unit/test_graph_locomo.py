@@ -7,7 +7,7 @@ from pathlib import Path
 from dreammem.bench.graph_locomo import PATH_SETS, load_locomo, run_locomo_graph, summary
 from dreammem.embed import HashingEmbedder
 
-FIXTURE = Path(__file__).parent.parent / "fixtures" / "locomo_tiny.json"
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "locomo_tiny_graph.json"
 
 
 def test_loader_normalises_evidence_and_skips_what_cannot_be_scored() -> None:

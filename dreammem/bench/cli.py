@@ -1,0 +1,224 @@
+"""``dreammem bench ...``: benchmark commands (a typer sub-app registered in dreammem.cli)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from dreammem.bench.locomo import LocomoConversation, load_locomo
+from dreammem.bench.methods import BenchMethod
+from dreammem.bench.report import build_report, render_table
+from dreammem.bench.runner import MethodRun, merge_runs, run_benchmark, total_steps
+from dreammem.bench.suite import build_methods, close_methods, load_reranker, parse_methods
+from dreammem.config import DreamMemConfig, load_config
+from dreammem.embed.base import Embedder
+from dreammem.embed.models import SentenceTransformerEmbedder, resolve_embedder
+from dreammem.recall.pipeline import Reranker
+
+__all__ = ["bench_app"]
+
+bench_app = typer.Typer(help="Benchmarks: retrieval quality, throughput and latency.", no_args_is_help=True)
+console = Console()
+if not console.is_terminal:
+    console = Console(width=200)  # a report piped to a file keeps every column
+err_console = Console(stderr=True)
+
+
+def _progress(total: int, desc: str) -> tuple[Callable[[str], None], Callable[[], None]]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[method]}"),
+        console=err_console,
+    )
+    task = bar.add_task(desc, total=total, method="")
+    bar.start()
+
+    def step(method: str) -> None:
+        bar.update(task, advance=1, method=method)
+
+    return step, bar.stop
+
+
+def _run(
+    conversations: Sequence[LocomoConversation],
+    make_methods: Callable[[], list[BenchMethod]],
+    k: int,
+    desc: str,
+) -> dict[str, MethodRun]:
+    methods = make_methods()
+    step, done = _progress(total_steps(conversations, methods), desc)
+    try:
+        return run_benchmark(conversations, methods, k=k, on_step=step)
+    finally:
+        done()
+        close_methods(methods)
+
+
+@bench_app.command("locomo")
+def locomo(
+    data: Annotated[Path, typer.Option("--data", help="A LoCoMo JSON file.", exists=True, dir_okay=False)],
+    methods: Annotated[
+        str, typer.Option(help="Comma-separated methods.")
+    ] = "dreammem,vector,bm25,fusion,recency",
+    reranker: Annotated[
+        str | None, typer.Option(help="Cross-encoder for dreammem: hub name or local path.")
+    ] = None,
+    k: Annotated[int, typer.Option(help="Memories recalled per question.", min=1, max=100)] = 10,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the report here.")] = None,
+    limit_conversations: Annotated[
+        int | None, typer.Option(help="Use only the first N conversations.", min=1)
+    ] = None,
+    ablate: Annotated[bool, typer.Option(help="Also run dreammem with each recall path off.")] = False,
+    embedder: Annotated[
+        str | None, typer.Option(help="Embedder of the dreammem method (minilm, e5, a name or path).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="A DreamMem config file for the dreammem method.")
+    ] = None,
+    rerank_max_length: Annotated[int, typer.Option(help="Tokens per reranked pair.")] = 128,
+    rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
+    rerank_blend: Annotated[
+        bool, typer.Option(help="Fuse the reranker's rank with the first-stage order (RRF).")
+    ] = True,
+    folds: Annotated[
+        bool,
+        typer.Option(help="Train a reranker per conversation on the others and score it on that one."),
+    ] = False,
+) -> None:
+    """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
+    names = parse_methods(methods)
+    cfg = load_config(config) if config else DreamMemConfig()
+    if embedder is not None:
+        cfg = cfg.model_copy(update={"embedding": cfg.embedding.model_copy(update={"model": embedder})})
+    conversations = load_locomo(data, limit=limit_conversations)
+    baseline = SentenceTransformerEmbedder()
+    own = _dreammem_embedder(cfg, baseline)
+
+    def methods_with(rr: Reranker | None) -> Callable[[], list[BenchMethod]]:
+        return lambda: build_methods(
+            names, baseline_embedder=baseline, config=cfg, dreammem_embedder=own, reranker=rr, ablate=ablate
+        )
+
+    extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}
+    if folds:
+        runs = _run_folds(conversations, methods_with, k, rerank_max_length, rerank_quantize, rerank_blend)
+        label: str | None = "folds: MiniLM cross-encoder trained per fold without the scored conversation"
+    else:
+        rr = load_reranker(
+            reranker, max_length=rerank_max_length, quantize=rerank_quantize, blend=rerank_blend
+        )
+        runs = _run(conversations, methods_with(rr), k, "locomo")
+        label = None if rr is None else rr.name
+    extra["rerank"] = {"max_length": rerank_max_length, "quantize": rerank_quantize, "blend": rerank_blend}
+    report = build_report(runs, data=str(data), reranker=label, k=k, conversations=conversations, extra=extra)
+    console.print(render_table(report))
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2))
+        console.print(f"report written to {json_out}")
+
+
+def _dreammem_embedder(cfg: DreamMemConfig, baseline: SentenceTransformerEmbedder) -> Embedder:
+    model = cfg.embedding.model
+    if model in {"auto", "minilm", baseline.name}:
+        return baseline  # English data: auto picks MiniLM; share the loaded model
+    return resolve_embedder(model, batch_size=cfg.embedding.batch_size)
+
+
+def _run_folds(
+    conversations: Sequence[LocomoConversation],
+    methods_with: Callable[[Reranker | None], Callable[[], list[BenchMethod]]],
+    k: int,
+    max_length: int,
+    quantize: bool,
+    blend: bool,
+) -> dict[str, MethodRun]:
+    from dreammem.bench.pairs import locomo_query_groups
+    from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
+
+    train_cfg = TrainingConfig()
+    runs: dict[str, MethodRun] = {}
+    for held_out in conversations:
+        rest = [c for c in conversations if c.sample_id != held_out.sample_id]
+        pairs = mine_pairs(
+            locomo_query_groups(rest, depth=train_cfg.depth),
+            negatives=train_cfg.negatives,
+            seed=train_cfg.seed,
+        )
+        err_console.print(
+            f"fold {held_out.sample_id}: training on {len(pairs)} pairs from {len(rest)} others"
+        )
+        with tempfile.TemporaryDirectory(prefix="dreammem-fold-") as out:
+            train_cross_encoder(pairs, out, config=train_cfg)
+            rr = load_reranker(out, max_length=max_length, quantize=quantize, blend=blend)
+            merge_runs(runs, _run([held_out], methods_with(rr), k, f"fold {held_out.sample_id}"))
+    return runs
+
+
+@bench_app.command("throughput")
+def throughput(
+    memories: Annotated[int, typer.Option(help="Store size.", min=100)] = 10_000,
+    queries: Annotated[int, typer.Option(help="Recalls to time.", min=10)] = 200,
+    batch_size: Annotated[int, typer.Option(help="Turns per add_many call.", min=1)] = 256,
+    embedder: Annotated[str, typer.Option(help="Embedder (minilm, e5, a name or path).")] = "minilm",
+    config: Annotated[Path | None, typer.Option(help="A DreamMem config file.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
+) -> None:
+    """add_many throughput and recall p50/p95 at a store size, beside bare FAISS + encoder."""
+    from rich.table import Table
+
+    from dreammem.bench.throughput import run_throughput
+
+    cfg = load_config(config) if config else DreamMemConfig()
+    model = resolve_embedder(embedder, batch_size=cfg.embedding.batch_size)
+    batches = -(-memories // batch_size)
+    step, done = _progress(2 * batches + 2, "throughput")
+    try:
+        results = run_throughput(
+            model, memories=memories, queries=queries, batch_size=batch_size, config=cfg, on_step=step
+        )
+    finally:
+        done()
+    table = Table(title=f"{memories} memories, {model.name}, batches of {batch_size}, one query at a time")
+    for column in ("system", "ingest turns/s", "recall p50 ms", "recall p95 ms"):
+        table.add_column(column, justify="left" if column == "system" else "right")
+    for r in results:
+        table.add_row(r.name, f"{r.ingest_per_s:.1f}", f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}")
+    console.print(table)
+    if json_out is not None:
+        report = {"embedder": model.name, "batch_size": batch_size, "queries": queries}
+        report["systems"] = {r.name: r.to_dict() for r in results}
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2))
+        console.print(f"report written to {json_out}")
+
+
+@bench_app.command("chinese")
+def chinese() -> None:
+    """Chinese recall: MiniLM vs multilingual e5, and jieba vs character n-gram BM25."""
+    from rich.table import Table
+
+    from dreammem.bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
+    from dreammem.embed.models import E5Embedder
+
+    pairs = load_pairs()
+    rows = [score_embedder(SentenceTransformerEmbedder(), pairs), score_embedder(E5Embedder(), pairs)]
+    rows += [score_tokenizer(name, pairs) for name in TOKENIZERS]
+    table = Table(title=f"Chinese recall on {len(pairs)} shipped question/memory pairs")
+    for column in ("system", "hit@1", "hit@3", "index docs/s"):
+        table.add_column(column, justify="left" if column == "system" else "right")
+    for r in rows:
+        speed = "" if r.docs_per_s is None else f"{r.docs_per_s:.0f}"
+        table.add_row(r.name, f"{r.hit_at_1:.2f}", f"{r.hit_at_3:.2f}", speed)
+    console.print(table)

@@ -1,0 +1,94 @@
+"""Assembling the methods of a benchmark run from their names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from dreammem.bench.methods import (
+    BenchMethod,
+    BM25Method,
+    DreamMemMethod,
+    DreamMemPathsVariant,
+    FusionMethod,
+    RecencyMethod,
+    VectorMethod,
+)
+from dreammem.config import DreamMemConfig
+from dreammem.embed.base import Embedder
+from dreammem.errors import ConfigError
+from dreammem.recall.pipeline import Reranker
+from dreammem.rerank.cross_encoder import CrossEncoderReranker, RankFusionReranker
+
+__all__ = ["METHOD_NAMES", "build_methods", "close_methods", "load_reranker", "parse_methods"]
+
+METHOD_NAMES = ("dreammem", "vector", "bm25", "fusion", "recency")
+
+
+def parse_methods(spec: str) -> list[str]:
+    """Split a comma-separated method list and check every name.
+
+    Raises:
+        ConfigError: an unknown or repeated name, or none at all.
+    """
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    unknown = [n for n in names if n not in METHOD_NAMES]
+    if unknown or not names or len(set(names)) != len(names):
+        raise ConfigError(f"methods must be distinct names among {', '.join(METHOD_NAMES)}; got {spec!r}")
+    return names
+
+
+def load_reranker(
+    name_or_path: str | Path | None,
+    *,
+    max_length: int = 128,
+    quantize: bool = False,
+    blend: bool = True,
+) -> Reranker | None:
+    """A cross-encoder reranker (optionally fused with the first-stage order), or ``None``."""
+    if name_or_path is None:
+        return None
+    inner = CrossEncoderReranker(name_or_path, max_length=max_length, quantize=quantize)
+    return RankFusionReranker(inner) if blend else inner
+
+
+def build_methods(
+    names: Sequence[str],
+    *,
+    baseline_embedder: Embedder,
+    config: DreamMemConfig | None = None,
+    dreammem_embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
+    ablate: bool = False,
+) -> list[BenchMethod]:
+    """The methods to run, in the given order.
+
+    With ``ablate``, one dreammem variant per recall path, with that path switched
+    off, follows the dreammem method.
+    """
+    methods: list[BenchMethod] = []
+    for name in names:
+        if name == "vector":
+            methods.append(VectorMethod(baseline_embedder))
+        elif name == "bm25":
+            methods.append(BM25Method())
+        elif name == "fusion":
+            methods.append(FusionMethod(baseline_embedder))
+        elif name == "recency":
+            methods.append(RecencyMethod())
+        else:
+            base = DreamMemMethod(config, embedder=dreammem_embedder, reranker=reranker)
+            methods.append(base)
+            if ablate:
+                paths = base.path_names()
+                for off in paths if len(paths) > 1 else ():
+                    kept = [p for p in paths if p != off]
+                    methods.append(DreamMemPathsVariant(base, kept, name=f"dreammem-no-{off}"))
+    return methods
+
+
+def close_methods(methods: Sequence[BenchMethod]) -> None:
+    """Close the stores that methods opened."""
+    for method in methods:
+        if isinstance(method, DreamMemMethod):
+            method.close()

@@ -1,0 +1,177 @@
+"""Ingest throughput and recall latency at a given store size, beside a plain baseline.
+
+The workload is synthetic but deterministic: short chat turns with names, places,
+amounts, dates and order numbers, drawn from a seeded generator, grouped into
+sessions of 20 turns. DreamMem ingests them with ``add_many`` in batches (one
+embedding batch and one transaction each) and answers queries with the full
+``recall`` pipeline. The baseline, in the same process on the same texts and the same
+embedder, is what a bare vector search does: encode in batches + FAISS ``add``, and
+encode query + FAISS ``search``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import faiss
+import numpy as np
+
+from dreammem.bench.metrics import percentile
+from dreammem.config import DreamMemConfig
+from dreammem.embed.base import Embedder
+from dreammem.memory import DreamMemory
+
+__all__ = ["ThroughputResult", "run_throughput", "synthetic_turns"]
+
+_NAMES = ("Mia", "Tom", "Aiko", "Ravi", "Lena", "Omar", "Sofia", "Jonas", "Chen", "Priya", "Luca", "Nora")
+_PLACES = ("Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Austin", "Hanoi", "Oslo", "Lima", "Dublin")
+_THINGS = (
+    "GPU server", "laptop", "flight", "hotel", "standing desk", "camera", "bike", "concert ticket",
+    "cello", "espresso machine", "monitor", "tent", "guitar", "phone", "course",
+)  # fmt: skip
+_TEMPLATES = (
+    "{name} ordered a {thing} for {amount} USD, order #{order}.",
+    "I met {name} in {place} on {date} to talk about the {thing}.",
+    "Our budget for the {thing} must not exceed {amount} EUR.",
+    "{name} said the {thing} arrives in {place} on {date}.",
+    "I prefer to travel to {place} by train, not by plane.",
+    "The {thing} from order #{order} was broken, {name} asked for a refund.",
+    "Remind me to call {name} about the {thing} before {date}.",
+    "{name} moved to {place} and now works on the {thing} project.",
+    "We spent {amount} USD on the {thing} in {place} last month.",
+    "{name} recommends the {thing} shop near the station in {place}.",
+)
+
+
+def synthetic_turns(count: int, *, seed: int = 7) -> list[str]:
+    """``count`` deterministic, varied chat turns."""
+    rng = random.Random(seed)
+    start = datetime(2024, 1, 1, tzinfo=UTC)
+    turns = []
+    for _ in range(count):
+        template = rng.choice(_TEMPLATES)
+        day = start + timedelta(days=rng.randrange(730))
+        turns.append(
+            template.format(
+                name=rng.choice(_NAMES),
+                place=rng.choice(_PLACES),
+                thing=rng.choice(_THINGS),
+                amount=rng.randrange(20, 90_000),
+                order=rng.randrange(10_000, 99_999),
+                date=day.strftime("%d %B %Y"),
+            )
+        )
+    return turns
+
+
+def _queries(count: int, *, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    forms = (
+        "What did {name} order?",
+        "How much was spent on the {thing}?",
+        "When does the {thing} arrive in {place}?",
+        "Who moved to {place}?",
+        "What is the budget for the {thing}?",
+    )
+    return [
+        rng.choice(forms).format(
+            name=rng.choice(_NAMES), thing=rng.choice(_THINGS), place=rng.choice(_PLACES)
+        )
+        for _ in range(count)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class ThroughputResult:
+    """One system's numbers: ingest rate and recall latency at ``memories`` records."""
+
+    name: str
+    memories: int
+    ingest_per_s: float
+    p50_ms: float
+    p95_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "memories": self.memories,
+            "ingest_per_s": round(self.ingest_per_s, 1),
+            "latency_ms": {"p50": round(self.p50_ms, 2), "p95": round(self.p95_ms, 2)},
+        }
+
+
+def _timed(calls: Sequence[Callable[[], object]]) -> list[float]:
+    out = []
+    for call in calls:
+        start = time.perf_counter()
+        call()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def run_throughput(
+    embedder: Embedder,
+    *,
+    memories: int = 10_000,
+    queries: int = 200,
+    batch_size: int = 256,
+    k: int = 10,
+    config: DreamMemConfig | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> list[ThroughputResult]:
+    """Measure DreamMem and the plain baseline on the same texts and embedder.
+
+    Returns:
+        ``[dreammem, baseline]``.
+    """
+    texts = synthetic_turns(memories)
+    asks = _queries(queries)
+    step = on_step or (lambda _name: None)
+    start_time = datetime(2024, 1, 1, tzinfo=UTC)
+
+    # Baseline: encode in batches, add to a flat inner-product index.
+    index = faiss.IndexFlatIP(embedder.dim)
+    start = time.perf_counter()
+    for lo in range(0, memories, batch_size):
+        index.add(np.ascontiguousarray(embedder.embed_documents(texts[lo : lo + batch_size])))
+        step("baseline ingest")
+    base_ingest = memories / (time.perf_counter() - start)
+
+    def bare_search(question: str) -> Callable[[], object]:
+        return lambda: index.search(embedder.embed_query(question)[None, :], k)
+
+    base_lat = _timed([bare_search(q) for q in asks])
+    step("baseline recall")
+
+    with DreamMemory(None, config=config, embedder=embedder) as memory:
+        start = time.perf_counter()
+        for lo in range(0, memories, batch_size):
+            memory.add_many(
+                {
+                    "content": text,
+                    "user_id": "bench-user",
+                    "session_id": f"s{(lo + i) // 20}",
+                    "event_time": start_time + timedelta(minutes=lo + i),
+                }
+                for i, text in enumerate(texts[lo : lo + batch_size])
+            )
+            step("dreammem ingest")
+        dm_ingest = memories / (time.perf_counter() - start)
+        now = start_time + timedelta(minutes=memories + 1)
+
+        def recall(question: str) -> Callable[[], object]:
+            return lambda: memory.recall(question, user_id="bench-user", k=k, now=now)
+
+        dm_lat = _timed([recall(q) for q in asks])
+        step("dreammem recall")
+    return [
+        ThroughputResult("dreammem", memories, dm_ingest, percentile(dm_lat, 50), percentile(dm_lat, 95)),
+        ThroughputResult(
+            "faiss+encoder", memories, base_ingest, percentile(base_lat, 50), percentile(base_lat, 95)
+        ),
+    ]

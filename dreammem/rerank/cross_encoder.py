@@ -1,0 +1,134 @@
+"""Cross-encoder rerankers on the CPU (sentence-transformers ``CrossEncoder``).
+
+:class:`CrossEncoderReranker` loads any cross-encoder by hub name or local path
+(for example the one ``dreammem train-reranker`` builds offline, or
+``cross-encoder/ms-marco-MiniLM-L-6-v2`` for users with internet) and scores
+(query, memory) pairs. Latency levers are constructor options: a shorter
+``max_length`` and torch dynamic int8 quantisation of the linear layers.
+
+:class:`RankFusionReranker` wraps another reranker and fuses its ranking with the
+order the candidates came in (the first-stage fusion order): a small, undertrained
+cross-encoder helps only that way (see docs/BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dreammem.errors import ConfigError
+
+__all__ = ["CrossEncoderReranker", "RankFusionReranker"]
+
+log = logging.getLogger(__name__)
+
+
+class CrossEncoderReranker:
+    """Scores (query, text) pairs with a sentence-transformers ``CrossEncoder``.
+
+    Args:
+        model_name_or_path: A hub name or a local folder.
+        max_length: Tokens per pair (longer pairs are truncated).
+        batch_size: Pairs per forward pass.
+        quantize: Apply torch dynamic int8 quantisation to the linear layers.
+
+    Raises:
+        ConfigError: the model cannot be loaded.
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str | Path,
+        *,
+        max_length: int = 128,
+        batch_size: int = 32,
+        quantize: bool = False,
+    ) -> None:
+        if max_length < 8:
+            raise ConfigError("max_length must be at least 8")
+        if batch_size < 1:
+            raise ConfigError("batch_size must be at least 1")
+        from sentence_transformers import CrossEncoder
+
+        self.name = str(model_name_or_path)
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.quantized = quantize
+        try:
+            self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise ConfigError(f"cannot load cross-encoder {self.name!r}: {exc}") from exc
+        self._model.model.eval()
+        if quantize:
+            self._quantize()
+
+    def _quantize(self) -> None:
+        import warnings
+
+        import torch
+
+        inner = self._model.model
+        try:
+            quantize_dynamic: Any = torch.ao.quantization.quantize_dynamic
+        except AttributeError as exc:
+            raise ConfigError("this torch has no dynamic quantisation; use quantize=False") from exc
+        with warnings.catch_warnings():
+            # torch marks eager-mode quantisation deprecated in favour of torchao; it still works.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            quantized = quantize_dynamic(inner, {torch.nn.Linear}, dtype=torch.qint8)
+        self._set_inner(quantized)
+        log.debug("cross-encoder %s quantised to int8", self.name)
+
+    def _set_inner(self, module: Any) -> None:
+        # The wrapped transformers model lives on the first module of the CrossEncoder.
+        holder = self._model[0] if hasattr(self._model, "__getitem__") else self._model
+        for attribute in ("model", "auto_model"):
+            if hasattr(holder, attribute):
+                setattr(holder, attribute, module)
+                return
+        raise ConfigError("cannot quantise this cross-encoder: unknown model layout")
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One relevance score per text (raw logits: higher is more relevant)."""
+        if not texts:
+            return []
+        import torch
+
+        pairs = [(query, text) for text in texts]
+        with torch.inference_mode():
+            out = self._model.predict(
+                pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=torch.nn.Identity()
+            )
+        return [float(x) for x in out]
+
+
+class RankFusionReranker:
+    """Fuses another reranker's ranking with the incoming (first-stage) order.
+
+    Score of the candidate at input position ``i`` whose inner score ranks ``r``:
+    ``weight / (k + r) + 1 / (k + i)`` (reciprocal rank fusion, positions 1-based).
+    The recall pipeline hands candidates to the reranker in fusion order.
+
+    Args:
+        inner: The reranker whose scores are ranked.
+        k: The RRF constant.
+        weight: The weight of the inner reranker's rank against the input order.
+    """
+
+    def __init__(self, inner: Any, *, k: int = 60, weight: float = 1.0) -> None:
+        if k < 1 or weight < 0:
+            raise ConfigError("k must be >= 1 and weight >= 0")
+        self.inner = inner
+        self.k = k
+        self.weight = weight
+        self.name = f"{inner.name}+rrf"
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Fused scores, one per text."""
+        raw = self.inner.score(query, texts)
+        order = sorted(range(len(raw)), key=lambda i: -raw[i])
+        inner_rank = {index: rank for rank, index in enumerate(order, 1)}
+        return [self.weight / (self.k + inner_rank[i]) + 1.0 / (self.k + i + 1) for i in range(len(raw))]

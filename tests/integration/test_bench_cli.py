@@ -1,0 +1,63 @@
+"""The bench and train-reranker commands end to end, with the real MiniLM, on the tiny fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dreammem.bench.metrics import METRIC_KEYS
+from dreammem.cli import app
+from dreammem.config import DreamMemConfig
+
+pytestmark = pytest.mark.integration
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "locomo_tiny.json"
+runner = CliRunner()
+
+
+def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = runner.invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--json", str(out), "--ablate"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    ablations = {f"dreammem-no-{path}" for path in DreamMemConfig().recall.paths}
+    assert set(report["methods"]) == {"dreammem", *ablations, "vector", "bm25", "fusion", "recency"}
+    assert report["reranker"] is None and report["data"] == str(FIXTURE)
+    for entry in report["methods"].values():
+        assert set(entry["overall"]) == set(METRIC_KEYS)
+    # On six turns, meaning-based recall finds Ava's cat at once.
+    assert report["methods"]["dreammem"]["by_category"]["4"]["hit@5"] == 1.0
+    assert "LoCoMo retrieval" in result.output
+
+
+def test_bench_locomo_rejects_unknown_methods() -> None:
+    result = runner.invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--methods", "dense"])
+    assert result.exit_code != 0
+
+
+def test_train_reranker_then_bench_with_it(tmp_path: Path) -> None:
+    model = tmp_path / "reranker"
+    trained = runner.invoke(
+        app,
+        ["train-reranker", "--data", str(FIXTURE), "--out", str(model), "--epochs", "1", "--num-layers", "1"],
+    )
+    assert trained.exit_code == 0, trained.output
+    out = tmp_path / "report.json"
+    args = ["bench", "locomo", "--data", str(FIXTURE), "--methods", "dreammem", "--reranker", str(model)]
+    result = runner.invoke(app, [*args, "--rerank-quantize", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["reranker"] == f"{model}+rrf"
+    assert report["methods"]["dreammem"]["overall"]["n"] == 6
+
+
+def test_bench_throughput_small(tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    args = ["bench", "throughput", "--memories", "200", "--queries", "10", "--batch-size", "100"]
+    result = runner.invoke(app, [*args, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert set(report["systems"]) == {"dreammem", "faiss+encoder"}

@@ -1,0 +1,25 @@
+"""The throughput benchmark runs end to end on a small store (hashing embedder)."""
+
+from __future__ import annotations
+
+from dreammem.bench.throughput import run_throughput, synthetic_turns
+from dreammem.embed import HashingEmbedder
+
+
+def test_synthetic_turns_are_deterministic_and_varied() -> None:
+    turns = synthetic_turns(300)
+    assert turns == synthetic_turns(300)
+    assert len(set(turns)) > 280
+    assert synthetic_turns(300, seed=8) != turns
+
+
+def test_run_throughput_reports_both_systems() -> None:
+    steps: list[str] = []
+    results = run_throughput(HashingEmbedder(), memories=120, queries=10, batch_size=50, on_step=steps.append)
+    assert [r.name for r in results] == ["dreammem", "faiss+encoder"]
+    for r in results:
+        assert r.memories == 120
+        assert r.ingest_per_s > 0
+        assert 0 < r.p50_ms <= r.p95_ms
+        assert set(r.to_dict()) == {"memories", "ingest_per_s", "latency_ms"}
+    assert steps.count("dreammem ingest") == 3 and steps.count("baseline ingest") == 3
