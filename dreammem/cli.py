@@ -20,6 +20,7 @@ from rich.table import Table
 
 from dreammem.bench.cli import bench_app
 from dreammem.bench.graph_cli import bench_graph
+from dreammem.bench.latency_cli import bench_latency
 from dreammem.bench.train_cli import train_reranker
 from dreammem.cli_dream import bench_dream, dream_app
 from dreammem.config import DreamMemConfig, load_config
@@ -34,6 +35,7 @@ console = Console()
 app.add_typer(bench_app, name="bench")
 bench_app.command("graph")(bench_graph)
 bench_app.command("dream")(bench_dream)
+bench_app.command("latency")(bench_latency)
 app.add_typer(dream_app, name="dream")
 app.command("train-reranker")(train_reranker)
 

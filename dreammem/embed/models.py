@@ -42,14 +42,21 @@ class SentenceTransformerEmbedder:
         model: A model name or local path; ``None`` is all-MiniLM-L6-v2 from the
             installed package, loaded with no network.
         batch_size: Texts per forward pass.
+        query_threads: torch threads for one query (``None`` leaves torch's setting).
+            A single short query gains nothing from intra-op parallelism, and on a
+            shared CPU the thread hand-off made a 2-thread query encode ~15x slower
+            than a 1-thread one (see docs/BENCHMARKS.md, recall latency).
     """
 
-    def __init__(self, model: str | Path | None = None, *, batch_size: int = 64) -> None:
+    def __init__(
+        self, model: str | Path | None = None, *, batch_size: int = 64, query_threads: int | None = 1
+    ) -> None:
         from sentence_transformers import SentenceTransformer
 
         path = default_minilm_path() if model is None else model
         self.name = MINILM if model is None else str(model)
         self.batch_size = batch_size
+        self.query_threads = query_threads
         try:
             self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
@@ -77,8 +84,21 @@ class SentenceTransformerEmbedder:
         return normalize_rows(out)
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """Encode one query."""
-        return np.asarray(self.embed_documents([text])[0], dtype=np.float32)
+        """Encode one query (on ``query_threads`` torch threads)."""
+        if self.query_threads is None:
+            return np.asarray(self.embed_documents([text])[0], dtype=np.float32)
+        import torch
+
+        with self._lock:
+            saved = torch.get_num_threads()
+            torch.set_num_threads(self.query_threads)
+            try:
+                out: Any = self._model.encode(
+                    [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+                )
+            finally:
+                torch.set_num_threads(saved)
+        return np.asarray(normalize_rows(out)[0], dtype=np.float32)
 
 
 class E5Embedder:

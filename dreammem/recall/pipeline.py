@@ -118,9 +118,7 @@ class RecallPipeline:
         names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
         query = self._embed(query, names, clock, degraded)
         ranked = self._run_paths(query, names, clock, degraded)
-        start = time.perf_counter()
-        scored = self._candidates(query, ranked, k)
-        clock.lap("fuse", start)
+        scored = self._candidates(query, ranked, k, clock)
         if self.reranker is not None and scored:
             start = time.perf_counter()
             self._rerank(query, scored, degraded)
@@ -180,12 +178,18 @@ class RecallPipeline:
             clock.lap(name, start)
         return ranked
 
-    def _candidates(self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int) -> list[_Scored]:
+    def _candidates(
+        self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int, clock: _Clock
+    ) -> list[_Scored]:
         """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
+        start = time.perf_counter()
         rrf_k = self.config.rrf_k
         fused = reciprocal_rank_fusion(ranked, k=rrf_k)
         top = fused[: max(self.config.rerank_top, k)]
+        clock.lap("fuse", start)
+        start = time.perf_counter()
         records = self._store.get_by_rowids(query.user_id, [f.rowid for f in top])
+        clock.lap("load", start)
         scored = _dedupe(
             [_Scored(f, records[f.rowid]) for f in top if f.rowid in records and records[f.rowid].is_active]
         )

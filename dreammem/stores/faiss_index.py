@@ -32,11 +32,17 @@ class FaissVectorIndex(VectorIndex):
     Args:
         dim: The embedding dimension.
         path: Where the index file lives; ``None`` keeps it in memory only.
+        omp_threads: FAISS OpenMP threads (process-wide; ``None`` leaves FAISS's
+            setting). Recall searches one query at a time, which gains nothing from
+            OpenMP; on a shared CPU its spinning threads made a 3k-vector search take
+            ~40 ms instead of ~0.1 ms (docs/BENCHMARKS.md, recall latency).
     """
 
     capabilities = frozenset({"exact", "persistent"})
 
-    def __init__(self, dim: int, path: str | Path | None = None) -> None:
+    def __init__(self, dim: int, path: str | Path | None = None, *, omp_threads: int | None = 1) -> None:
+        if omp_threads is not None:
+            faiss.omp_set_num_threads(omp_threads)
         self._dim = dim
         self.path = Path(path) if path is not None else None
         self._lock = threading.RLock()

@@ -304,7 +304,7 @@ def test_trace_explains_every_hit(memory: DreamMemory) -> None:
     assert trace["id"] == result[0].id and trace["fused_rank"] == 1
     assert set(trace["paths"]) >= {"vector", "keyword"}
     assert 0 < trace["score"] <= 1
-    assert {"embed", "vector", "keyword", "fuse", "touch", "total"} <= set(result.timings_ms)
+    assert {"embed", "vector", "keyword", "fuse", "load", "order", "touch", "total"} <= set(result.timings_ms)
 
 
 def test_recall_touches_only_access_fields(memory: DreamMemory) -> None:
