@@ -33,6 +33,7 @@ __all__ = [
     "BenchMethod",
     "DreamMemMethod",
     "DreamMemPathsVariant",
+    "DreamMemRerankerVariant",
     "FusionMethod",
     "RecencyMethod",
     "Retrieved",
@@ -279,3 +280,26 @@ class DreamMemPathsVariant:
     def search(self, conversation: LocomoConversation, question: str, k: int) -> Retrieved:
         """Recall through the chosen paths only."""
         return self._base.search(conversation, question, k, paths=self._paths)
+
+
+class DreamMemRerankerVariant:
+    """The same store as a :class:`DreamMemMethod`, recalled with another reranker (or none)."""
+
+    def __init__(self, base: DreamMemMethod, reranker: Reranker | None, *, name: str) -> None:
+        self.name = name
+        self.shares_index_with: str | None = base.name
+        self._base = base
+        self._reranker = reranker
+
+    def index(self, conversation: LocomoConversation) -> None:
+        """Nothing: the base method's store already holds the conversation."""
+
+    def search(self, conversation: LocomoConversation, question: str, k: int) -> Retrieved:
+        """Recall with this variant's reranker swapped in for the one call."""
+        pipeline = self._base.memory.pipeline
+        kept = pipeline.reranker
+        pipeline.reranker = self._reranker
+        try:
+            return self._base.search(conversation, question, k)
+        finally:
+            pipeline.reranker = kept
