@@ -53,5 +53,15 @@ neo4j-up:
 neo4j-down:
 	@bash scripts/neo4j.sh down
 
+.PHONY: bench-graph
+bench-graph: install  ## embedded vs Neo4j graph (starts and stops the test server)
+	@mkdir -p .bench; uri=$$(bash scripts/neo4j.sh up | tail -n1) && \
+		$(VENV)/bin/dreammem bench graph --neo4j-uri "$$uri" --json .bench/graph.json; \
+		status=$$?; bash scripts/neo4j.sh down; exit $$status
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+
+.PHONY: bench-dream
+bench-dream: install  ## dream quality and speed on synthetic English/Chinese streams
+	@mkdir -p .bench; $(VENV)/bin/dreammem bench dream --json .bench/dream.json

@@ -19,7 +19,9 @@ from rich.console import Console
 from rich.table import Table
 
 from dreammem.bench.cli import bench_app
+from dreammem.bench.graph_cli import bench_graph
 from dreammem.bench.train_cli import train_reranker
+from dreammem.cli_dream import bench_dream, dream_app
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -30,6 +32,9 @@ __all__ = ["app", "main"]
 app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
 console = Console()
 app.add_typer(bench_app, name="bench")
+bench_app.command("graph")(bench_graph)
+bench_app.command("dream")(bench_dream)
+app.add_typer(dream_app, name="dream")
 app.command("train-reranker")(train_reranker)
 
 PathOpt = Annotated[
@@ -131,11 +136,15 @@ def reindex(
     path: PathOpt = None,
     config: ConfigOpt = None,
     model: Annotated[str | None, typer.Option(help="Re-embed everything with this model.")] = None,
+    graph: Annotated[bool, typer.Option("--graph", help="Rebuild only the graph.")] = False,
 ) -> None:
     """Rebuild the vector index (and graph) from SQLite, the source of truth."""
     from dreammem.embed.models import resolve_embedder
 
     with _open(path, config) as memory:
+        if graph:
+            console.print_json(json.dumps({"graph_records": memory.reindex_graph()}))
+            return
         embedder = resolve_embedder(model) if model else None
         console.print_json(json.dumps(memory.reindex(embedder=embedder)))
 

@@ -70,6 +70,14 @@ class RecallConfig(_Frozen):
     candidates_per_path: int = Field(30, ge=1, description="Candidates each path returns.")
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
     rerank_top: int = Field(30, ge=1, description="Fused candidates given to the reranker.")
+    rerank_blend: Literal["rrf", "replace"] = Field(
+        "rrf",
+        description="How the reranker orders the top candidates: 'rrf' fuses its rank with the "
+        "first-stage rank (reciprocal rank fusion); 'replace' orders by the reranker alone.",
+    )
+    rerank_weight: float = Field(
+        1.0, gt=0, description="With rerank_blend='rrf': weight of the reranker's rank (first stage = 1)."
+    )
     context_window_turns: int = Field(
         1, ge=0, le=5, description="Previous turns of a session indexed with a turn (matching only)."
     )
@@ -83,6 +91,11 @@ class RecallConfig(_Frozen):
         0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."
     )
 
+    @property
+    def budget_tokens(self) -> int:
+        """The default token budget of the memory block: window x fraction."""
+        return int(self.model_window_tokens * self.budget_fraction)
+
 
 class DreamConfig(_Frozen):
     """Dreaming triggers and budgets (DESIGN.md §6)."""
@@ -94,6 +107,26 @@ class DreamConfig(_Frozen):
     max_llm_tokens: int = Field(60_000, ge=0, description="LLM tokens a dream may spend.")
     llm_batch_size: int = Field(25, ge=1, le=50, description="Records scored per LLM call.")
     second_level_interval_days: float = Field(7.0, gt=0, description="Second-level dream period.")
+    queue_backstop: int = Field(
+        1000, ge=1, description="With time_first: queue size that triggers a dream anyway."
+    )
+    llm_timeout_seconds: float = Field(60.0, gt=0, description="Longest wait for one LLM call.")
+    llm_retries: int = Field(1, ge=0, le=5, description="Re-asks after an unusable LLM answer.")
+    summary_group_size: int = Field(12, ge=2, description="Low-value records merged into one summary.")
+    pattern_min_support: int = Field(2, ge=2, description="Repeats that make a pattern record.")
+    pattern_similarity: float = Field(
+        0.8, gt=0, le=1, description="Cosine at which two observations with the same entities repeat."
+    )
+    duplicate_similarity: float = Field(
+        0.95, gt=0, le=1, description="Second level: cosine at which two memories are duplicates."
+    )
+    unused_days: float = Field(
+        30.0, gt=0, description="Second level: unused for this long and low importance -> archived."
+    )
+    low_importance: int = Field(2, ge=1, le=5, description="Second level: importance at most this is low.")
+    task_goal: str | None = Field(None, description="Anchors LLM scoring: the task the agent works on.")
+    user_profile: str | None = Field(None, description="Anchors LLM scoring: who the user is.")
+    project_stage: str | None = Field(None, description="Anchors LLM scoring: where the project stands.")
 
 
 class EmbeddedGraphConfig(_Frozen):

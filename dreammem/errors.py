@@ -11,6 +11,7 @@ and, where one fits, from the matching builtin too, so callers can catch either:
     ├── BackendError(RuntimeError)       a store failed; ``is_retryable`` says if a retry may help
     │   └── GraphUnavailableError        the graph server cannot be reached (retryable)
     └── LLMError(RuntimeError)           the LLM failed or answered something unusable
+        └── LLMBudgetError               a dream's LLM call or token budget is spent
 
 A record of another user is reported as :class:`NotFoundError` by ``get``/``forget``/
 ``history`` so that ids of other users cannot be probed; :class:`ScopeError` is raised
@@ -24,6 +25,7 @@ __all__ = [
     "ConfigError",
     "DreamMemError",
     "GraphUnavailableError",
+    "LLMBudgetError",
     "LLMError",
     "NotFoundError",
     "ScopeError",
@@ -73,3 +75,7 @@ class GraphUnavailableError(BackendError):
 
 class LLMError(DreamMemError, RuntimeError):
     """The LLM failed, timed out, or returned output that could not be used."""
+
+
+class LLMBudgetError(LLMError):
+    """The LLM budget (calls or tokens) of the current dream is spent; rules take over."""

@@ -18,19 +18,29 @@ from types import TracebackType
 from typing import Any, Self
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.dream import service as dream_service
+from dreammem.dream.context import DreamContext
+from dreammem.dream.locks import UserLocks
+from dreammem.dream.memory_index import MemoryIndexPath
+from dreammem.dream.report import DreamReport
+from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.errors import ConfigError, NotFoundError, ValidationError
 from dreammem.recall.base import RecallQuery
+from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
+from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
-from dreammem.stores.base import GraphStore, records_to_graph_items
+from dreammem.stores.base import GraphStore
+from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
-from dreammem.types import Kind, Layer, MemoryRecord, Priority, Source, Status, utcnow
+from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
 from dreammem.validation import (
     check_content,
     check_event_time,
@@ -40,7 +50,7 @@ from dreammem.validation import (
     check_role,
     check_user_id,
 )
-from dreammem.write.records import TurnInput, build_records
+from dreammem.write.records import TurnInput, build_core_memory, build_records
 
 __all__ = ["DreamMemory", "Turn"]
 
@@ -100,11 +110,13 @@ class DreamMemory:
         db_path, self._faiss_path = _resolve_paths(path)
         self.path = None if path is None else Path(path)
         self._lock = threading.RLock()
+        self._dream_locks = UserLocks()
         self.store = SQLiteRecordStore(db_path)
         self.llm = llm
         self._embedder: Embedder | None = embedder
         self._index: FaissVectorIndex | None = None
         self.graph = graph if graph is not None else self._default_graph()
+        self._graph_sync = GraphSync(self.store, self.graph) if self.graph is not None else None
         self.reranker = reranker
         self._closed = False
         if embedder is not None:
@@ -118,8 +130,11 @@ class DreamMemory:
     def _default_graph(self) -> GraphStore | None:
         graph_config = self.config.graph
         if isinstance(graph_config, EmbeddedGraphConfig):
-            return None  # the embedded graph lands with the graph recall path
-        raise ConfigError("the Neo4j graph backend is not available yet")
+            return EmbeddedGraphStore(self.store)
+        from dreammem.stores.neo4j import Neo4jGraphStore
+
+        auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
+        return Neo4jGraphStore(graph_config.uri, auth=auth, database=graph_config.database)
 
     def _bind_embedder(self, embedder: Embedder) -> None:
         """Check the embedder against the store and open the vector index."""
@@ -226,8 +241,14 @@ class DreamMemory:
             paths: dict[str, Any] = {
                 "vector": VectorPath(self._index, embedder),
                 "keyword": KeywordPath(self.store),
+                "temporal": TemporalPath(self.store, self._index, embedder),
+                "index": MemoryIndexPath(self.store),
             }
-            self._pipeline = RecallPipeline(self.store, paths, self.config.recall, self.reranker)
+            if self.graph is not None:
+                paths["graph"] = GraphPath(self.graph, self.store)
+            self._pipeline = RecallPipeline(
+                self.store, paths, self.config.recall, self.reranker, embedder=embedder
+            )
         return self._pipeline
 
     # -- write ------------------------------------------------------------------------
@@ -299,14 +320,19 @@ class DreamMemory:
         session_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
+        pinned: bool = True,
+        slot: str | None = None,
     ) -> MemoryRecord:
-        """Store a pinned core memory: always recalled first, never ranked out.
+        """Store a semantic memory at once; by default a pinned core memory.
+
+        A pinned memory is always recalled first and never ranked out. With
+        ``pinned=False`` it is an ordinary long-term fact. An active record of the same
+        ``slot`` (default: read off the text by the explicit-memory rules) is
+        superseded by this one, and stays in history.
 
         Returns:
             The semantic record.
         """
-        from dreammem.write.rules import detect_explicit
-
         now = utcnow()
         turn = self._turn_input(
             {
@@ -323,25 +349,9 @@ class DreamMemory:
             record_kind = Kind(kind)
         except ValueError as exc:
             raise ValidationError(f"unknown kind {kind!r}") from exc
-        explicit = detect_explicit(turn.content)
-        record = MemoryRecord(
-            user_id=turn.user_id,
-            content=turn.content,
-            layer=Layer.SEMANTIC,
-            kind=record_kind,
-            source=Source.USER_EXPLICIT,
-            agent_id=turn.agent_id,
-            session_id=turn.session_id,
-            confidence=0.95,
-            importance=5,
-            priority=Priority.HIGH,
-            pinned=True,
-            created_at=now,
-            event_time=now,
-            slot=explicit.slot if explicit else None,
-            entities=tuple(e for e in _entities(turn.content)),
-            metadata=dict(turn.metadata or {}),
-        )
+        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
+            raise ValidationError("slot must be a non-empty str without NUL bytes")
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
         with self._lock:
             self._persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
@@ -415,6 +425,7 @@ class DreamMemory:
                 if record.slot is not None and record.layer is Layer.SEMANTIC:
                     superseded.extend(self._supersede_slot(record))
             self._bump_generation()
+            self._stage_graph([*records, *superseded])
         assert self._index is not None
         by_user: dict[str, list[int]] = {}
         for record, rowid in zip(records, rowids, strict=True):
@@ -423,9 +434,7 @@ class DreamMemory:
             positions = [rowids.index(i) for i in ids]
             self._index.add(user_id, ids, vectors[positions])
         self._after_status_change(superseded)
-        if self.graph is not None:
-            for user_id in by_user:
-                self._graph_upsert(user_id, [r for r in records if r.user_id == user_id])
+        self._flush_graph()
 
     def _supersede_slot(self, newer: MemoryRecord) -> list[MemoryRecord]:
         """Mark older active records of the same slot as superseded by ``newer``."""
@@ -460,17 +469,16 @@ class DreamMemory:
                 by_user.setdefault(r.user_id, []).append(r.id)
             for user_id, ids in by_user.items():
                 self._index.remove(list(self.store.rowids(user_id, ids).values()))
-        if self.graph is not None:
-            for user_id in {r.user_id for r in inactive}:
-                self._graph_remove(user_id, [r.id for r in inactive if r.user_id == user_id])
 
-    def _graph_upsert(self, user_id: str, records: Sequence[MemoryRecord]) -> None:
-        assert self.graph is not None
-        self.graph.upsert(user_id, records_to_graph_items(records))
+    def _stage_graph(self, records: Sequence[MemoryRecord]) -> None:
+        """Inside the records' transaction: write the graph, or mark the outbox."""
+        if self._graph_sync is not None:
+            self._graph_sync.stage(records)
 
-    def _graph_remove(self, user_id: str, ids: Sequence[str]) -> None:
-        assert self.graph is not None
-        self.graph.remove(user_id, ids)
+    def _flush_graph(self) -> None:
+        """After a commit: replay the graph outbox (never raises; backs off on failure)."""
+        if self._graph_sync is not None:
+            self._graph_sync.flush()
 
     def update_records(self, records: Sequence[MemoryRecord]) -> None:
         """Write changed records back and keep the derived indexes in step.
@@ -482,7 +490,9 @@ class DreamMemory:
                 for record in records:
                     self.store.update(record)
                 self._bump_generation()
+                self._stage_graph(records)
             self._after_status_change(records)
+            self._flush_graph()
 
     # -- read ---------------------------------------------------------------------------
 
@@ -514,16 +524,18 @@ class DreamMemory:
         k = check_k(k)
         reference = check_event_time(now, default=utcnow())
         if self._embedder is None and self.store.count(user) == 0:
-            return RecallResult(query=text, user_id=user, hits=())
+            return RecallResult(
+                query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
+            )
         pipeline = self.pipeline
-        embedding = self.embedder.embed_query(text)
+        with self._lock:
+            self._flush_graph()
         rq = RecallQuery(
             text=text,
             user_id=user,
             limit=max(self.config.recall.candidates_per_path, k),
             now=reference,
             session_id=check_id(session_id, "session_id"),
-            embedding=embedding,
         )
         return pipeline.run(rq, k, paths=paths)
 
@@ -541,8 +553,12 @@ class DreamMemory:
             raise NotFoundError(f"no memory {memory_id!r} for this user")
         return found[0]
 
-    def forget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+    def forget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
         """Soft-delete a record: status ``deleted``, out of recall, kept for audit.
+
+        With ``twins`` (the default) its twin goes too: a turn and the semantic record
+        written from it at once say the same thing, so forgetting either forgets both.
+        Clearing a transcript passes ``twins=False`` to keep what was learned from it.
 
         Returns:
             The record as it is now.
@@ -550,9 +566,11 @@ class DreamMemory:
         record = self.get(memory_id, user_id=user_id)
         if record.status is Status.DELETED:
             return record
-        deleted = dataclasses.replace(record, status=Status.DELETED, valid_to=utcnow())
-        self.update_records([deleted])
-        return deleted
+        now = utcnow()
+        doomed = [record, *(self.store.twins(record) if twins else [])]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed if r.is_active]
+        self.update_records(deleted or [dataclasses.replace(record, status=Status.DELETED, valid_to=now)])
+        return dataclasses.replace(record, status=Status.DELETED, valid_to=now)
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.
@@ -614,10 +632,63 @@ class DreamMemory:
             "embedding_model": self.store.get_meta("embedding_model"),
             "vectors": self._index.count(user) if self._index is not None else 0,
             "schema_version": self.store.schema_version,
+            "graph_outbox": self._graph_sync.pending() if self._graph_sync is not None else 0,
         }
         if user is not None:
             out["queue"] = self.store.queue_size(user)
         return out
+
+    # -- dreaming (logic in dreammem.dream) ----------------------------------------------------
+
+    def dream(
+        self,
+        *,
+        user_id: str,
+        dry_run: bool = False,
+        level: int = 1,
+        context: DreamContext | None = None,
+        now: datetime | None = None,
+    ) -> DreamReport:
+        """Consolidate the user's short-term queue now (level 2: long-term housekeeping).
+
+        Atomic: the queue is emptied exactly when the long-term writes commit. With
+        ``dry_run`` nothing is written and the report says what would happen.
+        """
+        return dream_service.dream(self, user_id, dry_run=dry_run, level=level, context=context, now=now)
+
+    def undo_dream(self, dream_id: str, *, user_id: str) -> UndoResult:
+        """Restore the user's memory as it was before a dream (newest dreams first)."""
+        return undo_dream(self, dream_id, check_user_id(user_id))
+
+    def maybe_dream(
+        self, user_id: str, *, now: datetime | None = None, blocking: bool = True
+    ) -> list[DreamReport]:
+        """Run the dreams the triggers say are due (queue size, time, second-level period)."""
+        return dream_service.maybe_dream(self, user_id, now=now, blocking=blocking)
+
+    def end_task(
+        self,
+        *,
+        user_id: str,
+        session_id: str | None = None,
+        outcome: str | None = None,
+        success: bool | None = None,
+        now: datetime | None = None,
+    ) -> list[DreamReport]:
+        """A task phase ended: store its outcome as a procedural record, dream if due."""
+        return dream_service.end_phase(
+            self, user_id, session_id=session_id, outcome=outcome, success=success, kind="task", now=now
+        )
+
+    def end_session(self, *, user_id: str, session_id: str, now: datetime | None = None) -> list[DreamReport]:
+        """A session ended: dream if due."""
+        return dream_service.end_phase(self, user_id, session_id=session_id, kind="session", now=now)
+
+    def dreams(self, *, user_id: str, limit: int = 20) -> list[DreamReport]:
+        """The user's dream log, newest first."""
+        from dreammem.dream.journal import list_reports
+
+        return [report for report, _ in list_reports(self.store, check_user_id(user_id), check_k(limit))]
 
     # -- maintenance ----------------------------------------------------------------------
 
@@ -645,15 +716,36 @@ class DreamMemory:
             with self.store.transaction():
                 self._bump_generation()
             self._rebuild_index()
-            graph_count = 0
-            if self.graph is not None:
-                self.graph.clear()
-                for user_id in self.store.users():
-                    active = self.store.find(user_id)
-                    self._graph_upsert(user_id, active)
-                    graph_count += len(active)
+            graph_count = self.reindex_graph()
             assert self._index is not None
             return {"vectors": self._index.count(), "embedded": len(missing), "graph_records": graph_count}
+
+    def reindex_graph(self) -> int:
+        """Rebuild the graph of every user of this store from SQLite.
+
+        Returns:
+            How many active records were written to the graph (0 with no graph).
+
+        Raises:
+            GraphUnavailableError: an external graph is down (the work stays queued
+                in the outbox and is replayed when it is back).
+        """
+        with self._lock:
+            if self._graph_sync is None:
+                return 0
+            return self._graph_sync.rebuild(self.store.users())
+
+    def sync_graph(self) -> int:
+        """Replay graph writes queued while an external graph was unreachable.
+
+        Returns:
+            How many queued memories were written.
+
+        Raises:
+            GraphUnavailableError: the graph is still down (nothing is lost).
+        """
+        with self._lock:
+            return 0 if self._graph_sync is None else self._graph_sync.flush(force=True)
 
     def close(self) -> None:
         """Flush the vector index and close every store (idempotent)."""
@@ -702,9 +794,3 @@ class DreamMemory:
     async def aforget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """Async twin of :meth:`forget`."""
         return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id))
-
-
-def _entities(text: str) -> list[str]:
-    from dreammem.text.entities import extract_entities
-
-    return [e.text for e in extract_entities(text)]

@@ -3,6 +3,7 @@
 #
 #   bash scripts/neo4j.sh up      # (build once,) start fresh & empty, print bolt URI last
 #   bash scripts/neo4j.sh down    # stop (SIGTERM, then SIGKILL after a timeout); idempotent
+#   bash scripts/neo4j.sh restart # stop if running, start again KEEPING the data and the port
 #   bash scripts/neo4j.sh status  # "running pid N bolt://..." (exit 0) or "stopped" (exit 3)
 #   bash scripts/neo4j.sh uri     # print the bolt URI of the running server (exit 1 if none)
 #   bash scripts/neo4j.sh build   # only build tools/neo4j-launcher (Maven)
@@ -30,6 +31,7 @@ LAUNCHER_DIR="$REPO_ROOT/tools/neo4j-launcher"
 STATE_DIR="${NEO4J_STATE_DIR:-$REPO_ROOT/.neo4j}"
 HOME_DIR="$STATE_DIR/home"
 PID_FILE="$STATE_DIR/neo4j.pid"
+PORT_FILE="$STATE_DIR/port"
 URI_FILE="$STATE_DIR/uri"
 LOG_FILE="$STATE_DIR/neo4j.log"
 BUILD_LOG="$STATE_DIR/build.log"
@@ -171,23 +173,30 @@ cmd_down() {
     log "stopped"
 }
 
-cmd_up() {
-    local java pid port uri start_ns
+cmd_up() {  # cmd_up [keep]: "keep" reuses the last database and port (restart)
+    local keep="${1:-}" java pid port uri start_ns
     start_ns="$(date +%s%N)"
     mkdir -p "$STATE_DIR"
     if pid="$(running_pid)"; then
-        log "already running (pid $pid); restarting with an empty database"
+        if [[ -n "$keep" ]]; then log "restarting pid $pid, keeping its data"
+        else log "already running (pid $pid); restarting with an empty database"; fi
         cmd_down
     fi
     rm -f "$PID_FILE" "$URI_FILE"
 
     java="$(find_java)"
     if needs_build; then build "$java"; fi
-    port="$(choose_port)"
+    if [[ -n "$keep" && -s "$PORT_FILE" && -d "$HOME_DIR" ]]; then
+        port="$(cat "$PORT_FILE")"
+        port_open "$port" && die "port $HOST:$port (of the last run) is in use"
+    else
+        [[ -n "$keep" ]] && log "no previous run to restart; starting fresh"
+        port="$(choose_port)"
+        # Fresh, empty database on every start.
+        rm -rf "$HOME_DIR"
+    fi
+    echo "$port" >"$PORT_FILE"
     uri="bolt://$HOST:$port"
-
-    # Fresh, empty database on every start.
-    rm -rf "$HOME_DIR"
     mkdir -p "$HOME_DIR"
 
     local xms="512m"
@@ -271,9 +280,10 @@ with_lock() {  # serialise up/down (e.g. parallel test workers)
 
 case "${1:-}" in
     up)     with_lock cmd_up ;;
+    restart) with_lock cmd_up keep ;;
     down)   with_lock cmd_down ;;
     status) cmd_status ;;
     uri)    cmd_uri ;;
     build)  with_lock build "$(find_java)" ;;
-    *)      echo "usage: $0 {up|down|status|uri|build}" >&2; exit 2 ;;
+    *)      echo "usage: $0 {up|down|restart|status|uri|build}" >&2; exit 2 ;;
 esac

@@ -1,1 +1,1 @@
-"""Benchmarks: LoCoMo retrieval quality, throughput and latency."""
+"""Benchmarks: commands that print numbers next to baselines computed in the same run."""

@@ -213,3 +213,23 @@ def throughput(
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2))
         console.print(f"report written to {json_out}")
+
+
+@bench_app.command("chinese")
+def chinese() -> None:
+    """Chinese recall: MiniLM vs multilingual e5, and jieba vs character n-gram BM25."""
+    from rich.table import Table
+
+    from dreammem.bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
+    from dreammem.embed.models import E5Embedder
+
+    pairs = load_pairs()
+    rows = [score_embedder(SentenceTransformerEmbedder(), pairs), score_embedder(E5Embedder(), pairs)]
+    rows += [score_tokenizer(name, pairs) for name in TOKENIZERS]
+    table = Table(title=f"Chinese recall on {len(pairs)} shipped question/memory pairs")
+    for column in ("system", "hit@1", "hit@3", "index docs/s"):
+        table.add_column(column, justify="left" if column == "system" else "right")
+    for r in rows:
+        speed = "" if r.docs_per_s is None else f"{r.docs_per_s:.0f}"
+        table.add_row(r.name, f"{r.hit_at_1:.2f}", f"{r.hit_at_3:.2f}", speed)
+    console.print(table)

@@ -3,17 +3,20 @@
 The block looks like::
 
     <memory>
-    [pinned] (2024-05-01) The user prefers Excel reports. {id=3f2a…}
-    ...
+    - [pinned] (2024-05-01) The user prefers Excel reports.
+    - (2024-04-28) Order #48213 ships on 2024-07-15.
     </memory>
 
 Memory text is escaped so it can never close or forge the block's tags: ``<`` and
-``>`` become ``‹`` and ``›`` inside memories. Pinned memories come first, then by
-score; memories that do not fit the budget are left out and reported.
+``>`` (and look-alikes that normalise to them) become ``‹`` and ``›`` inside
+memories, and line breaks collapse so every memory is one line of the block.
+Pinned memories come first, then by score; memories that do not fit the budget are
+left out and reported.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,9 +49,19 @@ class PackedContext:
         return self.text
 
 
+_ANGLE = str.maketrans({"<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›"})
+_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f\u200b\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
 def escape_memory_text(text: str) -> str:
-    """Make memory text unable to open or close tags in the prompt block."""
-    return " ".join(text.replace("<", "‹").replace(">", "›").split())
+    """Make memory text unable to open or close tags in the prompt block.
+
+    Angle brackets (and their full-width and small forms, which normalise to ``<``
+    and ``>``) become ``‹`` and ``›``; control and bidirectional-override characters
+    are removed; all whitespace, line breaks included, collapses to single spaces, so
+    a memory stays on its own line.
+    """
+    return " ".join(_INVISIBLE.sub("", text.translate(_ANGLE)).split())
 
 
 def _line(hit: Hit) -> str:

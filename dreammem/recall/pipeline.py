@@ -1,16 +1,21 @@
-"""The recall pipeline: run paths, fuse, rerank, order, trace.
+"""The recall pipeline: embed, run paths, fuse, rerank, decay, floors, order, trace.
 
 ::
 
-    query -> [path ...] (each scoped to the user) -> reciprocal rank fusion
-          -> reranker over the top candidates (optional) -> pinned first -> hits
+    query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
+          -> load + dedupe -> reranker over the top candidates, its rank fused with the
+          first-stage rank -> time decay (episodic) -> per-layer floors
+          -> pinned first, then by score, newest first among equal scores -> touch
 
-A path that raises drops out of fusion with a warning and is listed in
-``RecallResult.degraded``; recall still answers from the others.
+Scores are explained in :mod:`dreammem.recall.scoring`. A path, the embedding, the
+reranker or the access bookkeeping that raises is a documented degradation
+boundary: it drops out with a warning, is listed in ``RecallResult.degraded``, and
+recall still answers from what is left.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -18,9 +23,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from dreammem.config import RecallConfig
+from dreammem.embed.base import Embedder
+from dreammem.errors import ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
 from dreammem.recall.result import Hit, RecallResult
+from dreammem.recall.scoring import (
+    decay_factor,
+    fusion_ceiling,
+    passes_floor,
+    rank_order,
+    rerank_score,
+)
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
 
@@ -43,7 +57,26 @@ class Reranker(Protocol):
 class _Scored:
     fused: Fused
     record: MemoryRecord
+    fused_rank: int = 0
     rerank: float | None = None
+    rerank_rank: int | None = None
+    score: float = 0.0
+    decay: float = 1.0
+    twins: list[MemoryRecord] = dataclasses.field(default_factory=list)
+
+
+class _Clock:
+    """Collects per-stage timings in milliseconds."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._start = time.perf_counter()
+
+    def lap(self, name: str, since: float) -> None:
+        self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
+
+    def total(self) -> None:
+        self.timings["total"] = (time.perf_counter() - self._start) * 1000
 
 
 class RecallPipeline:
@@ -54,6 +87,8 @@ class RecallPipeline:
         paths: The recall paths by name.
         config: Pipeline settings.
         reranker: Optional cross-encoder stage.
+        embedder: Embeds the query once for every path (skipped when the query
+            already carries an embedding).
     """
 
     def __init__(
@@ -62,74 +97,163 @@ class RecallPipeline:
         paths: Mapping[str, RecallPath],
         config: RecallConfig,
         reranker: Reranker | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self._store = store
         self.paths = dict(paths)
         self.config = config
         self.reranker = reranker
+        self.embedder = embedder
 
     def run(self, query: RecallQuery, k: int, *, paths: Sequence[str] | None = None) -> RecallResult:
-        """Recall ``k`` memories (plus every pinned one) for the query."""
-        timings: dict[str, float] = {}
+        """Recall ``k`` memories (plus every pinned one) for the query.
+
+        Raises:
+            ValidationError: ``paths`` names a path this pipeline does not have.
+        """
+        clock = _Clock()
         degraded: dict[str, str] = {}
+        if paths is not None and (unknown := sorted(set(paths) - set(self.paths))):
+            raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
+        names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
+        query = self._embed(query, names, clock, degraded)
+        ranked = self._run_paths(query, names, clock, degraded)
+        start = time.perf_counter()
+        scored = self._candidates(query, ranked, k)
+        clock.lap("fuse", start)
+        if self.reranker is not None and scored:
+            start = time.perf_counter()
+            self._rerank(query, scored, degraded)
+            clock.lap("rerank", start)
+        start = time.perf_counter()
+        kept = self._finish(query, scored)
+        hits = [self._hit(s) for s in kept if not s.record.pinned][:k]
+        pinned = self._pinned(query.user_id, {s.record.id: s for s in kept}, degraded)
+        clock.lap("order", start)
+        ordered = tuple(pinned + hits)
+        start = time.perf_counter()
+        try:
+            self._store.touch(query.user_id, [h.id for h in ordered], query.now)
+        except Exception as exc:  # degradation boundary: bookkeeping must not lose the answer
+            log.warning("recording access failed: %s", exc)
+            degraded["touch"] = f"{type(exc).__name__}: {exc}"
+        clock.lap("touch", start)
+        clock.total()
+        return RecallResult(
+            query=query.text,
+            user_id=query.user_id,
+            hits=ordered,
+            degraded=degraded,
+            timings_ms=clock.timings,
+            budget_tokens=self.config.budget_tokens,
+        )
+
+    # -- stages ----------------------------------------------------------------------------
+
+    def _embed(
+        self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
+    ) -> RecallQuery:
+        if query.embedding is not None or self.embedder is None or "vector" not in names:
+            return query
+        start = time.perf_counter()
+        try:
+            vector = self.embedder.embed_query(query.text)
+        except Exception as exc:  # degradation boundary: paths without vectors still answer
+            log.warning("query embedding failed: %s", exc)
+            degraded["embed"] = f"{type(exc).__name__}: {exc}"
+            return query
+        finally:
+            clock.lap("embed", start)
+        return dataclasses.replace(query, embedding=vector)
+
+    def _run_paths(
+        self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
+    ) -> dict[str, list[Candidate]]:
         ranked: dict[str, list[Candidate]] = {}
-        for name in paths if paths is not None else self.config.paths:
-            path = self.paths.get(name)
-            if path is None:
-                continue
+        for name in names:
             start = time.perf_counter()
             try:
-                ranked[name] = path.search(query)
+                ranked[name] = self.paths[name].search(query)
             except Exception as exc:  # degradation boundary: one path may fail
                 log.warning("recall path %s failed: %s", name, exc)
                 degraded[name] = f"{type(exc).__name__}: {exc}"
-            timings[name] = (time.perf_counter() - start) * 1000
-        fused = reciprocal_rank_fusion(ranked, k=self.config.rrf_k)
+            clock.lap(name, start)
+        return ranked
+
+    def _candidates(self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int) -> list[_Scored]:
+        """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
+        rrf_k = self.config.rrf_k
+        fused = reciprocal_rank_fusion(ranked, k=rrf_k)
         top = fused[: max(self.config.rerank_top, k)]
         records = self._store.get_by_rowids(query.user_id, [f.rowid for f in top])
         scored = _dedupe(
             [_Scored(f, records[f.rowid]) for f in top if f.rowid in records and records[f.rowid].is_active]
         )
-        if self.reranker is not None and scored:
-            start = time.perf_counter()
-            try:
-                head = scored[: self.config.rerank_top]
-                for item, value in zip(
-                    head, self.reranker.score(query.text, [s.record.content for s in head]), strict=True
-                ):
-                    item.rerank = value
-                head.sort(key=lambda s: -(s.rerank or 0.0))
-                scored = head + scored[len(head) :]
-            except Exception as exc:  # degradation boundary: keep fusion order
-                log.warning("reranker %s failed: %s", self.reranker.name, exc)
-                degraded["rerank"] = f"{type(exc).__name__}: {exc}"
-            timings["rerank"] = (time.perf_counter() - start) * 1000
-        hits = [self._hit(s) for s in scored if not s.record.pinned][:k]
-        pinned = self._pinned(query.user_id, {s.record.id: s for s in scored})
-        result = RecallResult(
-            query=query.text,
-            user_id=query.user_id,
-            hits=tuple(pinned + hits),
-            degraded=degraded,
-            timings_ms=timings,
-        )
-        self._store.touch(query.user_id, result.ids, query.now)
-        return result
+        ceiling = fusion_ceiling({p: len(c) for p, c in ranked.items()}, k=rrf_k)
+        for rank, item in enumerate(scored, 1):
+            item.fused_rank = rank
+            item.score = min(1.0, item.fused.score / ceiling)
+        return scored
 
-    def _pinned(self, user_id: str, found: Mapping[str, _Scored]) -> list[Hit]:
-        pinned = self._store.find(user_id, pinned=True)  # newest first
+    def _rerank(self, query: RecallQuery, scored: list[_Scored], degraded: dict[str, str]) -> None:
+        assert self.reranker is not None
+        head = scored[: self.config.rerank_top]
+        try:
+            values = self.reranker.score(query.text, [s.record.content for s in head])
+            if len(values) != len(head):
+                raise ValueError(f"reranker returned {len(values)} scores for {len(head)} texts")
+        except Exception as exc:  # degradation boundary: keep the first-stage order
+            log.warning("reranker %s failed: %s", self.reranker.name, exc)
+            degraded["rerank"] = f"{type(exc).__name__}: {exc}"
+            return
+        for item, value, rank in zip(head, values, rank_order([float(v) for v in values]), strict=True):
+            item.rerank, item.rerank_rank = float(value), rank
+        for item in scored:
+            item.score = rerank_score(
+                item.fused_rank,
+                item.rerank_rank,
+                k=self.config.rrf_k,
+                blend=self.config.rerank_blend,
+                weight=self.config.rerank_weight,
+            )
+
+    def _finish(self, query: RecallQuery, scored: list[_Scored]) -> list[_Scored]:
+        """Decay, per-layer floors, then order: score, newest first among equal scores."""
+        half_life = self.config.episodic_half_life_days
+        kept = []
+        for item in scored:
+            item.decay = decay_factor(item.record, query.now, half_life)
+            item.score *= item.decay
+            # A record that fails its layer's floor may have a same-text twin of another layer.
+            passing = [r for r in (item.record, *item.twins) if passes_floor(r, item.score, self.config)]
+            if passing:
+                item.record = passing[0]
+                kept.append(item)
+        kept.sort(key=lambda s: (-round(s.score, 12), -s.record.event_time.timestamp(), s.fused_rank))
+        return kept
+
+    def _pinned(self, user_id: str, found: Mapping[str, _Scored], degraded: dict[str, str]) -> list[Hit]:
+        try:
+            pinned = self._store.find(user_id, pinned=True)  # newest first
+        except Exception as exc:  # degradation boundary: ranked hits still answer
+            log.warning("loading pinned memories failed: %s", exc)
+            degraded["pinned"] = f"{type(exc).__name__}: {exc}"
+            return [self._hit(s) for s in found.values() if s.record.pinned]
         return [self._hit(found[r.id]) if r.id in found else Hit(r, 1.0, ("pinned",)) for r in pinned]
 
     @staticmethod
     def _hit(item: _Scored) -> Hit:
         return Hit(
             record=item.record,
-            score=item.rerank if item.rerank is not None else item.fused.score,
+            score=item.score,
             paths=tuple(item.fused.ranks),
             ranks=dict(item.fused.ranks),
             path_scores=dict(item.fused.path_scores),
             fused_score=item.fused.score,
+            fused_rank=item.fused_rank,
             rerank_score=item.rerank,
+            rerank_rank=item.rerank_rank,
+            decay=item.decay,
         )
 
 
@@ -147,8 +271,11 @@ def _dedupe(items: list[_Scored]) -> list[_Scored]:
             continue
         if item.record.pinned and not first.record.pinned:
             item.fused, first.fused = first.fused, item.fused
+            item.twins.extend([first.record, *first.twins])
             kept[key] = item
             first = item
+        else:
+            first.twins.append(item.record)
         for path, rank in item.fused.ranks.items():
             first.fused.ranks.setdefault(path, rank)
         for path, score in item.fused.path_scores.items():

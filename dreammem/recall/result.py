@@ -12,7 +12,10 @@ if TYPE_CHECKING:
     from dreammem.recall.packing import PackedContext
     from dreammem.text.tokens import TokenCounter
 
-__all__ = ["Hit", "RecallResult"]
+__all__ = ["DEFAULT_BUDGET_TOKENS", "Hit", "RecallResult"]
+
+DEFAULT_BUDGET_TOKENS = 2457
+"""30% of an 8192-token window: the budget when no config says otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,12 +24,14 @@ class Hit:
 
     Attributes:
         record: The memory (``record.id`` is the trace id).
-        score: The final score that ordered the hits (higher is better).
+        score: The final score that ordered the hits, 0..1 (see :mod:`dreammem.recall.scoring`).
         paths: Names of the recall paths that found it.
         ranks: Its 1-based rank in each path that found it.
         path_scores: The raw score each path gave it.
-        fused_score: Its reciprocal-rank-fusion score.
-        rerank_score: The reranker's score, when a reranker ran.
+        fused_score: Its raw reciprocal-rank-fusion score.
+        fused_rank: Its 1-based rank after fusion (None for a pinned memory no path found).
+        rerank_score: The reranker's raw score, when a reranker ran over it.
+        rerank_rank: Its 1-based rank by the reranker, when a reranker ran over it.
         decay: The time-decay factor applied (1.0 = none).
     """
 
@@ -36,7 +41,9 @@ class Hit:
     ranks: Mapping[str, int] = field(default_factory=dict)
     path_scores: Mapping[str, float] = field(default_factory=dict)
     fused_score: float = 0.0
+    fused_rank: int | None = None
     rerank_score: float | None = None
+    rerank_rank: int | None = None
     decay: float = 1.0
 
     @property
@@ -52,7 +59,9 @@ class Hit:
             "ranks": dict(self.ranks),
             "path_scores": dict(self.path_scores),
             "fused_score": self.fused_score,
+            "fused_rank": self.fused_rank,
             "rerank_score": self.rerank_score,
+            "rerank_rank": self.rerank_rank,
             "decay": self.decay,
             "score": self.score,
             "pinned": self.record.pinned,
@@ -70,7 +79,9 @@ class RecallResult:
         user_id: The scope it ran in.
         hits: The hits, in order.
         degraded: Paths or stages that failed and were left out, with the reason.
-        timings_ms: Time spent per path/stage.
+        timings_ms: Time spent per path/stage, in milliseconds (``total`` for all).
+        budget_tokens: Default token budget of :meth:`to_context` (from the recall config:
+            ``model_window_tokens * budget_fraction``).
     """
 
     query: str
@@ -78,6 +89,7 @@ class RecallResult:
     hits: tuple[Hit, ...]
     degraded: Mapping[str, str] = field(default_factory=dict)
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS
 
     def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
@@ -98,11 +110,13 @@ class RecallResult:
         """The trace ids, in order."""
         return [h.record.id for h in self.hits]
 
-    def to_context(self, max_tokens: int = 2457, *, counter: TokenCounter | None = None) -> PackedContext:
+    def to_context(
+        self, max_tokens: int | None = None, *, counter: TokenCounter | None = None
+    ) -> PackedContext:
         """Render the hits as one escaped ``<memory>`` block under a token budget.
 
         Args:
-            max_tokens: The budget (default: 30% of an 8192-token window).
+            max_tokens: The budget; default :attr:`budget_tokens` (from the recall config).
             counter: Token counter; default is an approximate one needing no download.
 
         Returns:
@@ -111,4 +125,5 @@ class RecallResult:
         """
         from dreammem.recall.packing import pack_hits
 
-        return pack_hits(self.hits, max_tokens=max_tokens, counter=counter)
+        budget = self.budget_tokens if max_tokens is None else max_tokens
+        return pack_hits(self.hits, max_tokens=budget, counter=counter)

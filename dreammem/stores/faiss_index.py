@@ -118,11 +118,31 @@ class FaissVectorIndex(VectorIndex):
     def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """The k nearest of this user's vectors (cosine), best first."""
         with self._lock:
-            selector = self._selector(user_id)
-            if selector is None:
+            owned = self._by_user.get(user_id)
+            if not owned:
                 return []
-            k = min(k, len(self._by_user[user_id]))
-            q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self._dim)
+            # One user owning every vector needs no filter (the common single-user store).
+            selector = None if len(owned) == self._index.ntotal else self._selector(user_id)
+            return self._search(query, min(k, len(owned)), selector)
+
+    def search_subset(
+        self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
+    ) -> list[tuple[int, float]]:
+        """The k nearest of the given row ids that belong to this user, best first."""
+        with self._lock:
+            owned = self._by_user.get(user_id, set())
+            allowed = np.fromiter((i for i in ids if i in owned), dtype=np.int64)
+            if allowed.size == 0:
+                return []
+            return self._search(query, min(k, int(allowed.size)), faiss.IDSelectorBatch(allowed))
+
+    def _search(
+        self, query: npt.NDArray[np.float32], k: int, selector: faiss.IDSelector | None
+    ) -> list[tuple[int, float]]:
+        q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self._dim)
+        if selector is None:
+            scores, ids = self._index.search(q, k)
+        else:
             params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
             scores, ids = self._index.search(q, k, params=params)
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]

@@ -81,4 +81,93 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        2,
+        "graph_tables",
+        """
+        CREATE TABLE graph_memories (
+            user_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            event_time TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (user_id, memory_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE graph_entities (
+            user_id TEXT NOT NULL,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            df INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, key)
+        ) WITHOUT ROWID;
+        CREATE TABLE graph_mentions (
+            user_id TEXT NOT NULL,
+            entity_key TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            event_time TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (user_id, entity_key, memory_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX graph_mentions_memory ON graph_mentions(user_id, memory_id);
+        CREATE INDEX graph_mentions_recent ON graph_mentions(user_id, entity_key, event_time, memory_id);
+        CREATE TABLE graph_relations (
+            user_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            source TEXT NOT NULL,
+            relation TEXT NOT NULL,
+            target TEXT NOT NULL,
+            PRIMARY KEY (user_id, memory_id, source, relation, target)
+        ) WITHOUT ROWID;
+        CREATE INDEX graph_relations_source ON graph_relations(user_id, source);
+        CREATE INDEX graph_relations_target ON graph_relations(user_id, target);
+        """,
+    ),
+    Migration(
+        3,
+        "graph_outbox",
+        """
+        CREATE TABLE graph_outbox (
+            user_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            PRIMARY KEY (user_id, memory_id)
+        ) WITHOUT ROWID;
+        """,
+    ),
+    Migration(
+        4,
+        "dreams",
+        """
+        CREATE TABLE dreams (
+            id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            level INTEGER NOT NULL,
+            trigger TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT NOT NULL,
+            status TEXT NOT NULL,
+            report TEXT NOT NULL,
+            undo TEXT NOT NULL,
+            undone_at TEXT
+        );
+        CREATE INDEX dreams_user_level ON dreams(user_id, level, finished_at);
+        CREATE TABLE memory_index (
+            user_id TEXT NOT NULL,
+            facet TEXT NOT NULL,
+            key TEXT NOT NULL,
+            record_id TEXT NOT NULL REFERENCES records(id) ON DELETE CASCADE,
+            PRIMARY KEY (user_id, facet, key, record_id)
+        );
+        CREATE INDEX memory_index_record ON memory_index(record_id);
+        """,
+    ),
+    Migration(
+        5,
+        "message_key_index",
+        """
+        CREATE INDEX records_message_key ON records(
+            user_id, session_id, json_extract(metadata, '$.message_key')
+        ) WHERE json_extract(metadata, '$.message_key') IS NOT NULL;
+        """,
+    ),
 )

@@ -15,7 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -337,6 +337,7 @@ class SQLiteRecordStore:
         layers: Sequence[Layer] | None = None,
         kinds: Sequence[Kind] | None = None,
         slot: str | None = None,
+        slot_prefix: str | None = None,
         session_id: str | None = None,
         pinned: bool | None = None,
         since: datetime | None = None,
@@ -355,6 +356,9 @@ class SQLiteRecordStore:
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
+        if slot_prefix is not None:
+            where.append("substr(slot, 1, ?) = ?")
+            params.extend([len(slot_prefix), slot_prefix])
         if pinned is not None:
             where.append("pinned = ?")
             params.append(int(pinned))
@@ -371,8 +375,23 @@ class SQLiteRecordStore:
             params.append(limit)
         return [_from_row(r) for r in self.fetchall(sql, params)]
 
-    def keyword_search(self, user_id: str, terms: Sequence[str], limit: int) -> list[tuple[int, float]]:
+    def keyword_search(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        limit: int,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[tuple[int, float]]:
         """BM25 over the full-text index: active records of this user, best first.
+
+        Args:
+            user_id: The scope.
+            terms: Query terms (any may match).
+            limit: How many results at most.
+            since: Only records with ``event_time >= since``.
+            until: Only records with ``event_time < until``.
 
         Returns:
             ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
@@ -380,20 +399,67 @@ class SQLiteRecordStore:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where, params = _time_filter(since, until, "r.")
         rows = self.fetchall(
             "SELECT f.rowid, -bm25(records_fts) AS score FROM records_fts f "
             "JOIN records r ON r.rowid = f.rowid "
-            "WHERE records_fts MATCH ? AND r.user_id = ? AND r.status = 'active' "
+            f"WHERE records_fts MATCH ? AND r.user_id = ? AND r.status = 'active'{where} "
             "ORDER BY bm25(records_fts) LIMIT ?",
-            (match, user_id, limit),
+            (match, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def window_rowids(
+        self,
+        user_id: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int,
+        newest_first: bool = True,
+    ) -> list[int]:
+        """Row ids of this user's active records with ``since <= event_time < until``.
+
+        Ordered by event time (newest first unless asked otherwise); served by the
+        ``(user_id, status, event_time)`` index.
+        """
+        where, params = _time_filter(since, until, "")
+        order = "DESC" if newest_first else "ASC"
+        rows = self.fetchall(
+            f"SELECT rowid FROM records WHERE user_id = ? AND status = 'active'{where} "
+            f"ORDER BY event_time {order} LIMIT ?",
+            (user_id, *params, limit),
+        )
+        return [int(r[0]) for r in rows]
 
     def set_match_text(self, rowid: int, terms: str) -> None:
         """Replace the full-text terms of one record (used by reindex)."""
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+
+    def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """Records with the same text linked to this one by provenance (either way)."""
+        rows = self.fetchall(
+            "SELECT * FROM records WHERE user_id = ? AND content = ? AND id != ?",
+            (record.user_id, record.content, record.id),
+        )
+        found = [_from_row(r) for r in rows]
+        return [r for r in found if record.id in r.provenance or r.id in record.provenance]
+
+    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
+        """Which of these adapter message keys are already stored for the user and session."""
+        found: set[str] = set()
+        session_clause = "session_id IS ?" if session_id is None else "session_id = ?"
+        for chunk in _chunks(list(keys), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                f"SELECT json_extract(metadata, '$.message_key') FROM records WHERE user_id = ? "
+                f"AND {session_clause} AND json_extract(metadata, '$.message_key') IN ({marks})",
+                (user_id, session_id, *chunk),
+            )
+            found.update(str(r[0]) for r in rows)
+        return found
 
     def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
         """Record that recall returned these records (access time and count only)."""
@@ -417,6 +483,15 @@ class SQLiteRecordStore:
             params.append(status.value)
         sql = "SELECT COUNT(*) FROM records" + (f" WHERE {' AND '.join(where)}" if where else "")
         return self._scalar(sql, params)
+
+    def slots(self, prefix: str) -> list[str]:
+        """Distinct slots of active records, across users, that start with ``prefix``."""
+        rows = self.fetchall(
+            "SELECT DISTINCT slot FROM records WHERE status = 'active' AND slot IS NOT NULL "
+            "AND substr(slot, 1, ?) = ? ORDER BY 1",
+            (len(prefix), prefix),
+        )
+        return [str(r[0]) for r in rows]
 
     def users(self) -> list[str]:
         """Every user id with at least one record."""
@@ -545,6 +620,18 @@ class SQLiteRecordStore:
             "INSERT OR REPLACE INTO task_state VALUES (?, ?, ?, ?)",
             (user_id, session_id, json.dumps(state, ensure_ascii=False), at.isoformat()),
         )
+
+
+def _time_filter(since: datetime | None, until: datetime | None, prefix: str) -> tuple[str, list[str]]:
+    """SQL conditions (with a leading AND) and parameters for an event-time window."""
+    where, params = "", []
+    if since is not None:
+        where += f" AND {prefix}event_time >= ?"
+        params.append(since.astimezone(UTC).isoformat())
+    if until is not None:
+        where += f" AND {prefix}event_time < ?"
+        params.append(until.astimezone(UTC).isoformat())
+    return where, params
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:

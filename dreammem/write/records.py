@@ -16,7 +16,7 @@ from dreammem.text.entities import extract_entities, has_key_entity
 from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Role, Source
 from dreammem.write.rules import detect_explicit
 
-__all__ = ["TurnInput", "build_records", "source_for_role"]
+__all__ = ["TurnInput", "build_core_memory", "build_records", "source_for_role"]
 
 _ROLE_SOURCE = {
     Role.USER: Source.USER,
@@ -82,25 +82,72 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
     explicit = detect_explicit(turn.content) if extract_explicit and turn.role is Role.USER else None
     if explicit is not None:
         records.append(
-            MemoryRecord(
-                user_id=turn.user_id,
-                content=turn.content,
-                layer=Layer.SEMANTIC,
+            _semantic(
+                turn,
                 kind=explicit.kind,
-                source=Source.USER_EXPLICIT,
-                role=turn.role,
-                agent_id=turn.agent_id,
-                session_id=turn.session_id,
-                confidence=SOURCE_CONFIDENCE[Source.USER_EXPLICIT],
                 importance=explicit.importance,
-                priority=Priority.HIGH,
                 pinned=explicit.pinned,
-                created_at=now,
-                event_time=turn.event_time,
-                provenance=(episodic.id,),
-                entities=episodic.entities,
                 slot=explicit.slot,
+                entities=episodic.entities,
+                now=now,
+                provenance=(episodic.id,),
                 metadata={"from_turn": episodic.id, "correction": explicit.correction},
             )
         )
     return records
+
+
+def build_core_memory(
+    turn: TurnInput, *, kind: Kind, now: datetime, pinned: bool = True, slot: str | None = None
+) -> MemoryRecord:
+    """A semantic record for ``remember(...)``.
+
+    Pinned by default (importance 5, always recalled first); ``slot`` defaults to the
+    one the explicit-memory rules read off the text.
+    """
+    explicit = detect_explicit(turn.content)
+    return _semantic(
+        turn,
+        kind=kind,
+        importance=5 if pinned else 4,
+        pinned=pinned,
+        slot=slot if slot is not None else explicit.slot if explicit else None,
+        entities=tuple(e.text for e in extract_entities(turn.content)),
+        now=now,
+        provenance=(),
+        metadata=dict(turn.metadata or {}),
+    )
+
+
+def _semantic(
+    turn: TurnInput,
+    *,
+    kind: Kind,
+    importance: int,
+    pinned: bool,
+    slot: str | None,
+    entities: tuple[str, ...],
+    now: datetime,
+    provenance: tuple[str, ...],
+    metadata: dict[str, Any],
+) -> MemoryRecord:
+    return MemoryRecord(
+        user_id=turn.user_id,
+        content=turn.content,
+        layer=Layer.SEMANTIC,
+        kind=kind,
+        source=Source.USER_EXPLICIT,
+        role=turn.role,
+        agent_id=turn.agent_id,
+        session_id=turn.session_id,
+        confidence=SOURCE_CONFIDENCE[Source.USER_EXPLICIT],
+        importance=importance,
+        priority=Priority.HIGH,
+        pinned=pinned,
+        created_at=now,
+        event_time=turn.event_time,
+        provenance=provenance,
+        entities=entities,
+        slot=slot,
+        metadata=metadata,
+    )

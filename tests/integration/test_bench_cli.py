@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from dreammem.bench.metrics import METRIC_KEYS
 from dreammem.cli import app
+from dreammem.config import DreamMemConfig
 
 pytestmark = pytest.mark.integration
 
@@ -22,15 +23,8 @@ def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
     result = runner.invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--json", str(out), "--ablate"])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert set(report["methods"]) == {
-        "dreammem",
-        "dreammem-no-vector",
-        "dreammem-no-keyword",
-        "vector",
-        "bm25",
-        "fusion",
-        "recency",
-    }
+    ablations = {f"dreammem-no-{path}" for path in DreamMemConfig().recall.paths}
+    assert set(report["methods"]) == {"dreammem", *ablations, "vector", "bm25", "fusion", "recency"}
     assert report["reranker"] is None and report["data"] == str(FIXTURE)
     for entry in report["methods"].values():
         assert set(entry["overall"]) == set(METRIC_KEYS)

@@ -19,6 +19,7 @@ from dreammem.bench.metrics import METRIC_KEYS
 from dreammem.bench.report import build_report, render_table
 from dreammem.bench.runner import merge_runs, run_benchmark, total_steps
 from dreammem.bench.suite import build_methods, close_methods, parse_methods
+from dreammem.config import DreamMemConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import ConfigError
 from dreammem.types import Kind, Layer, MemoryRecord, Source
@@ -105,13 +106,14 @@ def test_run_and_report_schema(conversations: list[LocomoConversation]) -> None:
         ablate=True,
     )
     names = [m.name for m in methods]
-    assert names == ["dreammem", "dreammem-no-vector", "dreammem-no-keyword", "bm25", "recency"]
+    ablations = [f"dreammem-no-{path}" for path in DreamMemConfig().recall.paths]
+    assert names == ["dreammem", *ablations, "bm25", "recency"]
     steps: list[str] = []
     try:
         runs = run_benchmark(conversations, methods, k=10, on_step=steps.append)
     finally:
         close_methods(methods)
-    assert len(steps) == total_steps(conversations, methods) == 5 * (2 + 7)
+    assert len(steps) == total_steps(conversations, methods) == len(methods) * (2 + 7)
     report = build_report(runs, data="tiny.json", reranker=None, k=10, conversations=conversations)
     json.dumps(report)  # JSON-ready
     assert report["data"] == "tiny.json" and report["reranker"] is None

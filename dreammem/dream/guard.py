@@ -1,0 +1,145 @@
+"""The verbatim guard: nothing that matters may be paraphrased away.
+
+Every number, date, amount, id, name, brand and hard limit ("only", "must", "never",
+"不超过", "只能", ...) of a source record must appear verbatim in whatever replaces
+it (a summary, a pattern, a merged record); otherwise the source is kept as it is.
+A replacement may not carry a number that none of its sources has either (an
+invented number rejects the replacement).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from dreammem.text.entities import Entity, extract_entities
+
+__all__ = [
+    "HARD_LIMITS",
+    "contains",
+    "entities",
+    "invented_numbers",
+    "missing_tokens",
+    "numbers",
+    "protected_tokens",
+]
+
+HARD_LIMITS: tuple[str, ...] = (
+    "not exceed",
+    "no more than",
+    "no later than",
+    "no less than",
+    "at most",
+    "at least",
+    "must not",
+    "mustn't",
+    "must",
+    "never",
+    "only",
+    "cannot",
+    "can't",
+    "do not",
+    "don't",
+    "maximum",
+    "minimum",
+    "forbidden",
+    "prohibited",
+    "不超过",
+    "不得",
+    "不能",
+    "不可",
+    "不要",
+    "只能",
+    "只用",
+    "仅",
+    "必须",
+    "务必",
+    "禁止",
+    "绝不",
+    "至少",
+    "最多",
+    "上限",
+    "以内",
+)
+"""Hard-limit words: English ones match case-insensitively on word boundaries."""
+
+_ENTITY_KINDS = frozenset({"amount", "date", "id", "email", "phone", "url", "name"})
+_DIGITS = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]*\d[0-9A-Za-z]*(?:[.,:/]\d[0-9A-Za-z]*)*%?")
+_CN_NUMBER = re.compile(
+    r"[零〇一二两三四五六七八九十百千万亿]*[十百千万亿][零〇一二两三四五六七八九十百千万亿]*"
+    r"|[零〇一二两三四五六七八九]+(?=[元块天年月日号周个次人岁%])"
+)
+_BRAND = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z0-9]*|[A-Z][a-z]+[A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)\b")
+_LATIN_LIMITS = tuple(w for w in HARD_LIMITS if w.isascii())
+_CJK_LIMITS = tuple(w for w in HARD_LIMITS if not w.isascii())
+
+
+@lru_cache(maxsize=4096)
+def entities(text: str) -> tuple[Entity, ...]:
+    """The entities of a text, cached (jieba's name tagging is the costly part of a dream)."""
+    return tuple(extract_entities(text))
+
+
+@lru_cache(maxsize=4096)
+def _protected(text: str) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for entity in entities(text):
+        if entity.kind in _ENTITY_KINDS:
+            found[entity.text] = None
+    for pattern in (_DIGITS, _CN_NUMBER, _BRAND):
+        for match in pattern.finditer(text):
+            found[match.group(0)] = None
+    lowered = text.casefold()
+    for word in _LATIN_LIMITS:
+        if _word_in(word, lowered):
+            found[word] = None
+    for word in _CJK_LIMITS:
+        if word in text:
+            found[word] = None
+    # Only tokens that stand on their own in the source (jieba may cut "A0" out of "0A0").
+    return tuple(t for t in found if contains(text, t))
+
+
+def protected_tokens(text: str) -> tuple[str, ...]:
+    """The tokens of a text that a replacement must carry verbatim, in order."""
+    return _protected(text)
+
+
+def _word_in(token: str, text: str) -> bool:
+    """True when ``token`` occurs in ``text`` not glued to letters or digits on either side."""
+    if not token:
+        return True
+    left = r"(?<![0-9A-Za-z])" if token[0].isascii() and token[0].isalnum() else ""
+    right = r"(?![0-9A-Za-z])" if token[-1].isascii() and token[-1].isalnum() else ""
+    # "50" is not in "50,000" and "3" is not in "2.3": a digit run ends where the number does.
+    if token[0].isdigit():
+        left += r"(?<![0-9][.,])"
+    if token[-1].isdigit():
+        right += r"(?![.,][0-9])"
+    return re.search(left + re.escape(token) + right, text) is not None
+
+
+def contains(text: str, token: str) -> bool:
+    """True when the token appears verbatim in the text (hard limits: any case)."""
+    if token in _LATIN_LIMITS:
+        return _word_in(token, text.casefold())
+    return _word_in(token, text)
+
+
+def missing_tokens(source: str, replacement: str) -> tuple[str, ...]:
+    """Protected tokens of ``source`` that ``replacement`` does not carry verbatim."""
+    return tuple(t for t in protected_tokens(source) if not contains(replacement, t))
+
+
+def numbers(text: str) -> tuple[str, ...]:
+    """Every number in a text (digit runs and Chinese numerals), in order."""
+    found = [m.group(0) for m in _DIGITS.finditer(text)]
+    found.extend(m.group(0) for m in _CN_NUMBER.finditer(text))
+    return tuple(dict.fromkeys(found))
+
+
+def invented_numbers(replacement: str, sources: Sequence[str] | Iterable[str]) -> tuple[str, ...]:
+    """Numbers in ``replacement`` that appear in none of the ``sources``."""
+    texts = list(sources)
+    return tuple(n for n in numbers(replacement) if not any(contains(s, n) for s in texts))

@@ -1,0 +1,217 @@
+"""Migrate: turn a distill plan into writes, and commit them atomically.
+
+:func:`plan_writes` lists every change (new records with provenance, importance of
+kept records, archived sources, restatements superseded by a pattern) without
+writing. :func:`commit` applies a plan in ONE SQLite transaction together with the
+queue removal and the dream log: the queue is emptied exactly when the long-term
+writes commit, so a crash leaves either the old state or the new one. Before writing,
+the transaction checks that the queue entries and the records it read are unchanged
+(another process may have dreamed or edited meanwhile); if not, it rolls back with a
+retryable :class:`~dreammem.errors.BackendError`.
+
+FAISS and the graph are derived: they are updated after the commit; if that fails,
+FAISS is rebuilt from SQLite, and a crash before it happens is repaired on reopen
+(the vector generation in SQLite no longer matches the FAISS sidecar).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from dreammem.dream.conflicts import supersede
+from dreammem.dream.distill import DistillPlan
+from dreammem.dream.forget import archived
+from dreammem.dream.plan import WritePlan
+from dreammem.embed.base import normalize_rows
+from dreammem.errors import BackendError
+from dreammem.text.tokenize import tokenize
+from dreammem.types import Kind, MemoryRecord
+
+if TYPE_CHECKING:
+    from dreammem.memory import DreamMemory
+
+__all__ = ["commit", "embed_inserts", "plan_writes", "sync_derived"]
+
+log = logging.getLogger(__name__)
+
+
+def plan_writes(
+    queued: Sequence[MemoryRecord],
+    distilled: DistillPlan,
+    twins: Mapping[str, MemoryRecord],
+    *,
+    dream_id: str,
+    now: datetime,
+) -> WritePlan:
+    """Every change a dream makes, from its distill plan; nothing is written."""
+    plan = WritePlan(dequeue=[r.id for r in queued])
+    for item in distilled.kept:
+        record = item.record
+        meta = {**dict(record.metadata), "dream_id": dream_id}
+        plan.change(dataclasses.replace(record, importance=item.score, metadata=meta), before=record)
+    for replacement in [*distilled.patterns, *distilled.summaries]:
+        new = replacement.record
+        plan.inserts.append(new)
+        for source in replacement.replaces:
+            kind = new.kind.value
+            plan.change(
+                archived(source, reason=f"distilled into {kind}", dream_id=dream_id, now=now, by=new.id),
+                before=source,
+            )
+        # A pattern restates its observations: their semantic twins, and an earlier
+        # pattern it carries on, are superseded by it.
+        replaced = {r.id for r in replacement.replaces}
+        for source in replacement.sources:
+            if source.kind is Kind.PATTERN and source.id not in replaced and plan.current(source).is_active:
+                supersede(plan, source, new)
+            twin = twins.get(source.id)
+            if twin is not None and plan.current(twin).is_active:
+                supersede(plan, twin, new)
+    for turn, twin_id in distilled.migrated:
+        plan.change(
+            archived(turn, reason="held by a semantic record", dream_id=dream_id, now=now, by=twin_id),
+            before=turn,
+        )
+    for item in distilled.dropped:
+        plan.change(archived(item.record, reason=item.reason, dream_id=dream_id, now=now), before=item.record)
+    return plan
+
+
+def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Equal in everything a dream reads (access counters may move under recall)."""
+    return dataclasses.replace(a, last_accessed_at=None, access_count=0) == dataclasses.replace(
+        b, last_accessed_at=None, access_count=0
+    )
+
+
+def _verify(memory: DreamMemory, user_id: str, plan: WritePlan) -> None:
+    """Inside the transaction: fail if another writer changed what the plan was built on."""
+    store = memory.store
+    if plan.dequeue:
+        present = 0
+        for start in range(0, len(plan.dequeue), 500):
+            chunk = plan.dequeue[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            row = store.fetchone(
+                f"SELECT COUNT(*) FROM queue WHERE user_id = ? AND record_id IN ({marks})", (user_id, *chunk)
+            )
+            present += int(row[0]) if row is not None else 0
+        if present != len(plan.dequeue):
+            raise BackendError("the queue changed during the dream (another dream ran?)", is_retryable=True)
+    current = {r.id: r for r in store.get(user_id, list(plan.updates))}
+    for record_id, (before, after) in list(plan.updates.items()):
+        now_stored = current.get(record_id)
+        if now_stored is None or not _same(now_stored, before):
+            raise BackendError(f"record {record_id} changed during the dream", is_retryable=True)
+        plan.updates[record_id] = (
+            before,
+            dataclasses.replace(
+                after, last_accessed_at=now_stored.last_accessed_at, access_count=now_stored.access_count
+            ),
+        )
+
+
+def commit(
+    memory: DreamMemory,
+    user_id: str,
+    plan: WritePlan,
+    *,
+    log_entry: Callable[[], None],
+    vectors: npt.NDArray[np.float32] | None = None,
+) -> None:
+    """Apply a write plan atomically (see the module docstring).
+
+    Args:
+        memory: The facade (its store, embedder and derived indexes).
+        user_id: The scope.
+        plan: What to write.
+        log_entry: Writes the dream log row; called inside the transaction, last.
+        vectors: Embeddings of ``plan.inserts`` (computed here when None).
+    """
+    store = memory.store
+    embedder = memory.embedder
+    if vectors is None:
+        vectors = embed_inserts(memory, user_id, plan.inserts)
+    terms = [" ".join(tokenize(r.content)) for r in plan.inserts]
+    with memory._lock:
+        with store.transaction():
+            _verify(memory, user_id, plan)
+            rowids = store.insert(plan.inserts, terms)
+            store.put_vectors(rowids, embedder.name, vectors)
+            for _, after in plan.updates.values():
+                store.update(after)
+            store.dequeue(user_id, plan.dequeue)
+            memory._bump_generation()
+            memory._stage_graph([*plan.inserts, *(after for _, after in plan.updates.values())])
+            log_entry()
+        sync_derived(memory, user_id, plan.inserts, rowids, vectors, [a for _, a in plan.updates.values()])
+
+
+def embed_inserts(
+    memory: DreamMemory, user_id: str, records: Sequence[MemoryRecord]
+) -> npt.NDArray[np.float32]:
+    """Vectors for new records.
+
+    A summary gets the normalised centroid of the stored vectors of the records it
+    replaces: it is found where they were found, and long summaries cost no model
+    time. Other records (patterns are short) are embedded.
+    """
+    embedder = memory.embedder
+    out = np.zeros((len(records), embedder.dim), dtype=np.float32)
+    sources = [i for r in records if r.kind is Kind.SUMMARY for i in r.provenance]
+    stored = _stored_vectors(memory, user_id, sources)
+    to_embed: list[int] = []
+    for n, record in enumerate(records):
+        found = [stored[i] for i in record.provenance if i in stored]
+        if record.kind is Kind.SUMMARY and len(found) == len(record.provenance) and found:
+            out[n] = normalize_rows(np.mean(found, axis=0))[0]
+        else:
+            to_embed.append(n)
+    if to_embed:
+        out[to_embed] = embedder.embed_documents([records[n].content for n in to_embed])
+    return out
+
+
+def _stored_vectors(
+    memory: DreamMemory, user_id: str, ids: Sequence[str]
+) -> dict[str, npt.NDArray[np.float32]]:
+    embedder = memory.embedder
+    found: dict[str, npt.NDArray[np.float32]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ", ".join("?" * len(chunk))
+        rows = memory.store.fetchall(
+            "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
+            (user_id, embedder.name, *chunk),
+        )
+        found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+    return found
+
+
+def sync_derived(
+    memory: DreamMemory,
+    user_id: str,
+    inserted: Sequence[MemoryRecord],
+    rowids: Sequence[int],
+    vectors: npt.NDArray[np.float32],
+    changed: Sequence[MemoryRecord],
+) -> None:
+    """After a commit: bring FAISS and the graph in step; rebuild FAISS if that fails."""
+    try:
+        index = memory._index
+        assert index is not None
+        live = [n for n, r in enumerate(inserted) if r.is_active]
+        index.add(user_id, [rowids[n] for n in live], vectors[live])
+        memory._after_status_change(changed)
+        memory._flush_graph()
+    except Exception as exc:  # degradation boundary: the derived index is rebuilt from SQLite
+        log.warning("updating derived indexes after a dream failed (%s); rebuilding FAISS", exc)
+        memory._rebuild_index()

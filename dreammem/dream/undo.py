@@ -1,0 +1,138 @@
+"""Undo a dream: put a user's memory back as it was before it.
+
+In one transaction: the records the dream wrote are deleted (with their full-text
+rows, vectors and index entries), the records it changed get their earlier state
+back, the queue entries it consumed are queued again, a second-level dream's memory
+index is restored, and the dream is marked ``undone``. FAISS is rebuilt after.
+
+Dreams are undone newest first. A record changed again after the dream (say,
+forgotten by the user) is left as it is and listed in ``skipped``; and a restored
+value that a later write has replaced stays superseded by it, so later writes keep
+winning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from dreammem.dream import journal
+from dreammem.dream.forget import superseded
+from dreammem.errors import ValidationError
+from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.types import Layer, MemoryRecord, Status, utcnow
+
+if TYPE_CHECKING:
+    from dreammem.memory import DreamMemory
+
+__all__ = ["UndoResult", "undo_dream"]
+
+
+@dataclass(frozen=True, slots=True)
+class UndoResult:
+    """What an undo did.
+
+    Attributes:
+        dream_id: The dream undone.
+        deleted: Records the dream had written, now deleted.
+        restored: Records put back in their state before the dream.
+        requeued: Queue entries restored.
+        skipped: Records changed since the dream, left as they are.
+    """
+
+    dream_id: str
+    deleted: tuple[str, ...]
+    restored: tuple[str, ...]
+    requeued: int
+    skipped: tuple[str, ...]
+
+
+def undo_dream(
+    memory: DreamMemory, dream_id: str, user_id: str, *, now: datetime | None = None
+) -> UndoResult:
+    """Undo one of the user's dreams (see the module docstring).
+
+    Raises:
+        NotFoundError: no such dream for this user.
+        ValidationError: the dream is already undone, or later dreams must be undone first.
+    """
+    store = memory.store
+    memory.embedder  # noqa: B018 - opens the vector index, rebuilt after the transaction
+    with memory._lock:
+        with store.transaction():
+            _, undo, status = journal.load_entry(store, dream_id, user_id)
+            if status == journal.UNDONE:
+                raise ValidationError(f"dream {dream_id} is already undone")
+            later = journal.later_dreams(store, dream_id, user_id)
+            if later:
+                raise ValidationError(f"undo the later dreams first (newest first): {later}")
+            gone = [dataclasses.replace(r, status=Status.DELETED) for r in store.get(user_id, undo.inserted)]
+            memory._stage_graph(gone)
+            deleted = _delete(store, user_id, undo.inserted)
+            restored, skipped = _restore(store, user_id, undo)
+            requeued = _requeue(store, user_id, undo.queue)
+            if undo.index_rows is not None:
+                store.execute("DELETE FROM memory_index WHERE user_id = ?", (user_id,))
+                store.executemany(
+                    "INSERT OR IGNORE INTO memory_index (user_id, facet, key, record_id) "
+                    "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
+                    [(user_id, f, k, r, r) for f, k, r in undo.index_rows],
+                )
+            journal.mark_undone(store, dream_id, now or utcnow())
+            memory._bump_generation()
+            memory._stage_graph(restored)
+        memory._rebuild_index()
+        memory._flush_graph()
+    return UndoResult(dream_id, tuple(deleted), tuple(r.id for r in restored), requeued, tuple(skipped))
+
+
+def _delete(store: SQLiteRecordStore, user_id: str, ids: list[str]) -> list[str]:
+    rowids = store.rowids(user_id, ids)
+    store.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids.values()])
+    store.executemany("DELETE FROM records WHERE user_id = ? AND id = ?", [(user_id, i) for i in rowids])
+    return list(rowids)
+
+
+def _restore(
+    store: SQLiteRecordStore, user_id: str, undo: journal.UndoData
+) -> tuple[list[MemoryRecord], list[str]]:
+    befores = [journal.record_from_dict(d) for d in undo.before]
+    current = {r.id: r for r in store.get(user_id, [b.id for b in befores])}
+    restored: list[MemoryRecord] = []
+    skipped: list[str] = []
+    for before in befores:
+        now_stored = current.get(before.id)
+        if now_stored is None or now_stored.status.value != undo.after_status.get(before.id):
+            skipped.append(before.id)
+            continue
+        record = dataclasses.replace(
+            before, last_accessed_at=now_stored.last_accessed_at, access_count=now_stored.access_count
+        )
+        store.update(record)
+        restored.append(record)
+    # A value restored here may have been replaced by a write after the dream: that write wins.
+    final: list[MemoryRecord] = []
+    for record in restored:
+        if record.is_active and record.slot is not None and record.layer is Layer.SEMANTIC:
+            newer = [
+                r
+                for r in store.find(user_id, slot=record.slot, layers=[Layer.SEMANTIC])
+                if r.id != record.id and r.event_time > record.event_time
+            ]
+            if newer:
+                record = superseded(record, max(newer, key=lambda r: r.event_time))
+                store.update(record)
+        final.append(record)
+    return final, skipped
+
+
+def _requeue(store: SQLiteRecordStore, user_id: str, entries: list[tuple[str, str]]) -> int:
+    before = store.queue_size(user_id)
+    store.executemany(
+        "INSERT OR IGNORE INTO queue (record_id, user_id, enqueued_at) "
+        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ? AND user_id = ?)",
+        [(record_id, user_id, at, record_id, user_id) for record_id, at in entries],
+    )
+    return store.queue_size(user_id) - before

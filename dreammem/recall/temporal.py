@@ -1,0 +1,190 @@
+"""The temporal path: what the query says about time, applied to event times.
+
+The query is read by :func:`~dreammem.recall.timeparse.parse_time_query` (dateparser
+plus a small rule layer) relative to ``RecallQuery.now``. Then:
+
+* a **window** ("yesterday", "in May 2023", "上周", "before 2023-05-07"): the user's
+  memories whose ``event_time`` falls inside it, ranked by how well they match the
+  rest of the query (vector similarity restricted to the window, fused by reciprocal
+  rank with BM25 restricted to the window). A bare date filter in time order would
+  return every memory of the day; this ranks the ones the query is about first.
+* an **event anchor** ("before the trip to Paris", "去日本之前"): the best match for the
+  anchor gives a time, which opens a window before or after it.
+* an **order** ("last time", "recently", "上次" / "first time"): the best content
+  matches, newest (or oldest) first, so the most recent matching session leads.
+* a **when-question** with no window ("when did we ...", "什么时候"): the best content
+  matches that themselves mention a time ("yesterday", "last week", "on 7 May"),
+  since those are the memories that date the event.
+
+A query that says nothing about time returns ``[]`` after one regular-expression
+check, so the path costs nothing then.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+from dreammem.embed.base import Embedder
+from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
+from dreammem.recall.timeparse import TimeQuery, TimeWindow, mentions_time, parse_time_query
+from dreammem.stores.base import VectorIndex
+from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.text.tokenize import query_terms
+
+__all__ = ["TemporalPath"]
+
+log = logging.getLogger(__name__)
+
+
+class TemporalPath:
+    """Time-aware recall over ``event_time``, scoped to the user.
+
+    Args:
+        store: The record store (event times, windowed BM25).
+        index: The vector index (similarity inside a window).
+        embedder: Embeds an event anchor ("before <anchor>") when the query has one.
+        max_window: Most memories of one window considered (those nearest the
+            reference side of the window are kept).
+        order_pool: How many best content matches an ordering query ("last time")
+            sorts by time.
+    """
+
+    name = "temporal"
+
+    def __init__(
+        self,
+        store: SQLiteRecordStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        *,
+        max_window: int = 5000,
+        order_pool: int = 10,
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self.max_window = max_window
+        self.order_pool = order_pool
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """Memories the query's time expressions point at, best first ([] without any)."""
+        parsed = parse_time_query(query.text, query.now)
+        if parsed is None:
+            return []
+        log.debug("temporal query: %s", parsed)
+        window = self._resolve_anchor(query, parsed)
+        if window is not None and window.empty:
+            return []
+        embedding = self._embedding(query)
+        terms = query_terms(parsed.content)
+        if window is None and parsed.order is None and not parsed.asks_when:
+            return []
+        ranked = self._rank(query, embedding, terms, window)
+        if parsed.order is not None:
+            return self._by_time(query, ranked, newest_first=parsed.order == "latest")
+        if parsed.asks_when and window is None:
+            return self._dated(query, ranked)
+        return [Candidate(f.rowid, f.score) for f in ranked]
+
+    def warm_up(self) -> None:
+        """Load dateparser's language data now rather than on the first dated query."""
+        from datetime import UTC, datetime
+
+        parse_time_query("in May 2023, 昨天", datetime.now(UTC))
+
+    # -- steps ---------------------------------------------------------------------------
+
+    def _embedding(self, query: RecallQuery) -> npt.NDArray[np.float32]:
+        if query.embedding is not None:
+            return query.embedding
+        return self._embedder.embed_query(query.text)
+
+    def _resolve_anchor(self, query: RecallQuery, parsed: TimeQuery) -> TimeWindow | None:
+        """The query's window, narrowed by "before/after <event>" when it has one."""
+        window = parsed.window
+        if parsed.anchor is None:
+            return window
+        vector = self._embedder.embed_query(parsed.anchor)
+        best = self._rank(query, vector, query_terms(parsed.anchor), None, limit=1)
+        if not best:
+            return window
+        records = self._store.get_by_rowids(query.user_id, [best[0].rowid])
+        record = records.get(best[0].rowid)
+        if record is None:
+            return window
+        at = record.event_time
+        side = TimeWindow(None, at) if parsed.anchor_side == "before" else TimeWindow(at + _TICK, None)
+        return side if window is None else window.intersect(side)
+
+    def _rank(
+        self,
+        query: RecallQuery,
+        embedding: npt.NDArray[np.float32],
+        terms: Sequence[str],
+        window: TimeWindow | None,
+        *,
+        limit: int | None = None,
+    ) -> list[Fused]:
+        """Content matches (vector + BM25, fused by rank), inside the window if given."""
+        limit = limit or query.limit
+        if window is None:
+            vector = self._index.search(query.user_id, embedding, limit)
+            keyword = self._store.keyword_search(query.user_id, terms, limit)
+        else:
+            newest_first = not (window.start is not None and window.end is None)
+            ids = self._store.window_rowids(
+                query.user_id,
+                since=window.start,
+                until=window.end,
+                limit=self.max_window,
+                newest_first=newest_first,
+            )
+            if not ids:
+                return []
+            vector = self._index.search_subset(query.user_id, embedding, ids, limit)
+            keyword = self._store.keyword_search(
+                query.user_id, terms, limit, since=window.start, until=window.end
+            )
+        fused = reciprocal_rank_fusion(
+            {
+                "vector": [Candidate(i, s) for i, s in vector],
+                "keyword": [Candidate(i, s) for i, s in keyword],
+            }
+        )
+        return fused[:limit]
+
+    def _by_time(self, query: RecallQuery, ranked: list[Fused], *, newest_first: bool) -> list[Candidate]:
+        """The strong matches by event time, then the rest by relevance.
+
+        Strong matches are those among the best ``order_pool`` that both vector and
+        keyword search found (else the best three), so that "last time we talked about
+        X" means the most recent memory that is really about X.
+        """
+        head = ranked[: self.order_pool]
+        strong = [f for f in head if len(f.ranks) == 2] or ranked[:3]
+        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in strong])
+        timed = sorted(
+            (f for f in strong if f.rowid in records),
+            key=lambda f: (records[f.rowid].event_time, f.rowid),
+            reverse=newest_first,
+        )
+        chosen = {f.rowid for f in timed}
+        return [Candidate(f.rowid, f.score) for f in timed + [f for f in ranked if f.rowid not in chosen]]
+
+    def _dated(self, query: RecallQuery, ranked: list[Fused]) -> list[Candidate]:
+        """The matches whose text mentions a time, in relevance order."""
+        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in ranked])
+        return [
+            Candidate(f.rowid, f.score)
+            for f in ranked
+            if f.rowid in records and mentions_time(records[f.rowid].content)
+        ]
+
+
+_TICK = timedelta(microseconds=1)

@@ -1,0 +1,157 @@
+"""Graph traversal and scoring, shared by every graph backend.
+
+A backend supplies four read primitives (:class:`~dreammem.stores.base.GraphStore`);
+this module walks them the same way for all, so the embedded graph and Neo4j rank
+alike::
+
+    seeds (query entity keys the user's graph knows, hubs dropped)
+      -> hop 1: memories mentioning a seed          score = sum of seed weights
+      -> bridges: other entities of hop-1 memories, and entities related to a seed
+      -> hop 2: memories mentioning a bridge        score = HOP2_DISCOUNT * best w(seed) * w(bridge)
+
+An entity's weight is its normalised inverse document frequency,
+``log(1 + N / df) / log(1 + N)``: 1 for an entity only one memory mentions, near 0 for
+one that every memory mentions. A hop-2 path through a seed therefore scores below
+a hop-1 match on the same seed. Hub entities (the user's own name, a speaker tag)
+mention a large share of memories: they carry almost no information and would flood
+the walk, so they neither seed nor bridge it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dreammem.errors import ValidationError
+
+if TYPE_CHECKING:
+    from dreammem.stores.base import GraphNeighbor, GraphStore
+
+__all__ = ["TraversalLimits", "entity_weight", "is_hub", "traverse"]
+
+HOP2_DISCOUNT = 0.5
+"""How much less a 2-hop path counts than a 1-hop match through the same seed."""
+
+
+@dataclass(frozen=True, slots=True)
+class TraversalLimits:
+    """Bounds that keep a walk cheap on large graphs.
+
+    Attributes:
+        per_entity: Memories fetched per seed or bridge (newest first).
+        max_bridges: Bridges walked in hop 2 (the rarest first).
+        hub_fraction: An entity mentioned by more than this share of the user's
+            memories is a hub ...
+        hub_min: ... once it is mentioned by more than this many memories.
+    """
+
+    per_entity: int = 200
+    max_bridges: int = 24
+    hub_fraction: float = 0.1
+    hub_min: int = 50
+
+
+DEFAULT_LIMITS = TraversalLimits()
+
+
+def entity_weight(df: int, total: int) -> float:
+    """Normalised IDF in (0, 1]: how informative a match on this entity is."""
+    if df <= 0 or total <= 1:
+        return 1.0
+    return math.log1p(total / df) / math.log1p(total)
+
+
+def is_hub(df: int, total: int, limits: TraversalLimits = DEFAULT_LIMITS) -> bool:
+    """True when an entity is mentioned too often to guide a walk."""
+    return df > max(limits.hub_min, limits.hub_fraction * total)
+
+
+def _dedupe(keys: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(k for k in keys if k))
+
+
+def traverse(
+    graph: GraphStore,
+    user_id: str,
+    entity_keys: Sequence[str],
+    *,
+    hops: int = 2,
+    limit: int = 30,
+    limits: TraversalLimits = DEFAULT_LIMITS,
+) -> list[GraphNeighbor]:
+    """Walk 1-2 hops from the query entities to memories, best first.
+
+    Ties are broken by recency (the order the backend lists a key's memories in),
+    then by memory id, so every backend returns the same order for the same graph.
+    """
+    from dreammem.stores.base import GraphNeighbor
+
+    if hops not in (1, 2):
+        raise ValidationError(f"hops must be 1 or 2, got {hops!r}")
+    keys = _dedupe(entity_keys)
+    if not keys or limit <= 0:
+        return []
+    total, df = graph.entity_stats(user_id, keys)
+    seeds = {k: entity_weight(df[k], total) for k in keys if k in df and not is_hub(df[k], total, limits)}
+    if not seeds:
+        return []
+
+    found: dict[str, tuple[int, float, tuple[str, ...], int]] = {}  # id -> hops, score, via, order
+    order = 0
+    for key, memory_id in graph.memories_of(user_id, list(seeds), per_entity=limits.per_entity):
+        _, score, via, first = found.get(memory_id, (1, 0.0, (key,), order))
+        found[memory_id] = (1, score + seeds[key], via, first)
+        order += 1
+
+    if hops == 2:
+        for memory_id, (via, score) in _hop2(graph, user_id, seeds, set(found), total, limits).items():
+            found[memory_id] = (2, score, via, order)
+            order += 1
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1][1], kv[1][3], kv[0]))
+    return [GraphNeighbor(memory_id, h, round(s, 6), via) for memory_id, (h, s, via, _) in ranked[:limit]]
+
+
+def _hop2(
+    graph: GraphStore,
+    user_id: str,
+    seeds: dict[str, float],
+    reached: set[str],
+    total: int,
+    limits: TraversalLimits,
+) -> dict[str, tuple[tuple[str, str], float]]:
+    """Memories two hops away (not already reached): ``id -> ((seed, bridge), score)``."""
+    # bridge key -> (best seed weight leading to it, that seed)
+    bridges: dict[str, tuple[float, str]] = {}
+
+    def offer(bridge: str, seed: str) -> None:
+        if bridge not in seeds and (seeds[seed], seed) > bridges.get(bridge, (-1.0, "")):
+            bridges[bridge] = (seeds[seed], seed)
+
+    for entities in graph.entities_of(user_id, sorted(reached)).values():
+        keys = [e.key for e in entities]
+        for seed in (k for k in keys if k in seeds):
+            for bridge in keys:
+                offer(bridge, seed)
+    if "relations" in graph.capabilities:
+        for key, _, other in graph.related(user_id, list(seeds)):
+            if key in seeds:
+                offer(other, key)
+    if not bridges:
+        return {}
+    _, bridge_df = graph.entity_stats(user_id, list(bridges))
+    weights = {
+        b: bridges[b][0] * entity_weight(d, total)
+        for b, d in bridge_df.items()
+        if not is_hub(d, total, limits)
+    }
+    chosen = sorted(weights, key=lambda b: (-weights[b], b))[: limits.max_bridges]
+    out: dict[str, tuple[tuple[str, str], float]] = {}
+    for bridge, memory_id in graph.memories_of(user_id, chosen, per_entity=limits.per_entity):
+        if memory_id in reached:
+            continue
+        score = HOP2_DISCOUNT * weights[bridge]
+        if memory_id not in out or score > out[memory_id][1]:
+            out[memory_id] = ((bridges[bridge][1], bridge), score)
+    return out

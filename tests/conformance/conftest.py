@@ -1,0 +1,1 @@
+"""Conformance suites: one abstract suite per store contract, run against every backend."""

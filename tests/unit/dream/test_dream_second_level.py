@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import numpy as np
+
+from dreammem import DreamMemConfig, DreamMemory, Status
+from dreammem.config import RecallConfig
+from dreammem.dream.second_level import find_duplicates
+from dreammem.embed import HashingEmbedder
+from dreammem.types import MemoryRecord
+from tests.unit.dream.support import T0, seed, snapshot
+
+
+def test_duplicates_need_same_text_or_close_vectors_with_the_same_tokens() -> None:
+    records = [
+        MemoryRecord(user_id="u", content=t)
+        for t in ("Buy oat milk!", "buy oat milk", "Budget is 5,000 USD", "Budget is 6,000 USD", "the sky")
+    ]
+    vectors = HashingEmbedder().embed_documents([r.content for r in records])
+    groups = find_duplicates(records, vectors, 0.5)
+    assert [sorted(r.content for r in g) for g in groups] == [["Buy oat milk!", "buy oat milk"]]
+    assert find_duplicates(records, np.eye(5, dtype=np.float32), 0.99) == groups
+
+
+def _long_term(memory: DreamMemory) -> None:
+    turns = [
+        ("s1", "user", "Remember: I am allergic to peanuts"),
+        ("s1", "assistant", "I looked at the layout of the dashboard"),
+        ("s3", "user", "Tom Becker from Acme Corp signs the contracts"),
+        ("s2", "assistant", "I looked at the layout of the dashboard."),
+        ("s2", "user", "I prefer Excel reports over PDF"),
+    ]
+    seed(memory, turns=turns)
+    memory.dream(user_id="u1", now=T0 + timedelta(hours=1))
+
+
+def test_second_level_archives_unused_low_importance_and_merges_duplicates(memory: DreamMemory) -> None:
+    _long_term(memory)
+    summaries = [r for r in memory.get_all(user_id="u1") if r.kind.value == "summary"]
+    assert len(summaries) == 3  # one per session, two with the same words
+    report = memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=2))
+    assert report.level == 2 and report.index_entries > 0
+    (merge,) = report.merged
+    keeper = memory.get(merge.to, user_id="u1")  # type: ignore[arg-type]
+    assert keeper.metadata["merged"] == [merge.id]
+    assert memory.get(merge.id, user_id="u1").status is Status.ARCHIVED
+    # much later: the low-importance summary has not been used for a month
+    later = memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=60))
+    archived = {c.id: c.reason for c in later.archived}
+    assert archived[keeper.id] == "unused"
+    assert set(archived.values()) == {"unused"}
+    active = {r.content for r in memory.get_all(user_id="u1")}
+    assert "Remember: I am allergic to peanuts" in active  # pinned: never archived
+    assert "I prefer Excel reports over PDF" in active
+
+
+def test_expired_records_are_archived(memory: DreamMemory) -> None:
+    memory.add(
+        "Coupon code SPRING25 is valid",
+        user_id="u1",
+        metadata={"expires_at": (T0 + timedelta(days=1)).isoformat()},
+        event_time=T0,
+    )
+    memory.dream(user_id="u1", now=T0 + timedelta(hours=1))
+    report = memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=2))
+    assert [c.reason for c in report.archived] == ["expired"]
+
+
+def test_memory_index_routes_recall(tmp_path: Path) -> None:
+    config = DreamMemConfig(recall=RecallConfig(paths=("index",)))
+    with DreamMemory(tmp_path, embedder=HashingEmbedder(), config=config) as memory:
+        memory.set_task_state({"task_type": "Vendor onboarding"}, user_id="u1", session_id="s1")
+        _long_term(memory)
+        memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=2))
+        rows = memory.store.fetchall("SELECT facet, key FROM memory_index WHERE user_id = 'u1'")
+        facets = {(r[0], r[1]) for r in rows}
+        assert ("counterpart", "tom becker") in facets
+        assert ("task_type", "vendor onboarding") in facets
+        assert ("knowledge", "semantic/pattern") in facets or ("knowledge", "semantic/preference") in facets
+        by_name = [
+            h for h in memory.recall("what did Tom Becker say?", user_id="u1", k=3) if not h.record.pinned
+        ]
+        assert by_name[0].record.content == "user: Tom Becker from Acme Corp signs the contracts"
+        assert by_name[0].paths == ("index",)
+        prefs = memory.recall("which format do I prefer?", user_id="u1", k=3)
+        assert "I prefer Excel reports over PDF" in [h.record.content for h in prefs]
+        onboarding = memory.recall("vendor onboarding notes", user_id="u1", k=10)
+        assert onboarding.hits and all(h.record.session_id == "s1" for h in onboarding)
+        assert memory.recall("what did Tom Becker say?", user_id="u2", k=3).hits == ()
+
+
+def test_second_level_dry_run_and_undo(memory: DreamMemory) -> None:
+    _long_term(memory)
+    before = snapshot(memory)
+    dry = memory.dream(user_id="u1", level=2, dry_run=True, now=T0 + timedelta(days=60))
+    assert snapshot(memory) == before
+    real = memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=60))
+    assert dry.counts == real.counts
+    assert snapshot(memory) != before
+    memory.undo_dream(real.dream_id, user_id="u1")
+    after = snapshot(memory)
+    assert after["records"] == before["records"] and after["index"] == before["index"]

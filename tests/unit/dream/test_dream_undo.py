@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from dreammem import DreamMemory, NotFoundError, Status, ValidationError
+from tests.unit.dream.support import T0, active_contents, seed, snapshot
+
+
+def _without_log(snap: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in snap.items() if k != "dreams"}
+
+
+def test_undo_restores_the_state_before_the_dream(memory: DreamMemory) -> None:
+    seed(memory)
+    recall_before = memory.recall("Excel reports", user_id="u1", k=5).ids
+    before = snapshot(memory)
+    report = memory.dream(user_id="u1")
+    assert snapshot(memory) != before
+    result = memory.undo_dream(report.dream_id, user_id="u1")
+    assert _without_log(snapshot(memory)) == _without_log(before)
+    assert set(result.deleted) == {d.id for d in report.distilled}
+    assert result.requeued == report.queued and result.skipped == ()
+    assert memory.recall("Excel reports", user_id="u1", k=5).ids == recall_before
+    assert memory.stats(user_id="u1")["vectors"] == len(memory.get_all(user_id="u1", limit=1000))
+    assert memory.store.fetchone("SELECT status FROM dreams WHERE id = ?", (report.dream_id,))[0] == "undone"
+
+
+def test_dream_again_after_undo_gives_the_same_outcome(memory: DreamMemory) -> None:
+    seed(memory)
+    first = memory.dream(user_id="u1")
+    after_first = active_contents(memory)
+    memory.undo_dream(first.dream_id, user_id="u1")
+    second = memory.dream(user_id="u1")
+    assert active_contents(memory) == after_first
+    assert first.counts == second.counts
+
+
+def test_undo_is_newest_first_and_only_once(memory: DreamMemory) -> None:
+    seed(memory)
+    first = memory.dream(user_id="u1")
+    seed(
+        memory,
+        turns=[("s3", "user", "lol"), ("s3", "user", "we talked about the garden")],
+        start=T0 + timedelta(1),
+    )
+    second = memory.dream(user_id="u1")
+    with pytest.raises(ValidationError, match="later dreams first"):
+        memory.undo_dream(first.dream_id, user_id="u1")
+    memory.undo_dream(second.dream_id, user_id="u1")
+    with pytest.raises(ValidationError, match="already undone"):
+        memory.undo_dream(second.dream_id, user_id="u1")
+    memory.undo_dream(first.dream_id, user_id="u1")
+    assert memory.stats(user_id="u1")["queue"] == 21
+
+
+def test_undo_is_scoped_to_the_owner(memory: DreamMemory) -> None:
+    seed(memory, user="u1")
+    report = memory.dream(user_id="u1")
+    with pytest.raises(NotFoundError):
+        memory.undo_dream(report.dream_id, user_id="u2")
+    with pytest.raises(NotFoundError):
+        memory.undo_dream("no-such-dream", user_id="u1")
+
+
+def test_dry_runs_are_not_undoable(memory: DreamMemory) -> None:
+    seed(memory)
+    dry = memory.dream(user_id="u1", dry_run=True)
+    with pytest.raises(NotFoundError):
+        memory.undo_dream(dry.dream_id, user_id="u1")
+
+
+def test_later_writes_keep_winning_after_undo(memory: DreamMemory) -> None:
+    seed(memory, turns=[("s1", "user", "I prefer Excel reports over PDF")] * 3)
+    report = memory.dream(user_id="u1")
+    seed(memory, turns=[("s2", "user", "Actually, I now prefer CSV reports")], start=T0 + timedelta(days=1))
+    memory.undo_dream(report.dream_id, user_id="u1")
+    active = [
+        r.content for r in memory.get_all(user_id="u1", layer="semantic") if r.slot == "user/report format"
+    ]
+    assert active == ["Actually, I now prefer CSV reports"]
+
+
+def test_records_changed_after_the_dream_are_left_alone(memory: DreamMemory) -> None:
+    seed(memory)
+    report = memory.dream(user_id="u1")
+    kept = report.kept[0]
+    archived = report.archived[0].id
+    memory.forget(kept, user_id="u1")
+    result = memory.undo_dream(report.dream_id, user_id="u1")
+    assert memory.get(kept, user_id="u1").status is Status.DELETED
+    assert kept in result.skipped
+    assert memory.get(archived, user_id="u1").status is Status.ACTIVE
