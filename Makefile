@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck unit integration neo4j-up neo4j-down reranker bench clean
+.PHONY: install demo test lint typecheck unit integration neo4j-up neo4j-down reranker bench bench-locomo bench-throughput clean
 
 install: $(VENV)/.installed
 
@@ -33,6 +33,19 @@ integration: install
 	$(PY) -m pytest tests/integration tests/conformance --allow-hosts=127.0.0.1,localhost,::1 -q
 
 test: lint typecheck unit integration
+
+LOCOMO ?= ../shared/data/locomo/locomo_dev.json
+RERANKER_DIR ?= models/reranker
+
+# The default offline cross-encoder, fine-tuned from the packaged MiniLM (models/ is git-ignored).
+reranker: install
+	$(VENV)/bin/dreammem train-reranker --data $(LOCOMO) --out $(RERANKER_DIR)
+
+bench-locomo: install
+	$(VENV)/bin/dreammem bench locomo --data $(LOCOMO) --json .bench/locomo.json
+
+bench-throughput: install
+	$(VENV)/bin/dreammem bench throughput --memories 10000 --json .bench/throughput.json
 
 neo4j-up:
 	@bash scripts/neo4j.sh up

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,6 +21,9 @@ from dreammem.config import DreamMemConfig, load_config
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import SentenceTransformerEmbedder, resolve_embedder
 from dreammem.recall.pipeline import Reranker
+
+if TYPE_CHECKING:
+    from dreammem.rerank.training import TrainingConfig
 
 __all__ = ["bench_app"]
 
@@ -92,9 +96,15 @@ def locomo(
         bool, typer.Option(help="Fuse the reranker's rank with the first-stage order (RRF).")
     ] = True,
     folds: Annotated[
-        bool,
-        typer.Option(help="Train a reranker per conversation on the others and score it on that one."),
-    ] = False,
+        int,
+        typer.Option(
+            help="Cross-validate a fine-tuned reranker: split the conversations into N folds and "
+            "score each fold with a reranker trained on the others (0: off).",
+            min=0,
+        ),
+    ] = 0,
+    train_layers: Annotated[int | None, typer.Option(help="With --folds: layers kept.", min=1)] = None,
+    train_epochs: Annotated[float, typer.Option(help="With --folds: training epochs.")] = 2.0,
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     names = parse_methods(methods)
@@ -112,8 +122,13 @@ def locomo(
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}
     if folds:
-        runs = _run_folds(conversations, methods_with, k, rerank_max_length, rerank_quantize, rerank_blend)
-        label: str | None = "folds: MiniLM cross-encoder trained per fold without the scored conversation"
+        from dreammem.rerank.training import TrainingConfig
+
+        train_cfg = TrainingConfig(num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length)
+        options = {"max_length": rerank_max_length, "quantize": rerank_quantize, "blend": rerank_blend}
+        runs = _run_folds(conversations, methods_with, k, folds, train_cfg, options)
+        label: str | None = f"{folds} folds: MiniLM cross-encoder trained without the scored conversations"
+        extra["training"] = dataclasses.asdict(train_cfg)
     else:
         rr = load_reranker(
             reranker, max_length=rerank_max_length, quantize=rerank_quantize, blend=rerank_blend
@@ -140,29 +155,25 @@ def _run_folds(
     conversations: Sequence[LocomoConversation],
     methods_with: Callable[[Reranker | None], Callable[[], list[BenchMethod]]],
     k: int,
-    max_length: int,
-    quantize: bool,
-    blend: bool,
+    folds: int,
+    train_cfg: TrainingConfig,
+    options: dict[str, Any],
 ) -> dict[str, MethodRun]:
     from dreammem.bench.pairs import locomo_query_groups
-    from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
+    from dreammem.rerank.training import mine_pairs, train_cross_encoder
 
-    train_cfg = TrainingConfig()
     runs: dict[str, MethodRun] = {}
-    for held_out in conversations:
-        rest = [c for c in conversations if c.sample_id != held_out.sample_id]
-        pairs = mine_pairs(
-            locomo_query_groups(rest, depth=train_cfg.depth),
-            negatives=train_cfg.negatives,
-            seed=train_cfg.seed,
-        )
-        err_console.print(
-            f"fold {held_out.sample_id}: training on {len(pairs)} pairs from {len(rest)} others"
-        )
+    for fold in range(min(folds, len(conversations))):
+        scored = [c for i, c in enumerate(conversations) if i % folds == fold]
+        rest = [c for i, c in enumerate(conversations) if i % folds != fold]
+        groups = locomo_query_groups(rest, depth=train_cfg.depth)
+        pairs = mine_pairs(groups, negatives=train_cfg.negatives, seed=train_cfg.seed)
+        names = ",".join(c.sample_id for c in scored)
+        err_console.print(f"fold {fold + 1}/{folds} ({names}): training on {len(pairs)} pairs")
         with tempfile.TemporaryDirectory(prefix="dreammem-fold-") as out:
             train_cross_encoder(pairs, out, config=train_cfg)
-            rr = load_reranker(out, max_length=max_length, quantize=quantize, blend=blend)
-            merge_runs(runs, _run([held_out], methods_with(rr), k, f"fold {held_out.sample_id}"))
+            rr = load_reranker(out, **options)
+            merge_runs(runs, _run(scored, methods_with(rr), k, f"fold {fold + 1}"))
     return runs
 
 

@@ -10,6 +10,7 @@ from dreammem.bench.methods import (
     BM25Method,
     DreamMemMethod,
     DreamMemPathsVariant,
+    DreamMemRerankerVariant,
     FusionMethod,
     RecencyMethod,
     VectorMethod,
@@ -64,7 +65,8 @@ def build_methods(
     """The methods to run, in the given order.
 
     With ``ablate``, one dreammem variant per recall path, with that path switched
-    off, follows the dreammem method.
+    off, follows the dreammem method; with a reranker also one without it and, for a
+    blended reranker, one ordered by the cross-encoder alone.
     """
     methods: list[BenchMethod] = []
     for name in names:
@@ -84,7 +86,17 @@ def build_methods(
                 for off in paths if len(paths) > 1 else ():
                     kept = [p for p in paths if p != off]
                     methods.append(DreamMemPathsVariant(base, kept, name=f"dreammem-no-{off}"))
+                methods.extend(_reranker_variants(base, reranker))
     return methods
+
+
+def _reranker_variants(base: DreamMemMethod, reranker: Reranker | None) -> list[BenchMethod]:
+    if reranker is None:
+        return []
+    out: list[BenchMethod] = [DreamMemRerankerVariant(base, None, name="dreammem-no-rerank")]
+    if isinstance(reranker, RankFusionReranker):
+        out.append(DreamMemRerankerVariant(base, reranker.inner, name="dreammem-rerank-unblended"))
+    return out
 
 
 def close_methods(methods: Sequence[BenchMethod]) -> None:

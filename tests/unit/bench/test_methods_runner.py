@@ -146,3 +146,39 @@ def test_parse_methods() -> None:
     for bad in ("", "vector,vector", "dense"):
         with pytest.raises(ConfigError):
             parse_methods(bad)
+
+
+class _Reverse:
+    """A scripted reranker: prefers the last candidate it is given."""
+
+    name = "reverse"
+
+    def score(self, query: str, texts: object) -> list[float]:
+        return [float(i) for i in range(len(texts))]  # type: ignore[arg-type]
+
+
+def test_reranker_ablation_variants_share_the_store(conversations: list[LocomoConversation]) -> None:
+    from dreammem.rerank import RankFusionReranker
+
+    reranker = RankFusionReranker(_Reverse(), k=1, weight=5.0)
+    methods = build_methods(
+        ["dreammem"],
+        baseline_embedder=HashingEmbedder(),
+        dreammem_embedder=HashingEmbedder(),
+        reranker=reranker,
+        ablate=True,
+    )
+    names = [m.name for m in methods]
+    assert names[-2:] == ["dreammem-no-rerank", "dreammem-rerank-unblended"]
+    base, *_, plain, unblended = methods
+    try:
+        base.index(conversations[1])
+        question = "How fast was Chen's half marathon?"
+        reranked = base.search(conversations[1], question, 3)
+        without = plain.search(conversations[1], question, 3)
+        assert without[0] == frozenset({"D1:1"})  # fusion order
+        assert reranked != without  # the scripted reranker reorders
+        assert unblended.search(conversations[1], question, 3) == list(reversed(without))
+        assert base.memory.pipeline.reranker is reranker  # restored after each variant call
+    finally:
+        close_methods(methods)
