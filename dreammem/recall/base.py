@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -23,6 +24,8 @@ class RecallQuery:
         now: The reference time for relative dates ("yesterday").
         session_id: The current session, when known.
         embedding: The query embedding, computed once and shared by paths.
+        earlier: Candidates of the paths that already ran for this recall, by path
+            name (a path may reuse them instead of searching again).
     """
 
     text: str
@@ -31,6 +34,7 @@ class RecallQuery:
     now: datetime
     session_id: str | None = None
     embedding: npt.NDArray[np.float32] | None = field(default=None, compare=False)
+    earlier: Mapping[str, Sequence[Candidate]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

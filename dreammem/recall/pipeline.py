@@ -171,7 +171,7 @@ class RecallPipeline:
         for name in names:
             start = time.perf_counter()
             try:
-                ranked[name] = self.paths[name].search(query)
+                ranked[name] = self.paths[name].search(dataclasses.replace(query, earlier=dict(ranked)))
             except Exception as exc:  # degradation boundary: one path may fail
                 log.warning("recall path %s failed: %s", name, exc)
                 degraded[name] = f"{type(exc).__name__}: {exc}"

@@ -12,6 +12,8 @@ plus a small rule layer) relative to ``RecallQuery.now``. Then:
   anchor gives a time, which opens a window before or after it.
 * an **order** ("last time", "recently", "上次" / "first time"): the best content
   matches, newest (or oldest) first, so the most recent matching session leads.
+  Content matches over the whole scope reuse what the vector and keyword paths found
+  for this recall when they ran first (no second search).
 * a **when-question** with no window ("when did we ...", "什么时候"): the best content
   matches that themselves mention a time ("yesterday", "last week", "on 7 May"),
   since those are the memories that date the event.
@@ -85,7 +87,7 @@ class TemporalPath:
         terms = query_terms(parsed.content)
         if window is None and parsed.order is None and not parsed.asks_when:
             return []
-        ranked = self._rank(query, embedding, terms, window)
+        ranked = self._rank(query, embedding, terms, window, reuse=True)
         if parsed.order is not None:
             return self._by_time(query, ranked, newest_first=parsed.order == "latest")
         if parsed.asks_when and window is None:
@@ -130,9 +132,19 @@ class TemporalPath:
         window: TimeWindow | None,
         *,
         limit: int | None = None,
+        reuse: bool = False,
     ) -> list[Fused]:
-        """Content matches (vector + BM25, fused by rank), inside the window if given."""
+        """Content matches (vector + BM25, fused by rank), inside the window if given.
+
+        With ``reuse`` and no window, the vector and keyword paths' candidates for this
+        recall are fused instead of searching again.
+        """
         limit = limit or query.limit
+        if reuse and window is None and "vector" in query.earlier and "keyword" in query.earlier:
+            # The whole-scope content ranking is what those paths just computed.
+            return reciprocal_rank_fusion(
+                {"vector": query.earlier["vector"], "keyword": query.earlier["keyword"]}
+            )[:limit]
         if window is None:
             vector = self._index.search(query.user_id, embedding, limit)
             keyword = self._store.keyword_search(query.user_id, terms, limit)

@@ -171,7 +171,7 @@ _MENTION = re.compile(
     r"(?:last|this|next|past)\s+(?:week(?:end)?|month|year|night|time|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)|"
     r"(?:on|since|until|in)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"weekend|\d{4}|"
+    r"weekend|(?:19|20)\d{2}|"
     rf"{_MONTH}\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|(?:in|since|during)\s+{_MONTH})\b"
     r"|昨天|前天|今天|上周|上个|上星期|去年|前年|今年|\d+月|[一二三四五六七八九十]+月|\d+年|[一二三四五六七八九十\d]+天前",
     re.IGNORECASE,

@@ -174,4 +174,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         ) WHERE json_extract(metadata, '$.message_key') IS NOT NULL;
         """,
     ),
+    Migration(
+        6,
+        "pinned_index",
+        # Every recall loads the user's pinned memories; without this a 100k-record
+        # user scanned all rows (~140 ms, docs/BENCHMARKS.md recall latency).
+        """
+        CREATE INDEX records_user_pinned ON records(user_id, status, event_time) WHERE pinned = 1;
+        """,
+    ),
 )

@@ -300,7 +300,7 @@ class SQLiteRecordStore:
         for chunk in _chunks(list(ids), 500):
             marks = ", ".join("?" * len(chunk))
             rows = self.fetchall(
-                f"SELECT * FROM records WHERE user_id = ? AND id IN ({marks})", (user_id, *chunk)
+                f"SELECT * FROM records WHERE +user_id = ? AND id IN ({marks})", (user_id, *chunk)
             )
             found.update((r["id"], _from_row(r)) for r in rows)
         return [found[i] for i in ids if i in found]
@@ -311,7 +311,8 @@ class SQLiteRecordStore:
         for chunk in _chunks(list(rowids), 500):
             marks = ", ".join("?" * len(chunk))
             rows = self.fetchall(
-                f"SELECT rowid AS rid, * FROM records WHERE user_id = ? AND rowid IN ({marks})",
+                # "+user_id": look rows up by rowid, never by scanning the user's index.
+                f"SELECT rowid AS rid, * FROM records WHERE +user_id = ? AND rowid IN ({marks})",
                 (user_id, *chunk),
             )
             found.update((int(r["rid"]), _from_row(r)) for r in rows)
@@ -323,7 +324,7 @@ class SQLiteRecordStore:
         for chunk in _chunks(list(ids), 500):
             marks = ", ".join("?" * len(chunk))
             rows = self.fetchall(
-                f"SELECT id, rowid FROM records WHERE user_id = ? AND id IN ({marks})",
+                f"SELECT id, rowid FROM records WHERE +user_id = ? AND id IN ({marks})",
                 (user_id, *chunk),
             )
             out.update((r[0], int(r[1])) for r in rows)
@@ -360,8 +361,7 @@ class SQLiteRecordStore:
             where.append("substr(slot, 1, ?) = ?")
             params.extend([len(slot_prefix), slot_prefix])
         if pinned is not None:
-            where.append("pinned = ?")
-            params.append(int(pinned))
+            where.append("pinned = 1" if pinned else "pinned = 0")  # literal: lets the partial index serve it
         if since is not None:
             where.append("event_time >= ?")
             params.append(since.isoformat())
@@ -400,14 +400,33 @@ class SQLiteRecordStore:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         where, params = _time_filter(since, until, "r.")
+        filters = f"+r.user_id = ? AND r.status = 'active'{where}"
+        if since is None and until is None:
+            # Rank in the full-text index alone first (cheap), then keep this user's
+            # active rows; fall back to the joined query when too few survive.
+            rows = self.fetchall(
+                "SELECT f.rowid, -f.s FROM (SELECT rowid, bm25(records_fts) AS s FROM records_fts "
+                "WHERE records_fts MATCH ? ORDER BY s LIMIT ?) f JOIN records r ON r.rowid = f.rowid "
+                f"WHERE {filters} ORDER BY f.s LIMIT ?",
+                (match, limit * _HEADROOM, user_id, limit),
+            )
+            cap = limit * _HEADROOM
+            if len(rows) == limit or self._fts_count(match, cap) < cap:  # complete: no fallback
+                return [(int(r[0]), float(r[1])) for r in rows]
         rows = self.fetchall(
             "SELECT f.rowid, -bm25(records_fts) AS score FROM records_fts f "
             "JOIN records r ON r.rowid = f.rowid "
-            f"WHERE records_fts MATCH ? AND r.user_id = ? AND r.status = 'active'{where} "
+            f"WHERE records_fts MATCH ? AND {filters} "
             "ORDER BY bm25(records_fts) LIMIT ?",
             (match, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _fts_count(self, match: str, cap: int) -> int:
+        """How many full-text rows match (counted up to ``cap``)."""
+        return self._scalar(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT ?)", (match, cap)
+        )
 
     def window_rowids(
         self,
@@ -620,6 +639,10 @@ class SQLiteRecordStore:
             "INSERT OR REPLACE INTO task_state VALUES (?, ?, ?, ?)",
             (user_id, session_id, json.dumps(state, ensure_ascii=False), at.isoformat()),
         )
+
+
+_HEADROOM = 4
+"""Full-text candidates ranked per result wanted before scope filtering."""
 
 
 def _time_filter(since: datetime | None, until: datetime | None, prefix: str) -> tuple[str, list[str]]:

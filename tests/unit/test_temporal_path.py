@@ -165,3 +165,11 @@ def test_fused_with_other_paths_shows_in_trace(diary: DreamMemory) -> None:
     assert top.record.content == "Ate a burrito for lunch"
     assert "temporal" in top.paths and top.ranks["temporal"] == 1
     assert "temporal" in result.timings_ms
+
+
+def test_last_time_inside_full_recall_reuses_the_content_paths(diary: DreamMemory) -> None:
+    result = diary.recall("what did we talk about with Tom last time", user_id="u1", k=3, now=NOW)
+    assert result[0].record.content == "Talked about the budget with Tom"
+    assert result[0].ranks.get("temporal") == 1
+    alone = _temporal(diary, "what did we talk about with Tom last time")
+    assert alone[0] == "Talked about the budget with Tom"

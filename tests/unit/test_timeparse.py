@@ -194,3 +194,8 @@ def test_window_algebra() -> None:
 )
 def test_mentions_time(text: str, expected: bool) -> None:
     assert mentions_time(text) is expected
+
+
+def test_amounts_are_not_time_mentions() -> None:
+    assert not mentions_time("it cost 1250 dollars")
+    assert mentions_time("back in 2019 we met")

@@ -120,3 +120,32 @@ def test_single_user_store_searches_without_a_filter() -> None:
     assert {i for i, _ in index.search("only", embedder.embed_query("tea"), 3)} == {1, 2, 3}
     index.add("second", [4], embedder.embed_documents(["d tea"]))
     assert 4 not in {i for i, _ in index.search("only", embedder.embed_query("tea"), 10)}
+
+
+def test_keyword_search_falls_back_when_other_users_crowd_the_index(memory: DreamMemory) -> None:
+    memory.add_many([{"content": f"tea tea tea crowd {n}", "user_id": "crowd"} for n in range(60)])
+    mine = memory.add_many([{"content": f"tea note {n}", "user_id": "me"} for n in range(3)])
+    rowids = set(_rowids(memory, mine))
+    found = memory.store.keyword_search("me", ["tea"], 2)
+    assert len(found) == 2 and {r for r, _ in found} <= rowids
+    assert {r for r, _ in memory.store.keyword_search("me", ["tea"], 10)} == rowids
+    crowd = memory.store.keyword_search("crowd", ["tea"], 5)
+    assert len(crowd) == 5 and not {r for r, _ in crowd} & rowids
+
+
+def test_hot_queries_use_their_indexes(memory: DreamMemory) -> None:
+    """Pinned memories load through the partial index; candidate rows by rowid, not by user scan."""
+    memory.add("hello", user_id="u1")
+    store = memory.store
+    pinned = store.fetchall(
+        "EXPLAIN QUERY PLAN SELECT * FROM records WHERE user_id = ? AND status IN ('active') "
+        "AND pinned = 1 ORDER BY event_time DESC, rowid DESC",
+        ("u1",),
+    )
+    assert "records_user_pinned" in " ".join(str(tuple(r)) for r in pinned)
+    by_rowid = store.fetchall(
+        "EXPLAIN QUERY PLAN SELECT rowid AS rid, * FROM records WHERE +user_id = ? AND rowid IN (1, 2)",
+        ("u1",),
+    )
+    assert "INTEGER PRIMARY KEY" in " ".join(str(tuple(r)) for r in by_rowid)
+    assert store.schema_version >= 6
