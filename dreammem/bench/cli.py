@@ -90,7 +90,9 @@ def locomo(
     config: Annotated[
         Path | None, typer.Option(help="A DreamMem config file for the dreammem method.")
     ] = None,
-    rerank_max_length: Annotated[int, typer.Option(help="Tokens per reranked pair.")] = 128,
+    rerank_max_length: Annotated[
+        int | None, typer.Option(help="Tokens per reranked pair (default: as trained, else 128).", min=8)
+    ] = None,
     rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
     rerank_blend: Annotated[
         str | None,
@@ -128,7 +130,9 @@ def locomo(
     if folds:
         from dreammem.rerank.training import TrainingConfig
 
-        train_cfg = TrainingConfig(num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length)
+        train_cfg = TrainingConfig(
+            num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
+        )
         options = {"max_length": rerank_max_length, "quantize": rerank_quantize}
         runs = _run_folds(conversations, methods_with, k, folds, train_cfg, options)
         label: str | None = f"{folds} folds: MiniLM cross-encoder trained without the scored conversations"

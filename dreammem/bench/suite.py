@@ -40,7 +40,7 @@ def parse_methods(spec: str) -> list[str]:
 
 
 def load_reranker(
-    name_or_path: str | Path | None, *, max_length: int = 128, quantize: bool = False
+    name_or_path: str | Path | None, *, max_length: int | None = None, quantize: bool = False
 ) -> Reranker | None:
     """A cross-encoder reranker, or ``None`` when no name is given."""
     if name_or_path is None:

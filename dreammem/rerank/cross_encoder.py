@@ -12,6 +12,7 @@ pipeline's business (``RecallConfig.rerank_blend``).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,12 +25,26 @@ __all__ = ["CrossEncoderReranker"]
 log = logging.getLogger(__name__)
 
 
+METADATA_FILE = "dreammem_reranker.json"
+"""Written beside a model by ``dreammem train-reranker``: how it was trained."""
+
+
+def _trained_max_length(model: str | Path, default: int = 128) -> int:
+    """The max_length a ``dreammem train-reranker`` model was trained with, if it is one."""
+    meta = Path(model) / METADATA_FILE
+    try:
+        return int(json.loads(meta.read_text())["config"]["max_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default
+
+
 class CrossEncoderReranker:
     """Scores (query, text) pairs with a sentence-transformers ``CrossEncoder``.
 
     Args:
         model_name_or_path: A hub name or a local folder.
-        max_length: Tokens per pair (longer pairs are truncated).
+        max_length: Tokens per pair (longer pairs are truncated); default: what a model
+            trained by ``dreammem train-reranker`` was trained with, else 128.
         batch_size: Pairs per forward pass.
         quantize: Apply torch dynamic int8 quantisation to the linear layers.
 
@@ -41,10 +56,11 @@ class CrossEncoderReranker:
         self,
         model_name_or_path: str | Path,
         *,
-        max_length: int = 128,
+        max_length: int | None = None,
         batch_size: int = 32,
         quantize: bool = False,
     ) -> None:
+        max_length = max_length if max_length is not None else _trained_max_length(model_name_or_path)
         if max_length < 8:
             raise ConfigError("max_length must be at least 8")
         if batch_size < 1:

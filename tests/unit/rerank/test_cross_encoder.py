@@ -69,8 +69,9 @@ def test_trained_model_is_saved_with_its_settings(tiny_model: Path) -> None:
 
 
 def test_loads_by_path_and_scores(tiny_model: Path) -> None:
-    reranker = CrossEncoderReranker(tiny_model, max_length=32)
+    reranker = CrossEncoderReranker(tiny_model)
     assert reranker.name == str(tiny_model)
+    assert reranker.max_length == 32  # what it was trained with
     texts = ["Ben: The bakery closed.", "Ava: I adopted a grey cat named Pixel."]
     scores = reranker.score("What pet does Ava have?", texts)
     assert len(scores) == 2 and all(isinstance(s, float) for s in scores)
