@@ -39,7 +39,7 @@ RERANKER_DIR ?= models/reranker
 
 # The default offline cross-encoder, fine-tuned from the packaged MiniLM (models/ is git-ignored).
 reranker: install
-	$(VENV)/bin/dreammem train-reranker --data $(LOCOMO) --out $(RERANKER_DIR)
+	$(VENV)/bin/dreammem train-reranker --data $(LOCOMO) --out $(RERANKER_DIR) --num-layers 3
 
 bench-locomo: install
 	$(VENV)/bin/dreammem bench locomo --data $(LOCOMO) --json .bench/locomo.json

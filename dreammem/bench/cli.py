@@ -90,11 +90,14 @@ def locomo(
     config: Annotated[
         Path | None, typer.Option(help="A DreamMem config file for the dreammem method.")
     ] = None,
-    rerank_max_length: Annotated[int, typer.Option(help="Tokens per reranked pair.")] = 128,
+    rerank_max_length: Annotated[
+        int | None, typer.Option(help="Tokens per reranked pair (default: as trained, else 128).", min=8)
+    ] = None,
     rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
     rerank_blend: Annotated[
-        bool, typer.Option(help="Fuse the reranker's rank with the first-stage order (RRF).")
-    ] = True,
+        str | None,
+        typer.Option(help="rrf: fuse the reranker's rank with the first stage; replace: reranker alone."),
+    ] = None,
     folds: Annotated[
         int,
         typer.Option(
@@ -109,6 +112,9 @@ def locomo(
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
+    if rerank_blend is not None:
+        recall = cfg.recall.model_validate({**cfg.recall.model_dump(), "rerank_blend": rerank_blend})
+        cfg = cfg.model_copy(update={"recall": recall})
     if embedder is not None:
         cfg = cfg.model_copy(update={"embedding": cfg.embedding.model_copy(update={"model": embedder})})
     conversations = load_locomo(data, limit=limit_conversations)
@@ -124,18 +130,18 @@ def locomo(
     if folds:
         from dreammem.rerank.training import TrainingConfig
 
-        train_cfg = TrainingConfig(num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length)
-        options = {"max_length": rerank_max_length, "quantize": rerank_quantize, "blend": rerank_blend}
+        train_cfg = TrainingConfig(
+            num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
+        )
+        options = {"max_length": rerank_max_length, "quantize": rerank_quantize}
         runs = _run_folds(conversations, methods_with, k, folds, train_cfg, options)
         label: str | None = f"{folds} folds: MiniLM cross-encoder trained without the scored conversations"
         extra["training"] = dataclasses.asdict(train_cfg)
     else:
-        rr = load_reranker(
-            reranker, max_length=rerank_max_length, quantize=rerank_quantize, blend=rerank_blend
-        )
+        rr = load_reranker(reranker, max_length=rerank_max_length, quantize=rerank_quantize)
         runs = _run(conversations, methods_with(rr), k, "locomo")
         label = None if rr is None else rr.name
-    extra["rerank"] = {"max_length": rerank_max_length, "quantize": rerank_quantize, "blend": rerank_blend}
+    extra["rerank"] = {"max_length": rerank_max_length, "quantize": rerank_quantize}
     report = build_report(runs, data=str(data), reranker=label, k=k, conversations=conversations, extra=extra)
     console.print(render_table(report))
     if json_out is not None:

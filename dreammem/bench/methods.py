@@ -20,7 +20,7 @@ import faiss
 import numpy as np
 
 from dreammem.bench.locomo import LocomoConversation
-from dreammem.config import DreamMemConfig
+from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
 from dreammem.recall.base import Candidate
@@ -34,7 +34,7 @@ __all__ = [
     "BenchMethod",
     "DreamMemMethod",
     "DreamMemPathsVariant",
-    "DreamMemRerankerVariant",
+    "DreamMemStageVariant",
     "FusionMethod",
     "RecencyMethod",
     "Retrieved",
@@ -288,24 +288,37 @@ class DreamMemPathsVariant:
         return self._base.search(conversation, question, k, paths=self._paths)
 
 
-class DreamMemRerankerVariant:
-    """The same store as a :class:`DreamMemMethod`, recalled with another reranker (or none)."""
+class DreamMemStageVariant:
+    """The same store as a :class:`DreamMemMethod`, with other recall stages.
 
-    def __init__(self, base: DreamMemMethod, reranker: Reranker | None, *, name: str) -> None:
+    Another reranker (or none) and/or recall configuration is swapped in for each
+    call (stage ablations).
+    """
+
+    def __init__(
+        self,
+        base: DreamMemMethod,
+        *,
+        name: str,
+        reranker: Reranker | None,
+        recall: RecallConfig | None = None,
+    ) -> None:
         self.name = name
         self.shares_index_with: str | None = base.name
         self._base = base
         self._reranker = reranker
+        self._recall = recall
 
     def index(self, conversation: LocomoConversation) -> None:
         """Nothing: the base method's store already holds the conversation."""
 
     def search(self, conversation: LocomoConversation, question: str, k: int) -> Retrieved:
-        """Recall with this variant's reranker swapped in for the one call."""
+        """Recall with this variant's stages, then put the base's back."""
         pipeline = self._base.memory.pipeline
-        kept = pipeline.reranker
+        kept = pipeline.reranker, pipeline.config
         pipeline.reranker = self._reranker
+        pipeline.config = self._recall or pipeline.config
         try:
             return self._base.search(conversation, question, k)
         finally:
-            pipeline.reranker = kept
+            pipeline.reranker, pipeline.config = kept

@@ -18,11 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from dreammem.errors import ConfigError, ValidationError
+from dreammem.rerank.cross_encoder import METADATA_FILE
 
-__all__ = ["QueryGroup", "TrainingConfig", "TrainingPair", "mine_pairs", "train_cross_encoder"]
+__all__ = [
+    "METADATA_FILE",
+    "QueryGroup",
+    "TrainingConfig",
+    "TrainingPair",
+    "mine_pairs",
+    "train_cross_encoder",
+]
 
 log = logging.getLogger(__name__)
-METADATA_FILE = "dreammem_reranker.json"
 
 
 @dataclass(frozen=True, slots=True)
