@@ -810,6 +810,6 @@ class DreamMemory:
         """Async twin of :meth:`get`."""
         return await asyncio.to_thread(lambda: self.get(memory_id, user_id=user_id))
 
-    async def aforget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+    async def aforget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
         """Async twin of :meth:`forget`."""
-        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id))
+        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id, twins=twins))
