@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dreammem.config import DreamMemConfig, load_config
@@ -81,19 +82,21 @@ def print_report(report: DreamReport) -> None:
         details.add_column(column, overflow="fold")
     for made in report.distilled:
         label = f"new {made.kind}" + ("" if made.status == "active" else f" ({made.status})")
-        details.add_row(label, made.id[:12], f"{_short(made.content)}  <- {len(made.sources)} records")
+        detail = f"{_short(made.content)}  <- {len(made.sources)} records"
+        details.add_row(label, made.id[:12], escape(detail))
     for record_id in report.kept:
         details.add_row("kept", record_id[:12], "")
     for name in ("migrated", "superseded", "merged", "archived"):
         for change in getattr(report, name):
             target = f" -> {change.to[:12]}" if change.to else ""
-            details.add_row(name, change.id[:12], f"{change.reason}{target}")
+            details.add_row(name, change.id[:12], escape(f"{change.reason}{target}"))
     for kept in report.guard_kept:
-        details.add_row("guard kept", kept.record_id[:12], f"{kept.stage} would lose {list(kept.missing)}")
+        detail = f"{kept.stage} would lose {list(kept.missing)}"
+        details.add_row("guard kept", kept.record_id[:12], escape(detail))
     if details.row_count:
         console.print(details)
     for note in report.degraded:
-        console.print(f"[yellow]degraded:[/yellow] {note}")
+        console.print(f"[yellow]degraded:[/yellow] {escape(note)}")
 
 
 @dream_app.callback()

@@ -103,7 +103,11 @@ class DreamMemMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     def _after(self, state: AgentState[Any], runtime: Runtime[Any], session: str | None) -> None:
         user_id = resolve_user_id(runtime.context, self.user_id_key)
         written = ingest_turns(
-            self.memory, message_turns(state["messages"]), user_id=user_id, session_id=session
+            self.memory,
+            message_turns(state["messages"]),
+            user_id=user_id,
+            session_id=session,
+            skip_unstorable=True,  # one unstorable message must not fail every later run
         )
         log.debug("wrote %d turns for session %s", len(written), session)
         if self.dream_on_end:
