@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck unit integration neo4j-up neo4j-down reranker bench clean
+.PHONY: install demo test lint typecheck unit integration neo4j-up neo4j-down reranker bench bench-locomo bench-throughput clean
 
 install: $(VENV)/.installed
 
@@ -34,6 +34,19 @@ integration: install
 
 test: lint typecheck unit integration
 
+LOCOMO ?= ../shared/data/locomo/locomo_dev.json
+RERANKER_DIR ?= models/reranker
+
+# The default offline cross-encoder, fine-tuned from the packaged MiniLM (models/ is git-ignored).
+reranker: install
+	$(VENV)/bin/dreammem train-reranker --data $(LOCOMO) --out $(RERANKER_DIR) --num-layers 3
+
+bench-locomo: install
+	$(VENV)/bin/dreammem bench locomo --data $(LOCOMO) --json .bench/locomo.json
+
+bench-throughput: install
+	$(VENV)/bin/dreammem bench throughput --memories 10000 --json .bench/throughput.json
+
 neo4j-up:
 	@bash scripts/neo4j.sh up
 
@@ -48,3 +61,7 @@ bench-graph: install  ## embedded vs Neo4j graph (starts and stops the test serv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+
+.PHONY: bench-dream
+bench-dream: install  ## dream quality and speed on synthetic English/Chinese streams
+	@mkdir -p .bench; $(VENV)/bin/dreammem bench dream --json .bench/dream.json

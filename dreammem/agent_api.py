@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
 from dreammem.recall.packing import PackedContext
 from dreammem.recall.result import RecallResult
 from dreammem.types import Kind, MemoryRecord, Role, Status
-from dreammem.validation import check_id, check_user_id
+from dreammem.validation import check_content, check_id, check_user_id
 
 __all__ = [
     "FORGET_DESCRIPTION",
@@ -39,6 +41,8 @@ __all__ = [
     "session_turns",
     "with_memory_block",
 ]
+
+log = logging.getLogger(__name__)
 
 SAVE_DESCRIPTION = (
     "Save a fact, preference or constraint about the user to long-term memory. "
@@ -124,6 +128,16 @@ def _visible_key(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
 
+def _storable(memory: DreamMemory, turn: ChatTurn, what: str) -> bool:
+    """Whether the core accepts this text; logs why not (never the text itself)."""
+    try:
+        check_content(turn.content, max_chars=memory.config.write.max_content_chars)
+    except ValidationError as exc:
+        log.warning("skipping a %s %s DreamMem cannot store: %s", turn.role, what, exc)
+        return False
+    return True
+
+
 def memory_block(
     memory: DreamMemory,
     query: str | None,
@@ -145,8 +159,11 @@ def memory_block(
         session_id: The current session.
         exclude: Texts the prompt already shows (the visible chat history); memories
             with exactly that content are left out, so the block does not repeat them.
+
+    A query recall cannot take (a NUL byte, a lone surrogate, over the content limit)
+    gives no block and a warning: the model call goes on without memory.
     """
-    if query is None or not query.strip():
+    if query is None or not query.strip() or not _storable(memory, ChatTurn("user", query), "query"):
         return None
     visible = {_visible_key(t) for t in exclude if t.strip()}
     # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats).
@@ -207,19 +224,39 @@ def _turn_key(session_id: str | None, turn: ChatTurn, occurrence: int) -> str:
 
 
 def ingest_turns(
-    memory: DreamMemory, turns: Sequence[ChatTurn], *, user_id: str, session_id: str | None = None
+    memory: DreamMemory,
+    turns: Sequence[ChatTurn],
+    *,
+    user_id: str,
+    session_id: str | None = None,
+    skip_unstorable: bool = False,
 ) -> list[MemoryRecord]:
     """Write conversation turns through the write path, idempotently.
 
     A turn already stored for this user and session (same message id, or same role
     and text at the same occurrence) is skipped, so adapters may pass the whole
     history each time. Turns of unknown roles and empty turns are skipped.
+
+    Args:
+        memory: The store.
+        turns: The conversation, oldest first.
+        user_id: The scope.
+        session_id: The conversation's session.
+        skip_unstorable: Skip (with a warning) turns whose text the core rejects
+            (a NUL byte, a lone surrogate, over the content limit) instead of
+            rejecting the batch. For histories a framework passes on its own, where
+            one such message would otherwise fail every later turn of the thread.
+
+    Raises:
+        ValidationError: a turn cannot be stored (unless ``skip_unstorable``).
     """
     user_id = check_user_id(user_id)
     seen: dict[tuple[str, str], int] = {}
     candidates: list[tuple[str, ChatTurn]] = []
     for turn in turns:
         if turn.role not in {r.value for r in Role} or not turn.content.strip():
+            continue
+        if skip_unstorable and not _storable(memory, turn, "turn"):
             continue
         occurrence = seen.get((turn.role, turn.content), 0)
         seen[(turn.role, turn.content)] = occurrence + 1
@@ -277,5 +314,5 @@ def forget_session(memory: DreamMemory, *, user_id: str, session_id: str) -> int
     """
     records = _session_records(memory, user_id, session_id)
     for record in records:
-        memory.forget(record.id, user_id=record.user_id)
+        memory.forget(record.id, user_id=record.user_id, twins=False)
     return len(records)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,12 +17,14 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dreammem.bench.cli import bench_app
 from dreammem.bench.graph_cli import bench_graph
 from dreammem.bench.latency_cli import bench_latency
 from dreammem.bench.train_cli import train_reranker
+from dreammem.cli_dream import bench_dream, dream_app
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -33,7 +36,9 @@ app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_
 console = Console()
 app.add_typer(bench_app, name="bench")
 bench_app.command("graph")(bench_graph)
+bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
+app.add_typer(dream_app, name="dream")
 app.command("train-reranker")(train_reranker)
 
 PathOpt = Annotated[
@@ -58,7 +63,8 @@ def print_result(result: RecallResult) -> None:
     for n, hit in enumerate(result, 1):
         ranks = ", ".join(f"{p}#{r}" for p, r in hit.ranks.items()) or ",".join(hit.paths)
         label = ("📌 " if hit.record.pinned else "") + hit.record.layer.value
-        table.add_row(str(n), f"{hit.score:.4f}", ranks, label, hit.record.content, hit.record.id[:12])
+        content = escape(hit.record.content)
+        table.add_row(str(n), f"{hit.score:.4f}", ranks, label, content, hit.record.id[:12])
     console.print(table)
     if result.degraded:
         console.print(f"[yellow]degraded paths: {dict(result.degraded)}[/yellow]")
@@ -108,7 +114,7 @@ def inspect(memory_id: str, user: UserOpt, path: PathOpt = None, config: ConfigO
         if len(chain) > 1:
             console.print("history (oldest first):")
             for item in chain:
-                console.print(f"  {item.id[:12]} {item.status.value:<10} {item.content}")
+                console.print(f"  {item.id[:12]} {item.status.value:<10} {escape(item.content)}")
 
 
 @app.command()
@@ -181,10 +187,20 @@ DEMO_QUESTIONS = (
 @app.command()
 def demo(
     path: PathOpt = None,
-    keep: Annotated[bool, typer.Option(help="Keep the demo store instead of a temp dir.")] = False,
+    keep: Annotated[bool, typer.Option(help="Keep the temporary demo store (with no --path).")] = False,
 ) -> None:
     """Run a scripted two-session conversation on the embedded store and show recall."""
     target = path or Path(tempfile.mkdtemp(prefix="dreammem-demo-"))
+    try:
+        _demo(target)
+    finally:
+        if path is None and not keep:
+            shutil.rmtree(target, ignore_errors=True)
+    if path is None and keep:
+        console.print(f"[dim]demo store kept at {target}[/dim]")
+
+
+def _demo(target: Path) -> None:
     console.rule("[bold]DreamMem demo[/bold]: embedded store, real MiniLM embeddings, no server, no key")
     console.print(f"store: {target}")
     start = datetime(2024, 7, 1, 9, 0, tzinfo=UTC)
@@ -199,26 +215,23 @@ def demo(
                     role=role,
                     event_time=start + timedelta(days=2 * day, minutes=n),
                 )
-                console.print(f"  {role:>9}: {text}  [dim]-> {record.id[:12]}[/dim]")
+                console.print(f"  {role:>9}: {escape(text)}  [dim]-> {record.id[:12]}[/dim]")
         console.print("[dim]  (store closed)[/dim]")
     with DreamMemory(target) as memory:
         console.rule("reopened: what does DreamMem recall?")
         memory.add("I like long walks with my dog Rex.", user_id="someone-else")
         for question in DEMO_QUESTIONS:
             print_result(memory.recall(question, user_id="mia", k=3))
-        superseded = [r for r in memory.get_all(user_id="mia", status="superseded")]
-        for record in superseded:
+        for record in memory.get_all(user_id="mia", layer="semantic", status="superseded"):
             chain = memory.history(record.id, user_id="mia")
             console.print(
                 "history of a changed preference: "
-                + " -> ".join(f"{r.content!r} [{r.status.value}]" for r in chain)
+                + " -> ".join(escape(f"{r.content!r} [{r.status.value}]") for r in chain if r.slot)
             )
         console.print(f"stats for mia: {memory.stats(user_id='mia')}")
         other = memory.recall("dog", user_id="mia", k=3)
         leaked = any("Rex" in h.record.content for h in other)
         console.print(f"isolation: recall 'dog' for mia finds someone-else's memory: {leaked}")
-    if not keep and path is None:
-        console.print(f"[dim]demo store left at {target}[/dim]")
 
 
 def main() -> None:
@@ -226,5 +239,9 @@ def main() -> None:
     try:
         app()
     except DreamMemError as exc:
-        console.print(f"[red]error:[/red] {type(exc).__name__}: {exc}")
+        console.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))}")
         raise SystemExit(2) from exc
+
+
+if __name__ == "__main__":  # `python -m dreammem.cli ...`
+    main()

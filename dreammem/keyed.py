@@ -13,6 +13,8 @@ any other, with:
   structured value as given and when the key was first written.
 
 Deleting a key soft-deletes its active record (status ``deleted``, kept for audit).
+The second-level dream neither archives nor merges keyed records (:func:`is_keyed`):
+a value stays until its key is written again or deleted.
 Paths are listed across users only as labels (:func:`keyed_paths`); every read of
 values is scoped to one user.
 """
@@ -23,17 +25,20 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreammem.errors import ValidationError
-from dreammem.memory import DreamMemory
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_user_id
+
+if TYPE_CHECKING:  # the facade imports the dream, which asks is_keyed
+    from dreammem.memory import DreamMemory
 
 __all__ = [
     "KeyedEntry",
     "delete_keyed",
     "get_keyed",
+    "is_keyed",
     "keyed_entry",
     "keyed_paths",
     "list_keyed",
@@ -86,6 +91,11 @@ def _path_prefix(prefix: Sequence[str]) -> str:
     labels = _labels(prefix)
     opened = json.dumps(labels, ensure_ascii=True)[:-1]
     return _SLOT_PREFIX + (opened + "," if labels else opened)
+
+
+def is_keyed(record: MemoryRecord) -> bool:
+    """True for a record addressed by a path and key (housekeeping must leave it be)."""
+    return record.slot is not None and record.slot.startswith(_SLOT_PREFIX)
 
 
 def keyed_entry(record: MemoryRecord) -> KeyedEntry:
@@ -184,12 +194,21 @@ def keyed_paths(memory: DreamMemory) -> list[tuple[str, ...]]:
 
 
 def rank_keyed(
-    memory: DreamMemory, query: str, *, user_id: str, entries: Sequence[KeyedEntry]
+    memory: DreamMemory, query: str, *, user_id: str, entries: Sequence[KeyedEntry], depth: int = 10
 ) -> list[tuple[KeyedEntry, float | None]]:
     """Order entries by DreamMem recall for a query, best first.
 
     Entries recall ranks come first with their recall score; the rest (not indexed,
-    or outside recall's candidate lists) follow in their given order with score None.
+    or below recall's cut) follow in their given order with score None.
+
+    Args:
+        memory: The memory the entries live in.
+        query: What to rank for.
+        user_id: The scope.
+        entries: The candidates (e.g. :func:`list_keyed` after filtering).
+        depth: How many ranked entries the caller needs; recall runs for a few
+            times that many hits (other memories of the user compete for them),
+            because every recalled hit costs a record load and an access update.
     """
     if not entries:
         return []
@@ -197,7 +216,8 @@ def rank_keyed(
     indexed = {i for i, e in by_id.items() if e.indexed}
     ranked: list[tuple[KeyedEntry, float | None]] = []
     if indexed:
-        result = memory.recall(query, user_id=user_id, k=min(1000, max(len(by_id), 10)))
+        k = min(1000, max(10, 3 * depth))
+        result = memory.recall(query, user_id=user_id, k=k)
         ranked = [(by_id[h.id], h.score) for h in result if h.id in indexed]
     seen = {e.record.id for e, _ in ranked}
     return ranked + [(e, None) for e in entries if e.record.id not in seen]

@@ -20,6 +20,7 @@ from typing import Any, Self
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.dream import service as dream_service
 from dreammem.dream.context import DreamContext
+from dreammem.dream.forget import superseded
 from dreammem.dream.locks import UserLocks
 from dreammem.dream.memory_index import MemoryIndexPath
 from dreammem.dream.report import DreamReport
@@ -47,8 +48,10 @@ from dreammem.validation import (
     check_id,
     check_k,
     check_metadata,
+    check_names,
     check_role,
     check_user_id,
+    require_id,
 )
 from dreammem.write.records import TurnInput, build_core_memory, build_records
 
@@ -298,6 +301,8 @@ class DreamMemory:
         Returns:
             The episodic record of each turn, in order.
         """
+        if isinstance(turns, Mapping | str | bytes) or not isinstance(turns, Iterable):
+            raise ValidationError(f"turns must be an iterable of mappings, got {type(turns).__name__}")
         now = utcnow()
         inputs = [self._turn_input(t, now) for t in turns]
         if not inputs:
@@ -308,8 +313,8 @@ class DreamMemory:
         records = [r for batch in batches for r in batch]
         with self._lock:
             match_texts = self._match_texts(records)
-            self._persist(records, match_texts, enqueue=[b[0] for b in batches])
-        return [b[0] for b in batches]
+            changed = self._persist(records, match_texts, enqueue=[b[0] for b in batches])
+        return [changed.get(b[0].id, b[0]) for b in batches]
 
     def remember(
         self,
@@ -349,6 +354,10 @@ class DreamMemory:
             record_kind = Kind(kind)
         except ValueError as exc:
             raise ValidationError(f"unknown kind {kind!r}") from exc
+        if record_kind is Kind.TURN:
+            raise ValidationError("kind 'turn' is for conversation turns: use add()")
+        if not isinstance(pinned, bool):
+            raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
         if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
             raise ValidationError("slot must be a non-empty str without NUL bytes")
         record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
@@ -411,8 +420,12 @@ class DreamMemory:
 
     def _persist(
         self, records: Sequence[MemoryRecord], match_texts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
-    ) -> None:
-        """Write records, their embeddings, queue entries and supersedes in one transaction."""
+    ) -> dict[str, MemoryRecord]:
+        """Write records, their embeddings, queue entries and supersedes in one transaction.
+
+        Returns:
+            The records whose status changed on the way (superseded), by id.
+        """
         embedder = self._ensure_embedder([r.content for r in records])
         vectors = embedder.embed_documents(list(match_texts))
         terms = [" ".join(tokenize(t)) for t in match_texts]
@@ -435,27 +448,36 @@ class DreamMemory:
             self._index.add(user_id, ids, vectors[positions])
         self._after_status_change(superseded)
         self._flush_graph()
+        return {r.id: r for r in superseded}
 
     def _supersede_slot(self, newer: MemoryRecord) -> list[MemoryRecord]:
-        """Mark older active records of the same slot as superseded by ``newer``."""
+        """Mark older active records of the same slot as superseded by ``newer``.
+
+        A value written late for an earlier time (a replayed or backfilled turn) is
+        itself superseded at once by the newest active value of its slot, so a slot
+        never has two active values.
+        """
         assert newer.slot is not None
+        same_slot = [
+            r
+            for r in self.store.find(newer.user_id, slot=newer.slot, layers=[Layer.SEMANTIC])
+            if r.id != newer.id
+        ]
+        later = [r for r in same_slot if r.event_time > newer.event_time]
+        if later:
+            return self._mark_superseded(newer, max(later, key=lambda r: r.event_time))
+        return [changed for old in same_slot for changed in self._mark_superseded(old, newer)]
+
+    def _mark_superseded(self, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:
+        """Supersede ``old`` and the active turn it was written from (it says the same thing)."""
+        turns = [t for t in self.store.get(old.user_id, list(old.provenance)) if t.kind is Kind.TURN]
         changed = []
-        for old in self.store.find(newer.user_id, slot=newer.slot, layers=[Layer.SEMANTIC]):
-            if old.id == newer.id or old.event_time > newer.event_time:
-                continue
-            updated = dataclasses.replace(
-                old, status=Status.SUPERSEDED, superseded_by=newer.id, valid_to=newer.event_time
-            )
-            self.store.update(updated)
-            changed.append(updated)
-            # The turn the old value was written from says the same outdated thing.
-            for turn in self.store.get(newer.user_id, list(old.provenance)):
-                if turn.is_active and turn.kind is Kind.TURN:
-                    replaced = dataclasses.replace(
-                        turn, status=Status.SUPERSEDED, superseded_by=newer.id, valid_to=newer.event_time
-                    )
-                    self.store.update(replaced)
-                    changed.append(replaced)
+        for record in [old, *turns]:
+            current = self.store.get(record.user_id, [record.id])
+            if current and current[0].is_active:
+                updated = superseded(current[0], newer)
+                self.store.update(updated)
+                changed.append(updated)
         return changed
 
     def _after_status_change(self, records: Sequence[MemoryRecord]) -> None:
@@ -522,6 +544,7 @@ class DreamMemory:
         user = check_user_id(user_id)
         text = check_content(query, max_chars=self.config.write.max_content_chars)
         k = check_k(k)
+        paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())
         if self._embedder is None and self.store.count(user) == 0:
             return RecallResult(
@@ -546,15 +569,17 @@ class DreamMemory:
             NotFoundError: no record with that id belongs to this user.
         """
         user = check_user_id(user_id)
-        if not isinstance(memory_id, str) or not memory_id:
-            raise ValidationError("memory_id must be a non-empty str")
-        found = self.store.get(user, [memory_id])
+        found = self.store.get(user, [require_id(memory_id, "memory_id")])
         if not found:
             raise NotFoundError(f"no memory {memory_id!r} for this user")
         return found[0]
 
-    def forget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+    def forget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
         """Soft-delete a record: status ``deleted``, out of recall, kept for audit.
+
+        With ``twins`` (the default) its twin goes too: a turn and the semantic record
+        written from it at once say the same thing, so forgetting either forgets both.
+        Clearing a transcript passes ``twins=False`` to keep what was learned from it.
 
         Returns:
             The record as it is now.
@@ -562,9 +587,11 @@ class DreamMemory:
         record = self.get(memory_id, user_id=user_id)
         if record.status is Status.DELETED:
             return record
-        deleted = dataclasses.replace(record, status=Status.DELETED, valid_to=utcnow())
-        self.update_records([deleted])
-        return deleted
+        now = utcnow()
+        doomed = [record, *(self.store.twins(record) if twins else [])]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed if r.is_active]
+        self.update_records(deleted or [dataclasses.replace(record, status=Status.DELETED, valid_to=now)])
+        return dataclasses.replace(record, status=Status.DELETED, valid_to=now)
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.
@@ -594,7 +621,7 @@ class DreamMemory:
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
         user = check_user_id(user_id)
-        session = check_id(session_id, "session_id")
+        session = require_id(session_id, "session_id")
         turns = self.store.find(
             user,
             statuses=None,
@@ -606,14 +633,12 @@ class DreamMemory:
 
     def task_state(self, *, user_id: str, session_id: str) -> dict[str, Any]:
         """The task state of a session (goal, pending/completed steps, last tool result)."""
-        session = check_id(session_id, "session_id")
-        assert session is not None
+        session = require_id(session_id, "session_id")
         return self.store.get_task_state(check_user_id(user_id), session)
 
     def set_task_state(self, state: Mapping[str, Any], *, user_id: str, session_id: str) -> None:
         """Replace the task state of a session."""
-        session = check_id(session_id, "session_id")
-        assert session is not None
+        session = require_id(session_id, "session_id")
         self.store.set_task_state(check_user_id(user_id), session, check_metadata(state), utcnow())
 
     def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
@@ -652,7 +677,7 @@ class DreamMemory:
 
     def undo_dream(self, dream_id: str, *, user_id: str) -> UndoResult:
         """Restore the user's memory as it was before a dream (newest dreams first)."""
-        return undo_dream(self, dream_id, check_user_id(user_id))
+        return undo_dream(self, require_id(dream_id, "dream_id"), check_user_id(user_id))
 
     def maybe_dream(
         self, user_id: str, *, now: datetime | None = None, blocking: bool = True
@@ -785,6 +810,6 @@ class DreamMemory:
         """Async twin of :meth:`get`."""
         return await asyncio.to_thread(lambda: self.get(memory_id, user_id=user_id))
 
-    async def aforget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+    async def aforget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
         """Async twin of :meth:`forget`."""
-        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id))
+        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id, twins=twins))

@@ -5,6 +5,8 @@ left half-updated. Documented normalisations:
 
 * content: Unicode NFC; surrounding whitespace stripped; NUL bytes rejected.
 * datetimes: a naive datetime is taken as UTC; aware ones are converted to UTC.
+* metadata and task state: a JSON copy; NaN, infinities, lone surrogates and
+  nesting too deep to encode are rejected (SQLite's JSON functions read them back).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,8 +27,10 @@ __all__ = [
     "check_id",
     "check_k",
     "check_metadata",
+    "check_names",
     "check_role",
     "check_user_id",
+    "require_id",
 ]
 
 _MAX_ID_LEN = 256
@@ -76,6 +80,24 @@ def check_id(value: object, what: str) -> str | None:
     return text
 
 
+def require_id(value: object, what: str) -> str:
+    """Validate a mandatory id (a memory, dream or session id) or raise :class:`ValidationError`."""
+    text = check_id(value, what)
+    if text is None:
+        raise ValidationError(f"{what} is required")
+    return text
+
+
+def check_names(values: object, what: str) -> list[str]:
+    """Return a list of names from a sequence of str (a bare str is not a list of names)."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise ValidationError(f"{what} must be a list of names, got {type(values).__name__}")
+    names = list(values)
+    if not all(isinstance(name, str) for name in names):
+        raise ValidationError(f"{what} must contain only str names, got {names!r}")
+    return names
+
+
 def check_content(content: object, *, max_chars: int) -> str:
     """Return normalised content or raise :class:`ValidationError`."""
     text = _check_text(content, "content")
@@ -118,9 +140,11 @@ def check_metadata(metadata: object) -> dict[str, Any]:
     if not isinstance(metadata, Mapping):
         raise ValidationError(f"metadata must be a mapping, got {type(metadata).__name__}")
     try:
-        copied: dict[str, Any] = json.loads(json.dumps(dict(metadata), ensure_ascii=False))
-    except (TypeError, ValueError) as exc:
+        encoded = json.dumps(dict(metadata), ensure_ascii=False, allow_nan=False)
+        encoded.encode("utf-8")  # lone surrogates cannot be stored
+    except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
         raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+    copied: dict[str, Any] = json.loads(encoded)
     return copied
 
 

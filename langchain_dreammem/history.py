@@ -18,7 +18,7 @@ from langchain_core.messages import BaseMessage
 
 from dreammem.agent_api import forget_session, ingest_turns, session_turns
 from dreammem.memory import DreamMemory
-from dreammem.validation import check_id, check_user_id
+from dreammem.validation import check_user_id, require_id
 from langchain_dreammem._common import message_turns, turn_message
 
 __all__ = ["DreamMemChatMessageHistory"]
@@ -43,9 +43,7 @@ class DreamMemChatMessageHistory(BaseChatMessageHistory):
     def __init__(self, memory: DreamMemory, *, user_id: str, session_id: str) -> None:
         self.memory = memory
         self.user_id = check_user_id(user_id)
-        checked = check_id(session_id, "session_id")
-        assert checked is not None
-        self.session_id = checked
+        self.session_id = require_id(session_id, "session_id")
 
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]

@@ -48,9 +48,9 @@ class DreamMemMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             raises :class:`~dreammem.errors.ScopeError`.
         k: How many memories to recall (pinned ones come on top).
         max_tokens: Token budget of the block (default: the core's recall budget).
-        dream_on_end: After the run, let the core consolidate (it calls
-            ``memory.maybe_dream(user_id=...)`` or ``memory.dream(user_id=...)`` when the
-            core has one; until it does, this is a no-op with a debug log).
+        dream_on_end: After the run, run the dreams that are due
+            (``memory.maybe_dream(user_id)``: the queue-size, time and second-level
+            triggers decide; nothing runs when none is due).
     """
 
     def __init__(
@@ -103,20 +103,19 @@ class DreamMemMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     def _after(self, state: AgentState[Any], runtime: Runtime[Any], session: str | None) -> None:
         user_id = resolve_user_id(runtime.context, self.user_id_key)
         written = ingest_turns(
-            self.memory, message_turns(state["messages"]), user_id=user_id, session_id=session
+            self.memory,
+            message_turns(state["messages"]),
+            user_id=user_id,
+            session_id=session,
+            skip_unstorable=True,  # one unstorable message must not fail every later run
         )
         log.debug("wrote %d turns for session %s", len(written), session)
         if self.dream_on_end:
             self._dream(user_id)
 
     def _dream(self, user_id: str) -> None:
-        # Dreaming lands on another branch; until the core has it, say so and go on.
-        for name in ("maybe_dream", "dream"):
-            method = getattr(self.memory, name, None)
-            if callable(method):
-                method(user_id=user_id)
-                return
-        log.debug("dream_on_end is set but this DreamMemory has no dream method yet")
+        reports = self.memory.maybe_dream(user_id)
+        log.debug("dream_on_end: %d dream(s) ran", len(reports))
 
 
 def _system_with(system: SystemMessage | None, block: PackedContext) -> SystemMessage:

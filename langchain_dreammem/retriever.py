@@ -44,7 +44,7 @@ class DreamMemRetriever(BaseRetriever):
         k: int | None = None,
         **kwargs: Any,
     ) -> list[Document]:
-        result = self.memory.recall(query, user_id=self.user_id, k=k or self.k)
+        result = self.memory.recall(query, user_id=self.user_id, k=self.k if k is None else k)
         return [
             Document(page_content=meta["content"], id=meta["id"], metadata=meta)
             for meta in hit_metadata(result)

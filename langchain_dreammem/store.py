@@ -50,7 +50,7 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from dreammem.errors import ScopeError
+from dreammem.errors import ScopeError, ValidationError
 from dreammem.keyed import (
     KeyedEntry,
     delete_keyed,
@@ -61,6 +61,7 @@ from dreammem.keyed import (
     rank_keyed,
 )
 from dreammem.memory import DreamMemory
+from dreammem.validation import check_content, check_metadata, check_user_id
 
 __all__ = ["DreamMemStore"]
 
@@ -102,8 +103,9 @@ class DreamMemStore(BaseStore):
                 results.append(None)
             else:
                 results.append(self._read(op))
-        for op in puts.values():
-            self._put(op)
+        # Check every put before writing any, so a bad value in a batch writes nothing.
+        for op, text in [self._checked(op) for op in puts.values()]:
+            self._put(op, text)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -129,19 +131,29 @@ class DreamMemStore(BaseStore):
             return _list_namespaces(keyed_paths(self.memory), op)
         raise ValueError(f"unknown operation type: {type(op).__name__}")
 
-    def _put(self, op: PutOp) -> None:
-        user = self._user(op.namespace)
+    def _checked(self, op: PutOp) -> tuple[PutOp, str | None]:
+        """The put and the text its value is indexed by, once both are known to be storable."""
+        check_user_id(self._user(op.namespace))
         if op.value is None:
+            return op, None
+        if not isinstance(op.value, Mapping):
+            raise ValidationError(f"value must be a mapping, got {type(op.value).__name__}")
+        check_metadata(op.value)
+        text = _value_text(op.value, op.index if isinstance(op.index, list) else self.fields)
+        return op, check_content(text, max_chars=self.memory.config.write.max_content_chars)
+
+    def _put(self, op: PutOp, text: str | None) -> None:
+        user = self._user(op.namespace)
+        if op.value is None or text is None:
             delete_keyed(self.memory, user_id=user, path=op.namespace, key=op.key)
             return
-        paths = op.index if isinstance(op.index, list) else self.fields
         put_keyed(
             self.memory,
             user_id=user,
             path=op.namespace,
             key=op.key,
             value=op.value,
-            text=_value_text(op.value, paths),
+            text=text,
             indexed=op.index is not False,
         )
 
@@ -153,9 +165,9 @@ class DreamMemStore(BaseStore):
             if not op.filter or all(_matches(e.value.get(k), v) for k, v in op.filter.items())
         ]
         end = op.offset + op.limit
-        if not op.query:
+        if not op.query or not op.query.strip():  # a blank query lists, like no query
             return [_search_item(e, None) for e in entries[op.offset : end]]
-        ranked = rank_keyed(self.memory, op.query, user_id=user, entries=entries)
+        ranked = rank_keyed(self.memory, op.query, user_id=user, entries=entries, depth=end)
         scored: list[tuple[KeyedEntry, float | None]] = [(e, s) for e, s in ranked if s is not None]
         kept = scored[op.offset : end]
         unscored = [e for e, s in ranked if s is None]

@@ -28,9 +28,9 @@ from dreammem.agent_api import (
     save_memory,
     search_memory,
 )
-from dreammem.errors import NotFoundError, ValidationError
+from dreammem.errors import NotFoundError, ScopeError, ValidationError
 from dreammem.memory import DreamMemory
-from langchain_dreammem._common import resolve_user_id, thread_id
+from langchain_dreammem._common import context_user_id, resolve_user_id, thread_id
 
 __all__ = ["create_memory_tools"]
 
@@ -40,10 +40,16 @@ UserId = Annotated[str | None, InjectedToolArg]
 
 
 def _scope(runtime: ToolRuntime | None, user_id: str | None, key: str) -> tuple[str, str | None]:
-    """The user id and session id of a call."""
-    context = runtime.context if runtime is not None else None
-    session = thread_id(runtime.config) if runtime is not None else None
-    return resolve_user_id(context, key, user_id), session
+    """The user id and session id of a call.
+
+    Inside an agent (a runtime is injected) the user id must come from the runtime
+    context; an explicit one may only repeat it. Standalone, the explicit one is used.
+    """
+    if runtime is None:
+        return resolve_user_id(None, key, user_id), None
+    if context_user_id(runtime.context, key) is None:
+        raise ScopeError(f"inside an agent the user id must come from the runtime context key {key!r}")
+    return resolve_user_id(runtime.context, key, user_id), thread_id(runtime.config)
 
 
 def _as_tool_error(call: Callable[[], T]) -> T:

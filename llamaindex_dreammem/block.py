@@ -10,7 +10,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory import BaseMemoryBlock
 
-from dreammem.agent_api import history_block, ingest_turns, with_memory_block
+from dreammem.agent_api import ChatTurn, history_block, ingest_turns, with_memory_block
 from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
 from dreammem.validation import check_id, check_k, check_user_id
@@ -100,15 +100,17 @@ class DreamMemBlock(BaseMemoryBlock[str]):
         if not messages:
             return
         session_id = messages[0].additional_kwargs.get("session_id") or self.session_id
-        await asyncio.to_thread(self._write, messages, session_id)
+        await asyncio.to_thread(self._write, to_turns(messages), session_id)
 
-    def _write(self, messages: list[ChatMessage], session_id: str | None) -> None:
-        ingest_turns(self._memory, to_turns(messages), user_id=self.user_id, session_id=session_id)
+    def _write(self, turns: list[ChatTurn], session_id: str | None) -> None:
+        # Memory hands over its history on its own: one unstorable message must not
+        # fail every later read and flush of the session.
+        ingest_turns(self._memory, turns, user_id=self.user_id, session_id=session_id, skip_unstorable=True)
 
     def _read(self, messages: list[ChatMessage], session_id: str | None) -> str:
         turns = to_turns(messages)
         if self.ingest_on_read:
-            ingest_turns(self._memory, turns, user_id=self.user_id, session_id=session_id)
+            self._write(turns, session_id)
         block = history_block(
             self._memory,
             turns,

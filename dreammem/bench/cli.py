@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,6 +21,9 @@ from dreammem.config import DreamMemConfig, load_config
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import SentenceTransformerEmbedder, resolve_embedder
 from dreammem.recall.pipeline import Reranker
+
+if TYPE_CHECKING:
+    from dreammem.rerank.training import TrainingConfig
 
 __all__ = ["bench_app"]
 
@@ -86,22 +90,31 @@ def locomo(
     config: Annotated[
         Path | None, typer.Option(help="A DreamMem config file for the dreammem method.")
     ] = None,
-    rerank_max_length: Annotated[int, typer.Option(help="Tokens per reranked pair.")] = 128,
+    rerank_max_length: Annotated[
+        int | None, typer.Option(help="Tokens per reranked pair (default: as trained, else 128).", min=8)
+    ] = None,
     rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
     rerank_blend: Annotated[
-        bool, typer.Option(help="Fuse the reranker's rank with the first-stage order (RRF).")
-    ] = True,
+        str | None,
+        typer.Option(help="rrf: fuse the reranker's rank with the first stage; replace: reranker alone."),
+    ] = None,
     folds: Annotated[
-        bool,
-        typer.Option(help="Train a reranker per conversation on the others and score it on that one."),
-    ] = False,
+        int,
+        typer.Option(
+            help="Cross-validate a fine-tuned reranker: split the conversations into N folds and "
+            "score each fold with a reranker trained on the others (0: off).",
+            min=0,
+        ),
+    ] = 0,
+    train_layers: Annotated[int | None, typer.Option(help="With --folds: layers kept.", min=1)] = None,
+    train_epochs: Annotated[float, typer.Option(help="With --folds: training epochs.")] = 2.0,
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
-    # The reranker is handed over already fused with the first-stage order
-    # (RankFusionReranker) or on its own: either way the pipeline must not blend again.
-    cfg = cfg.model_copy(update={"recall": cfg.recall.model_copy(update={"rerank_blend": "replace"})})
+    if rerank_blend is not None:
+        recall = cfg.recall.model_validate({**cfg.recall.model_dump(), "rerank_blend": rerank_blend})
+        cfg = cfg.model_copy(update={"recall": recall})
     if embedder is not None:
         cfg = cfg.model_copy(update={"embedding": cfg.embedding.model_copy(update={"model": embedder})})
     conversations = load_locomo(data, limit=limit_conversations)
@@ -115,15 +128,20 @@ def locomo(
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}
     if folds:
-        runs = _run_folds(conversations, methods_with, k, rerank_max_length, rerank_quantize, rerank_blend)
-        label: str | None = "folds: MiniLM cross-encoder trained per fold without the scored conversation"
-    else:
-        rr = load_reranker(
-            reranker, max_length=rerank_max_length, quantize=rerank_quantize, blend=rerank_blend
+        from dreammem.rerank.training import TrainingConfig
+
+        train_cfg = TrainingConfig(
+            num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
         )
+        options = {"max_length": rerank_max_length, "quantize": rerank_quantize}
+        runs = _run_folds(conversations, methods_with, k, folds, train_cfg, options)
+        label: str | None = f"{folds} folds: MiniLM cross-encoder trained without the scored conversations"
+        extra["training"] = dataclasses.asdict(train_cfg)
+    else:
+        rr = load_reranker(reranker, max_length=rerank_max_length, quantize=rerank_quantize)
         runs = _run(conversations, methods_with(rr), k, "locomo")
         label = None if rr is None else rr.name
-    extra["rerank"] = {"max_length": rerank_max_length, "quantize": rerank_quantize, "blend": rerank_blend}
+    extra["rerank"] = {"max_length": rerank_max_length, "quantize": rerank_quantize}
     report = build_report(runs, data=str(data), reranker=label, k=k, conversations=conversations, extra=extra)
     console.print(render_table(report))
     if json_out is not None:
@@ -143,29 +161,25 @@ def _run_folds(
     conversations: Sequence[LocomoConversation],
     methods_with: Callable[[Reranker | None], Callable[[], list[BenchMethod]]],
     k: int,
-    max_length: int,
-    quantize: bool,
-    blend: bool,
+    folds: int,
+    train_cfg: TrainingConfig,
+    options: dict[str, Any],
 ) -> dict[str, MethodRun]:
     from dreammem.bench.pairs import locomo_query_groups
-    from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
+    from dreammem.rerank.training import mine_pairs, train_cross_encoder
 
-    train_cfg = TrainingConfig()
     runs: dict[str, MethodRun] = {}
-    for held_out in conversations:
-        rest = [c for c in conversations if c.sample_id != held_out.sample_id]
-        pairs = mine_pairs(
-            locomo_query_groups(rest, depth=train_cfg.depth),
-            negatives=train_cfg.negatives,
-            seed=train_cfg.seed,
-        )
-        err_console.print(
-            f"fold {held_out.sample_id}: training on {len(pairs)} pairs from {len(rest)} others"
-        )
+    for fold in range(min(folds, len(conversations))):
+        scored = [c for i, c in enumerate(conversations) if i % folds == fold]
+        rest = [c for i, c in enumerate(conversations) if i % folds != fold]
+        groups = locomo_query_groups(rest, depth=train_cfg.depth)
+        pairs = mine_pairs(groups, negatives=train_cfg.negatives, seed=train_cfg.seed)
+        names = ",".join(c.sample_id for c in scored)
+        err_console.print(f"fold {fold + 1}/{folds} ({names}): training on {len(pairs)} pairs")
         with tempfile.TemporaryDirectory(prefix="dreammem-fold-") as out:
             train_cross_encoder(pairs, out, config=train_cfg)
-            rr = load_reranker(out, max_length=max_length, quantize=quantize, blend=blend)
-            merge_runs(runs, _run([held_out], methods_with(rr), k, f"fold {held_out.sample_id}"))
+            rr = load_reranker(out, **options)
+            merge_runs(runs, _run(scored, methods_with(rr), k, f"fold {fold + 1}"))
     return runs
 
 

@@ -95,6 +95,7 @@ class ModeResult:
     won: int = 0
     invented: int = 0
     dream_seconds: list[float] = field(default_factory=list)
+    dream_cpu_seconds: list[float] = field(default_factory=list)
     llm_calls: list[int] = field(default_factory=list)
     guard_kept: int = 0
     llm_rejected: int = 0
@@ -156,9 +157,10 @@ def run_mode(stream: Stream, mode: str, embedder: Embedder, workdir: Path) -> Mo
             )
             if mode == "no_dream":
                 continue
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             report = memory.dream(user_id=_USER, now=batch[-1].event_time)
             result.dream_seconds.append(time.perf_counter() - start)
+            result.dream_cpu_seconds.append(time.process_time() - cpu)
             result.llm_calls.append(int(report.llm.get("calls", 0)))
             result.guard_kept += len(report.guard_kept)
             result.llm_rejected += sum(1 for note in report.degraded if "invents" in note or "loses" in note)
@@ -243,6 +245,9 @@ def summary_rows(result: BenchResult) -> list[dict[str, Any]]:
                 **result.metrics(r.mode, r.language),
                 "turns": r.turns,
                 "active": r.active,
+                "dream_cpu_seconds": round(statistics.fmean(r.dream_cpu_seconds), 3)
+                if r.dream_cpu_seconds
+                else 0.0,
                 "guard_kept": r.guard_kept,
                 "llm_rejected": r.llm_rejected,
             }

@@ -18,7 +18,8 @@ def locomo_query_groups(conversations: Sequence[LocomoConversation], *, depth: i
     """One group per question.
 
     Its evidence turns are the positives; the BM25 top ``depth`` turns of its
-    conversation are the negative pool.
+    conversation (filled up with other turns when BM25 finds fewer) are the
+    negative pool.
     """
     groups: list[QueryGroup] = []
     bm25 = BM25Method()
@@ -27,6 +28,8 @@ def locomo_query_groups(conversations: Sequence[LocomoConversation], *, depth: i
         by_id = {t.dia_id: t.content for t in conversation.turns}
         for question in conversation.questions:
             ranked = bm25.ranked(conversation, question.question, depth)
+            # Few shared words: fill the pool with other turns (easy negatives).
+            ranked += [i for i in range(len(conversation.turns)) if i not in ranked][: depth - len(ranked)]
             groups.append(
                 QueryGroup(
                     query=question.question,

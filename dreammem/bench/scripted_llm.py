@@ -21,12 +21,18 @@ from dreammem.dream.llm_calls import read_prompt
 __all__ = ["ScriptedDreamLLM"]
 
 _DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"\w+")
+_CONFLICT = 0.5
+_CHANGE_CUE = re.compile(
+    r"\b(?:now|actually|correction|moved|changed|instead|anymore)\b|现在|更正|改成|改为|以后|不再",
+    re.IGNORECASE,
+)
 _SHORT = 25
 _LONG = 60
 
 
 class ScriptedDreamLLM:
-    """Answers ``score``, ``summarize`` and ``patterns`` prompts by fixed rules.
+    """Answers ``score``, ``summarize``, ``patterns`` and ``conflicts`` prompts by fixed rules.
 
     Args:
         invent_every: Every Nth summary gets a made-up number appended (None: never).
@@ -45,6 +51,7 @@ class ScriptedDreamLLM:
             "score": self._score,
             "summarize": self._summarize,
             "patterns": self._patterns,
+            "conflicts": self._conflicts,
         }
 
     def __call__(self, prompt: str) -> str:
@@ -84,6 +91,21 @@ class ScriptedDreamLLM:
         return {"summaries": out}
 
     @staticmethod
+    def _conflicts(payload: Any) -> dict[str, Any]:
+        """A change cue ("now", "actually", "更正"...), and most words shared but not all."""
+        out = []
+        for item in payload["items"]:
+            if not _CHANGE_CUE.search(item["new"]):
+                continue
+            new = _words(item["new"])
+            for old in item["old"]:
+                words = _words(old["text"])
+                shared = len(new & words) / max(1, len(new | words))
+                if _CONFLICT <= shared < 1:
+                    out.append({"new": item["id"], "old": old["id"]})
+        return {"conflicts": out}
+
+    @staticmethod
     def _patterns(payload: Any) -> dict[str, Any]:
         out = []
         for group in payload["groups"]:
@@ -91,3 +113,7 @@ class ScriptedDreamLLM:
             prefix = "多次提到：" if re.search(r"[\u4e00-\u9fff]", last) else "Repeatedly said: "
             out.append({"id": group["id"], "pattern": prefix + last})
         return {"patterns": out}
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.casefold()))

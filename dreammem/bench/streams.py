@@ -319,8 +319,16 @@ def make_stream(
         language=language,
         batches=tuple(cuts),
         constraints=tuple(c for c in _CONSTRAINTS[language] if c.batch < batches),
-        changes=tuple(c.probe for c in _CHANGES[language]),
+        changes=tuple(p for p in (_probe_within(c.probe, batches) for c in _CHANGES[language]) if p),
     )
+
+
+def _probe_within(probe: ChangeProbe, batches: int) -> ChangeProbe | None:
+    """The probe cut to the changes a stream of ``batches`` batches contains (None: no change)."""
+    changes = tuple(at for at in probe.changes_at if at < batches)
+    if not changes:
+        return None
+    return ChangeProbe(probe.query, probe.values[: len(changes) + 1], changes)
 
 
 def _planted(language: str, batch: int, rng: random.Random) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ from dreammem.bench.methods import (
     BM25Method,
     DreamMemMethod,
     DreamMemPathsVariant,
+    DreamMemStageVariant,
     FusionMethod,
     RecencyMethod,
     VectorMethod,
@@ -18,7 +19,7 @@ from dreammem.config import DreamMemConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
-from dreammem.rerank.cross_encoder import CrossEncoderReranker, RankFusionReranker
+from dreammem.rerank.cross_encoder import CrossEncoderReranker
 
 __all__ = ["METHOD_NAMES", "build_methods", "close_methods", "load_reranker", "parse_methods"]
 
@@ -39,17 +40,12 @@ def parse_methods(spec: str) -> list[str]:
 
 
 def load_reranker(
-    name_or_path: str | Path | None,
-    *,
-    max_length: int = 128,
-    quantize: bool = False,
-    blend: bool = True,
+    name_or_path: str | Path | None, *, max_length: int | None = None, quantize: bool = False
 ) -> Reranker | None:
-    """A cross-encoder reranker (optionally fused with the first-stage order), or ``None``."""
+    """A cross-encoder reranker, or ``None`` when no name is given."""
     if name_or_path is None:
         return None
-    inner = CrossEncoderReranker(name_or_path, max_length=max_length, quantize=quantize)
-    return RankFusionReranker(inner) if blend else inner
+    return CrossEncoderReranker(name_or_path, max_length=max_length, quantize=quantize)
 
 
 def build_methods(
@@ -64,7 +60,9 @@ def build_methods(
     """The methods to run, in the given order.
 
     With ``ablate``, one dreammem variant per recall path, with that path switched
-    off, follows the dreammem method.
+    off, follows the dreammem method; with a reranker also one without it and one
+    with the other ``rerank_blend`` (cross-encoder order alone, or fused with the
+    first stage).
     """
     methods: list[BenchMethod] = []
     for name in names:
@@ -84,7 +82,20 @@ def build_methods(
                 for off in paths if len(paths) > 1 else ():
                     kept = [p for p in paths if p != off]
                     methods.append(DreamMemPathsVariant(base, kept, name=f"dreammem-no-{off}"))
+                methods.extend(_reranker_variants(base, reranker))
     return methods
+
+
+def _reranker_variants(base: DreamMemMethod, reranker: Reranker | None) -> list[BenchMethod]:
+    if reranker is None:
+        return []
+    recall = base.memory.pipeline.config
+    other = "replace" if recall.rerank_blend == "rrf" else "rrf"
+    swapped = recall.model_copy(update={"rerank_blend": other})
+    return [
+        DreamMemStageVariant(base, name="dreammem-no-rerank", reranker=None),
+        DreamMemStageVariant(base, name=f"dreammem-rerank-{other}", reranker=reranker, recall=swapped),
+    ]
 
 
 def close_methods(methods: Sequence[BenchMethod]) -> None:

@@ -5,16 +5,28 @@ records of that slot that are not newer than it: they get status ``superseded``,
 ``superseded_by`` and ``valid_to`` and stay in history. A distilled record that is
 older than an active record of its slot is written as already superseded by it, so
 the newest value always wins, whatever order dreams run in.
+
+With an LLM, new records without a slot (patterns, kept statements) are also checked
+against older active memories that share words with them; those the LLM says they
+contradict are superseded the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
+from dreammem.dream.context import DreamContext
 from dreammem.dream.forget import superseded
+from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.plan import WritePlan
+from dreammem.errors import LLMError
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.text.tokenize import STOPWORDS, tokenize
 from dreammem.types import Kind, Layer, MemoryRecord
 
-__all__ = ["resolve_slot_conflicts", "supersede"]
+__all__ = ["llm_conflicts", "resolve_slot_conflicts", "supersede"]
 
 
 def supersede(plan: WritePlan, old: MemoryRecord, newer: MemoryRecord) -> None:
@@ -57,3 +69,102 @@ def resolve_slot_conflicts(plan: WritePlan, store: SQLiteRecordStore, user_id: s
                     supersede(plan, turn, new)
                     pairs.append((turn.id, new.id))
     return pairs
+
+
+class _Conflict(BaseModel):
+    new: str
+    old: str
+
+
+class _ConflictAnswer(BaseModel):
+    conflicts: list[_Conflict]
+
+
+_INSTRUCTIONS = (
+    "Each item pairs a NEW memory of this user with older memories. List the older memories "
+    "that the new one contradicts or replaces (the same subject with a different value). "
+    "Do not list memories that are merely related. An empty list is a fine answer."
+)
+_MAX_NEW = 20
+_MAX_OLD = 5
+_MIN_SHARED = 2
+
+
+def _words(text: str) -> set[str]:
+    return {t for t in tokenize(text) if t not in STOPWORDS and len(t) > 1}
+
+
+def llm_conflicts(
+    plan: WritePlan,
+    store: SQLiteRecordStore,
+    user_id: str,
+    new_records: Sequence[MemoryRecord],
+    llm: StructuredLLM,
+    context: DreamContext,
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """Ask the LLM which older active memories new slot-less records contradict; supersede them.
+
+    Candidates for each new record are the active semantic records and important
+    episodic ones sharing at least two content words with it (at most five), so one
+    call covers a dream. Only older records are superseded; unknown ids are ignored.
+
+    Returns:
+        ``(superseded id, superseding id)`` pairs, and notes on anything that degraded.
+    """
+    touched = {r.id for r in new_records}
+    pool = [
+        r
+        for r in store.find(user_id)
+        if r.id not in touched
+        and plan.current(r).is_active
+        and (r.layer is Layer.SEMANTIC or (r.layer is Layer.EPISODIC and r.importance >= 4))
+    ]
+    words = {r.id: _words(r.content) for r in pool}
+    items: list[tuple[MemoryRecord, list[MemoryRecord]]] = []
+    for new in new_records[:_MAX_NEW]:
+        mine = _words(new.content)
+        olds = sorted(
+            (r for r in pool if r.event_time <= new.event_time and len(mine & words[r.id]) >= _MIN_SHARED),
+            key=lambda r: -len(mine & words[r.id]),
+        )[:_MAX_OLD]
+        if olds:
+            items.append((new, olds))
+    if not items or llm.exhausted:
+        return [], []
+    ids: dict[str, tuple[MemoryRecord, dict[str, MemoryRecord]]] = {}
+    payload: list[dict[str, object]] = []
+    for n, (new, olds) in enumerate(items, 1):
+        local = {f"o{n}.{k}": r for k, r in enumerate(olds, 1)}
+        ids[f"n{n}"] = (new, local)
+        payload.append(
+            {
+                "id": f"n{n}",
+                "new": new.content,
+                "old": [{"id": i, "text": r.content} for i, r in local.items()],
+            }
+        )
+    prompt = build_prompt(
+        "conflicts",
+        _INSTRUCTIONS,
+        context.render(),
+        {"items": payload},
+        '{"conflicts": [{"new": "n1", "old": "o1.2"}]}',
+    )
+    try:
+        answer = llm.ask(prompt, _ConflictAnswer, label="conflicts")
+    except LLMError as exc:
+        return [], [f"conflicts: {exc}; only slot conflicts resolved"]
+    pairs: list[tuple[str, str]] = []
+    unknown = 0
+    for conflict in answer.conflicts:
+        entry = ids.get(conflict.new)
+        old = entry[1].get(conflict.old) if entry is not None else None
+        if entry is None or old is None:
+            unknown += 1
+            continue
+        new = plan.current(entry[0])
+        if new.is_active and plan.current(old).is_active:
+            supersede(plan, old, new)
+            pairs.append((old.id, new.id))
+    notes = [f"conflicts: {unknown} unknown ids ignored"] if unknown else []
+    return pairs, notes

@@ -20,15 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import BaseModel
 
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
 from dreammem.dream.guard import protected_tokens
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
-from dreammem.dream.patterns import find_patterns
+from dreammem.dream.patterns import Embed, find_patterns
 from dreammem.dream.replacement import GuardNote, Replacement, distilled_record, guarded, normalize_text
 from dreammem.dream.score import Scored
 from dreammem.errors import LLMError
@@ -94,7 +92,7 @@ def distill(
     *,
     history: Sequence[MemoryRecord],
     twins: Mapping[str, MemoryRecord],
-    vectors: Mapping[str, npt.NDArray[np.float32]],
+    embed: Embed | None,
     existing: Sequence[MemoryRecord] = (),
     config: DreamConfig,
     llm: StructuredLLM | None,
@@ -108,7 +106,7 @@ def distill(
         scored: The active queued records with their scores.
         history: Queued user turns already superseded by a restatement (pattern support).
         twins: Active semantic records written at once from a queued turn, by turn id.
-        vectors: Embeddings by record id (pattern similarity).
+        embed: Embeds observations for pattern similarity (None: exact evidence only).
         existing: Active patterns of earlier dreams (a repeat carries their support on).
         config: Dream settings.
         llm: Improves summaries and pattern phrasing when given.
@@ -121,7 +119,7 @@ def distill(
         scored,
         history,
         existing=existing,
-        vectors=vectors,
+        embed=embed,
         config=config,
         llm=llm,
         context=context,

@@ -13,9 +13,17 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from dreammem.text.entities import extract_entities
+from dreammem.text.entities import Entity, extract_entities
 
-__all__ = ["HARD_LIMITS", "contains", "invented_numbers", "missing_tokens", "numbers", "protected_tokens"]
+__all__ = [
+    "HARD_LIMITS",
+    "contains",
+    "entities",
+    "invented_numbers",
+    "missing_tokens",
+    "numbers",
+    "protected_tokens",
+]
 
 HARD_LIMITS: tuple[str, ...] = (
     "not exceed",
@@ -68,9 +76,15 @@ _CJK_LIMITS = tuple(w for w in HARD_LIMITS if not w.isascii())
 
 
 @lru_cache(maxsize=4096)
+def entities(text: str) -> tuple[Entity, ...]:
+    """The entities of a text, cached (jieba's name tagging is the costly part of a dream)."""
+    return tuple(extract_entities(text))
+
+
+@lru_cache(maxsize=4096)
 def _protected(text: str) -> tuple[str, ...]:
     found: dict[str, None] = {}
-    for entity in extract_entities(text):
+    for entity in entities(text):
         if entity.kind in _ENTITY_KINDS:
             found[entity.text] = None
     for pattern in (_DIGITS, _CN_NUMBER, _BRAND):

@@ -29,6 +29,7 @@ from dreammem.dream.conflicts import supersede
 from dreammem.dream.distill import DistillPlan
 from dreammem.dream.forget import archived
 from dreammem.dream.plan import WritePlan
+from dreammem.embed.base import normalize_rows
 from dreammem.errors import BackendError
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, MemoryRecord
@@ -36,7 +37,7 @@ from dreammem.types import Kind, MemoryRecord
 if TYPE_CHECKING:
     from dreammem.memory import DreamMemory
 
-__all__ = ["commit", "plan_writes"]
+__all__ = ["commit", "embed_inserts", "plan_writes", "sync_derived"]
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ def commit(
     store = memory.store
     embedder = memory.embedder
     if vectors is None:
-        vectors = embedder.embed_documents([r.content for r in plan.inserts])
+        vectors = embed_inserts(memory, user_id, plan.inserts)
     terms = [" ".join(tokenize(r.content)) for r in plan.inserts]
     with memory._lock:
         with store.transaction():
@@ -151,6 +152,48 @@ def commit(
             memory._stage_graph([*plan.inserts, *(after for _, after in plan.updates.values())])
             log_entry()
         sync_derived(memory, user_id, plan.inserts, rowids, vectors, [a for _, a in plan.updates.values()])
+
+
+def embed_inserts(
+    memory: DreamMemory, user_id: str, records: Sequence[MemoryRecord]
+) -> npt.NDArray[np.float32]:
+    """Vectors for new records.
+
+    A summary gets the normalised centroid of the stored vectors of the records it
+    replaces: it is found where they were found, and long summaries cost no model
+    time. Other records (patterns are short) are embedded.
+    """
+    embedder = memory.embedder
+    out = np.zeros((len(records), embedder.dim), dtype=np.float32)
+    sources = [i for r in records if r.kind is Kind.SUMMARY for i in r.provenance]
+    stored = _stored_vectors(memory, user_id, sources)
+    to_embed: list[int] = []
+    for n, record in enumerate(records):
+        found = [stored[i] for i in record.provenance if i in stored]
+        if record.kind is Kind.SUMMARY and len(found) == len(record.provenance) and found:
+            out[n] = normalize_rows(np.mean(found, axis=0))[0]
+        else:
+            to_embed.append(n)
+    if to_embed:
+        out[to_embed] = embedder.embed_documents([records[n].content for n in to_embed])
+    return out
+
+
+def _stored_vectors(
+    memory: DreamMemory, user_id: str, ids: Sequence[str]
+) -> dict[str, npt.NDArray[np.float32]]:
+    embedder = memory.embedder
+    found: dict[str, npt.NDArray[np.float32]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = list(ids[start : start + 500])
+        marks = ", ".join("?" * len(chunk))
+        rows = memory.store.fetchall(
+            "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
+            (user_id, embedder.name, *chunk),
+        )
+        found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+    return found
 
 
 def sync_derived(

@@ -19,7 +19,7 @@ verbatim text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -37,10 +37,14 @@ from dreammem.errors import LLMError
 from dreammem.types import Kind, Layer, MemoryRecord, Role
 from dreammem.write.rules import detect_explicit
 
-__all__ = ["MIN_SCORE", "cluster_observations", "find_patterns", "observed_text"]
+__all__ = ["MIN_SCORE", "Embed", "cluster_observations", "find_patterns", "observed_text"]
 
 MIN_SCORE = 4
 """Only user observations scored this high (explicit statements, facts, limits) form patterns."""
+
+
+Embed = Callable[[Sequence[str]], npt.NDArray[np.float32]]
+"""Texts -> unit vectors (the store's embedder)."""
 
 
 @dataclass(slots=True)
@@ -67,36 +71,51 @@ def observed_text(record: MemoryRecord) -> str:
 
 
 def cluster_observations(
-    records: Sequence[MemoryRecord],
-    vectors: Mapping[str, npt.NDArray[np.float32]],
-    similarity: float,
+    records: Sequence[MemoryRecord], embed: Embed | None, similarity: float
 ) -> list[list[MemoryRecord]]:
-    """Group records that repeat each other, oldest first inside each group."""
+    """Group records that repeat each other, oldest first inside each group.
+
+    First by exact evidence (same protected tokens and the same normalised text or
+    slot); then clusters that share protected tokens are joined when their first
+    observations embed at ``similarity`` or closer. Only those first observations are
+    embedded, in one batch, so a dream embeds little.
+    """
     clusters: list[_Cluster] = []
     for record in sorted(records, key=lambda r: (r.event_time, r.created_at)):
         text = observed_text(record)
         tokens = frozenset(protected_tokens(text))
         slot, norm = _slot(record), normalize_text(text)
         for cluster in clusters:
-            if cluster.tokens != tokens:
-                continue
-            if (
-                norm == cluster.norm
-                or (slot is not None and slot == cluster.slot)
-                or _cosine(vectors, record.id, cluster.anchor) >= similarity
+            if cluster.tokens == tokens and (
+                norm == cluster.norm or (slot is not None and slot == cluster.slot)
             ):
                 cluster.members.append(record)
                 break
         else:
-            clusters.append(_Cluster(tokens, slot, norm, record.id, [record]))
-    return [c.members for c in clusters]
+            clusters.append(_Cluster(tokens, slot, norm, text, [record]))
+    if embed is not None:
+        clusters = _join_similar(clusters, embed, similarity)
+    return [sorted(c.members, key=lambda r: (r.event_time, r.created_at)) for c in clusters]
 
 
-def _cosine(vectors: Mapping[str, npt.NDArray[np.float32]], a: str, b: str) -> float:
-    va, vb = vectors.get(a), vectors.get(b)
-    if va is None or vb is None:
-        return 0.0
-    return float(np.dot(va, vb))
+def _join_similar(clusters: list[_Cluster], embed: Embed, similarity: float) -> list[_Cluster]:
+    by_tokens: dict[frozenset[str], list[int]] = {}
+    for n, cluster in enumerate(clusters):
+        by_tokens.setdefault(cluster.tokens, []).append(n)
+    candidates = [n for group in by_tokens.values() if len(group) > 1 for n in group]
+    if not candidates:
+        return clusters
+    vectors = dict(zip(candidates, embed([clusters[n].anchor for n in candidates]), strict=True))
+    merged_into: dict[int, int] = {}
+    for group in by_tokens.values():
+        for position, n in enumerate(group):
+            if n in merged_into:
+                continue
+            for m in group[position + 1 :]:
+                if m not in merged_into and float(np.dot(vectors[n], vectors[m])) >= similarity:
+                    merged_into[m] = n
+                    clusters[n].members.extend(clusters[m].members)
+    return [c for n, c in enumerate(clusters) if n not in merged_into]
 
 
 class _PatternItem(BaseModel):
@@ -120,7 +139,7 @@ def find_patterns(
     history: Sequence[MemoryRecord],
     *,
     existing: Sequence[MemoryRecord] = (),
-    vectors: Mapping[str, npt.NDArray[np.float32]],
+    embed: Embed | None,
     config: DreamConfig,
     llm: StructuredLLM | None,
     context: DreamContext,
@@ -136,7 +155,7 @@ def find_patterns(
             support but are left as they are.
         existing: Active pattern records from earlier dreams: a repeat of one of them
             makes a new pattern that carries its support on and supersedes it.
-        vectors: Embeddings by record id, for similarity.
+        embed: Embeds observations for similarity (None: exact evidence only).
         config: Thresholds.
         llm: Phrases patterns when given.
         context: Anchors the LLM.
@@ -150,7 +169,7 @@ def find_patterns(
     active = [s.record for s in candidates if s.record.id in scores]
     groups = [
         g
-        for g in cluster_observations([*existing, *active, *history], vectors, config.pattern_similarity)
+        for g in cluster_observations([*existing, *active, *history], embed, config.pattern_similarity)
         if any(r.id in scores for r in g) and sum(_support(r) for r in g) >= config.pattern_min_support
     ]
     notes: list[str] = []

@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 
 from dreammem.dream.guard import invented_numbers, missing_tokens
-from dreammem.text.entities import extract_entities
 from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Source
 
 __all__ = ["GuardNote", "Replacement", "distilled_record", "guarded", "normalize_text"]
@@ -116,7 +115,8 @@ def distilled_record(
         created_at=now,
         event_time=newest.event_time,
         provenance=tuple(s.id for s in sources),
-        entities=tuple(e.text for e in extract_entities(content)),
+        # The sources' entities that the content carries (no second entity pass).
+        entities=tuple(dict.fromkeys(e for s in sources for e in s.entities if e in content)),
         slot=slot,
         metadata=dict(metadata),
     )

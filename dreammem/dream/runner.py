@@ -17,19 +17,15 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-
 from dreammem.dream import journal
-from dreammem.dream.conflicts import resolve_slot_conflicts
+from dreammem.dream.conflicts import llm_conflicts, resolve_slot_conflicts
 from dreammem.dream.context import DreamContext, default_context
 from dreammem.dream.distill import DistillPlan, distill
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM
 from dreammem.dream.migrate import commit, plan_writes
-from dreammem.dream.patterns import MIN_SCORE, observed_text
 from dreammem.dream.plan import WritePlan
 from dreammem.dream.report import Change, Distilled, DreamReport
-from dreammem.dream.score import Scored, score
+from dreammem.dream.score import score
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import Kind, Layer, MemoryRecord, Role, Status, new_id, utcnow
 
@@ -77,12 +73,11 @@ def run_dream(
     scored, notes = score(active, llm=llm, context=anchor, batch_size=config.llm_batch_size)
     twins = _twins(store, user_id, queued)
     existing = store.find(user_id, layers=[Layer.SEMANTIC], kinds=[Kind.PATTERN]) if active else []
-    vectors = _pattern_vectors(memory, scored, [*history, *existing])
     distilled = distill(
         scored,
         history=history,
         twins=twins,
-        vectors=vectors,
+        embed=memory.embedder.embed_documents,
         existing=existing,
         config=config,
         llm=llm,
@@ -92,6 +87,11 @@ def run_dream(
     )
     plan = plan_writes(queued, distilled, twins, dream_id=dream_id, now=started)
     resolve_slot_conflicts(plan, store, user_id)
+    if llm is not None:
+        fresh = [p.record for p in distilled.patterns if p.record.slot is None]
+        fresh += [s.record for s in distilled.kept if s.record.role is Role.USER and s.record.slot is None]
+        fresh += [t for t in twins.values() if t.slot is None and plan.current(t).is_active]
+        notes += llm_conflicts(plan, store, user_id, fresh, llm, anchor)[1]
 
     def report() -> DreamReport:
         elapsed = time.perf_counter() - clock
@@ -146,18 +146,6 @@ def _twins(store: SQLiteRecordStore, user_id: str, queued: Sequence[MemoryRecord
         if isinstance(turn, str) and turn in ids:
             out[turn] = record
     return out
-
-
-def _pattern_vectors(
-    memory: DreamMemory, scored: Sequence[Scored], others: Sequence[MemoryRecord]
-) -> dict[str, npt.NDArray[np.float32]]:
-    """Embeddings of the user observations that may form patterns (content only, no context)."""
-    records = [s.record for s in scored if s.score >= MIN_SCORE and s.record.role is Role.USER]
-    records += list(others)
-    if not records:
-        return {}
-    matrix = memory.embedder.embed_documents([observed_text(r) for r in records])
-    return {r.id: matrix[n] for n, r in enumerate(records)}
 
 
 def _report(

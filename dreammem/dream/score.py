@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from dreammem.dream.context import DreamContext
-from dreammem.dream.guard import protected_tokens
+from dreammem.dream.guard import entities, protected_tokens
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.errors import LLMError
-from dreammem.text.entities import KEY_KINDS, extract_entities
+from dreammem.text.entities import KEY_KINDS
 from dreammem.text.tokenize import STOPWORDS, tokenize
 from dreammem.types import Kind, MemoryRecord, Priority, Role, Source
 from dreammem.write.rules import detect_explicit
@@ -121,7 +121,7 @@ def rule_score(record: MemoryRecord) -> tuple[int, str, bool]:
     short = len(tokenize(text, cjk_chars=False)) <= _FILLER_MAX_TOKENS
     if record.role is not Role.USER and short and _FILLER.match(text) and not protected_tokens(text):
         return 1, "filler", True
-    kinds = {e.kind for e in extract_entities(text)}
+    kinds = {e.kind for e in entities(text)}
     if record.role is Role.TOOL or record.priority is Priority.LOW:
         bumped = min(base + (1 if protected_tokens(text) else 0), TOOL_CAP)
         return bumped, "tool output" if record.role is Role.TOOL else reason, False

@@ -1,9 +1,10 @@
 """The second-level dream: housekeeping over long-term memory (default weekly).
 
 1. **Archive** long-unused, low-importance records (importance <= ``low_importance``,
-   not recalled or written for ``unused_days``; never pinned records or constraints),
+   not recalled or written for ``unused_days``; never pinned records, constraints or
+   keyed records, see :mod:`dreammem.keyed`),
    and records whose ``metadata["expires_at"]`` has passed.
-2. **Merge duplicates**: records that read the same after text normalisation, or
+2. **Merge duplicates** (keyed records excepted): records that read the same after text normalisation, or
    embed at cosine >= ``duplicate_similarity`` with exactly the same protected tokens,
    collapse onto one keeper (pinned, then semantic, then most important, then newest).
    The others are archived with ``by`` = the keeper; the keeper's
@@ -32,6 +33,7 @@ from dreammem.dream.migrate import commit
 from dreammem.dream.plan import WritePlan
 from dreammem.dream.replacement import guarded, normalize_text
 from dreammem.dream.report import Change, DreamReport
+from dreammem.keyed import is_keyed
 from dreammem.types import Kind, Layer, MemoryRecord, new_id, utcnow
 
 if TYPE_CHECKING:
@@ -83,7 +85,7 @@ def find_duplicates(
 
 
 def _unused(record: MemoryRecord, cutoff: datetime, low: int) -> bool:
-    if record.pinned or record.kind is Kind.CONSTRAINT or record.importance > low:
+    if record.pinned or record.kind is Kind.CONSTRAINT or record.importance > low or is_keyed(record):
         return False
     last = max(t for t in (record.last_accessed_at, record.created_at, record.event_time) if t is not None)
     return last < cutoff
@@ -114,7 +116,8 @@ def run_second_level(
             )
             archived_changes.append(Change(record.id, None, gone[record.id]))
     remaining = [r for r in long_term if r.id not in gone]
-    merged = _merge(memory, remaining, plan, dream_id, started)
+    # A keyed value (e.g. a LangGraph store item) lives until its key changes: never merged away.
+    merged = _merge(memory, [r for r in remaining if not is_keyed(r)], plan, dream_id, started)
     final = [plan.current(r) for r in remaining]
     rows = memory_index.build_rows(final, memory_index.task_types(store, user_id))
 

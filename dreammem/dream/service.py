@@ -6,6 +6,7 @@ logic lives here so that it can be read (and tested) in one place.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -64,10 +65,14 @@ def _dream_unlocked(
     trigger: str,
 ) -> DreamReport:
     for attempt in range(1, _ATTEMPTS + 1):
+        # A busy writer could starve a dream that keeps finding its records changed: the
+        # last try of a dream without an LLM (fast) holds the write lock, so it commits.
+        exclusive = attempt == _ATTEMPTS and memory.llm is None
         try:
-            if level == 2:
-                return run_second_level(memory, user, dry_run=dry_run, now=now, trigger=trigger)
-            return run_dream(memory, user, dry_run=dry_run, context=context, trigger=trigger, now=now)
+            with memory._lock if exclusive else contextlib.nullcontext():
+                if level == 2:
+                    return run_second_level(memory, user, dry_run=dry_run, now=now, trigger=trigger)
+                return run_dream(memory, user, dry_run=dry_run, context=context, trigger=trigger, now=now)
         except BackendError as exc:
             if not exc.is_retryable or attempt == _ATTEMPTS:
                 raise

@@ -59,6 +59,7 @@ def undo_dream(
         ValidationError: the dream is already undone, or later dreams must be undone first.
     """
     store = memory.store
+    memory.embedder  # noqa: B018 - opens the vector index, rebuilt after the transaction
     with memory._lock:
         with store.transaction():
             _, undo, status = journal.load_entry(store, dream_id, user_id)

@@ -1,5 +1,5 @@
 """Rerankers: cross-encoders that reorder fused recall candidates, and their training."""
 
-from dreammem.rerank.cross_encoder import CrossEncoderReranker, RankFusionReranker
+from dreammem.rerank.cross_encoder import CrossEncoderReranker
 
-__all__ = ["CrossEncoderReranker", "RankFusionReranker"]
+__all__ = ["CrossEncoderReranker"]

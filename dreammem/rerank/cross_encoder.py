@@ -6,13 +6,13 @@
 (query, memory) pairs. Latency levers are constructor options: a shorter
 ``max_length`` and torch dynamic int8 quantisation of the linear layers.
 
-:class:`RankFusionReranker` wraps another reranker and fuses its ranking with the
-order the candidates came in (the first-stage fusion order): a small, undertrained
-cross-encoder helps only that way (see docs/BENCHMARKS.md).
+How the reranker's order is combined with the first-stage order is the recall
+pipeline's business (``RecallConfig.rerank_blend``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,9 +20,22 @@ from typing import Any
 
 from dreammem.errors import ConfigError
 
-__all__ = ["CrossEncoderReranker", "RankFusionReranker"]
+__all__ = ["CrossEncoderReranker"]
 
 log = logging.getLogger(__name__)
+
+
+METADATA_FILE = "dreammem_reranker.json"
+"""Written beside a model by ``dreammem train-reranker``: how it was trained."""
+
+
+def _trained_max_length(model: str | Path, default: int = 128) -> int:
+    """The max_length a ``dreammem train-reranker`` model was trained with, if it is one."""
+    meta = Path(model) / METADATA_FILE
+    try:
+        return int(json.loads(meta.read_text())["config"]["max_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return default
 
 
 class CrossEncoderReranker:
@@ -30,7 +43,8 @@ class CrossEncoderReranker:
 
     Args:
         model_name_or_path: A hub name or a local folder.
-        max_length: Tokens per pair (longer pairs are truncated).
+        max_length: Tokens per pair (longer pairs are truncated); default: what a model
+            trained by ``dreammem train-reranker`` was trained with, else 128.
         batch_size: Pairs per forward pass.
         quantize: Apply torch dynamic int8 quantisation to the linear layers.
 
@@ -42,10 +56,11 @@ class CrossEncoderReranker:
         self,
         model_name_or_path: str | Path,
         *,
-        max_length: int = 128,
+        max_length: int | None = None,
         batch_size: int = 32,
         quantize: bool = False,
     ) -> None:
+        max_length = max_length if max_length is not None else _trained_max_length(model_name_or_path)
         if max_length < 8:
             raise ConfigError("max_length must be at least 8")
         if batch_size < 1:
@@ -103,32 +118,3 @@ class CrossEncoderReranker:
                 pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=torch.nn.Identity()
             )
         return [float(x) for x in out]
-
-
-class RankFusionReranker:
-    """Fuses another reranker's ranking with the incoming (first-stage) order.
-
-    Score of the candidate at input position ``i`` whose inner score ranks ``r``:
-    ``weight / (k + r) + 1 / (k + i)`` (reciprocal rank fusion, positions 1-based).
-    The recall pipeline hands candidates to the reranker in fusion order.
-
-    Args:
-        inner: The reranker whose scores are ranked.
-        k: The RRF constant.
-        weight: The weight of the inner reranker's rank against the input order.
-    """
-
-    def __init__(self, inner: Any, *, k: int = 60, weight: float = 1.0) -> None:
-        if k < 1 or weight < 0:
-            raise ConfigError("k must be >= 1 and weight >= 0")
-        self.inner = inner
-        self.k = k
-        self.weight = weight
-        self.name = f"{inner.name}+rrf"
-
-    def score(self, query: str, texts: Sequence[str]) -> list[float]:
-        """Fused scores, one per text."""
-        raw = self.inner.score(query, texts)
-        order = sorted(range(len(raw)), key=lambda i: -raw[i])
-        inner_rank = {index: rank for rank, index in enumerate(order, 1)}
-        return [self.weight / (self.k + inner_rank[i]) + 1.0 / (self.k + i + 1) for i in range(len(raw))]

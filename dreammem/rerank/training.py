@@ -18,11 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from dreammem.errors import ConfigError, ValidationError
+from dreammem.rerank.cross_encoder import METADATA_FILE
 
-__all__ = ["QueryGroup", "TrainingConfig", "TrainingPair", "mine_pairs", "train_cross_encoder"]
+__all__ = [
+    "METADATA_FILE",
+    "QueryGroup",
+    "TrainingConfig",
+    "TrainingPair",
+    "mine_pairs",
+    "train_cross_encoder",
+]
 
 log = logging.getLogger(__name__)
-METADATA_FILE = "dreammem_reranker.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +117,12 @@ def _truncate_layers(model: Any, num_layers: int) -> None:
     inner.config.num_hidden_layers = num_layers
 
 
+def _warmup(transformers_version: str, ratio: float) -> dict[str, Any]:
+    # transformers 5 takes the warm-up share as a float ``warmup_steps``; 4 has ``warmup_ratio``.
+    major = int(transformers_version.split(".")[0])
+    return {"warmup_steps": ratio} if major >= 5 else {"warmup_ratio": ratio}
+
+
 def train_cross_encoder(
     pairs: Sequence[TrainingPair],
     out_dir: str | Path,
@@ -170,7 +183,7 @@ def train_cross_encoder(
             num_train_epochs=cfg.epochs,
             per_device_train_batch_size=cfg.batch_size,
             learning_rate=cfg.learning_rate,
-            warmup_ratio=cfg.warmup_ratio,
+            **_warmup(transformers.__version__, cfg.warmup_ratio),
             seed=cfg.seed,
             data_seed=cfg.seed,
             save_strategy="no",

@@ -3,8 +3,9 @@
 Tables (migration 2, ``graph_tables``): ``graph_memories`` (memory nodes),
 ``graph_entities`` (entity nodes, with ``df``, how many memories mention each),
 ``graph_mentions`` (memory -> entity co-mention edges) and ``graph_relations``
-(entity -> entity edges, one per memory that states them). Every row carries the
-user id and every statement filters on it.
+(entity -> entity edges, one per memory that states them), and ``graph_users`` (a
+per-user memory counter for the traversal weights). Every row carries the user id
+and every statement filters on it.
 
 Writes go through :meth:`SQLiteRecordStore.transaction`, so when the facade writes
 the graph inside the records' transaction, both commit or roll back together.
@@ -65,10 +66,12 @@ class EmbeddedGraphStore(GraphStore):
                     (user_id, *chunk),
                 ):
                     existing[mid].add(key)
+            known = self._known(conn, user_id, latest)
             conn.executemany(
                 "INSERT OR REPLACE INTO graph_memories (user_id, memory_id, event_time) VALUES (?, ?, ?)",
                 [(user_id, mid, item.time_key) for mid, item in latest.items()],
             )
+            self._count(conn, user_id, len(latest) - len(known))
             delta: Counter[str] = Counter()
             gone = [(mid, key) for mid, keys in existing.items() for key in keys - set(wanted[mid])]
             conn.executemany(
@@ -93,6 +96,31 @@ class EmbeddedGraphStore(GraphStore):
             )
             self._apply_df(conn, user_id, delta)
             self._replace_relations(conn, user_id, latest)
+
+    @staticmethod
+    def _known(conn: Any, user_id: str, items: dict[str, GraphItem]) -> set[str]:
+        """Which of these memories the graph already holds."""
+        known: set[str] = set()
+        for chunk in _chunks(list(items)):
+            known.update(
+                r[0]
+                for r in conn.execute(
+                    f"SELECT memory_id FROM graph_memories WHERE user_id = ? "
+                    f"AND memory_id IN ({_marks(len(chunk))})",
+                    (user_id, *chunk),
+                )
+            )
+        return known
+
+    @staticmethod
+    def _count(conn: Any, user_id: str, delta: int) -> None:
+        """Move the per-user memory counter (a COUNT(*) per query would cost O(memories))."""
+        if delta:
+            conn.execute(
+                "INSERT INTO graph_users (user_id, memories) VALUES (?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET memories = memories + excluded.memories",
+                (user_id, delta),
+            )
 
     @staticmethod
     def _replace_relations(conn: Any, user_id: str, items: dict[str, GraphItem]) -> None:
@@ -133,22 +161,30 @@ class EmbeddedGraphStore(GraphStore):
                 delta.subtract(
                     r[0] for r in conn.execute(f"SELECT entity_key FROM graph_mentions WHERE {where}", params)
                 )
-                for table in ("graph_mentions", "graph_relations", "graph_memories"):
+                for table in ("graph_mentions", "graph_relations"):
                     conn.execute(f"DELETE FROM {table} WHERE {where}", params)
+                gone = conn.execute(f"DELETE FROM graph_memories WHERE {where}", params).rowcount
+                self._count(conn, user_id, -gone)
             self._apply_df(conn, user_id, delta)
 
     def clear(self, user_id: str | None = None) -> None:
         """Remove one user's graph, or every user's."""
         where, params = ("WHERE user_id = ?", (user_id,)) if user_id is not None else ("", ())
         with self._db.transaction() as conn:
-            for table in ("graph_mentions", "graph_relations", "graph_memories", "graph_entities"):
+            for table in (
+                "graph_mentions",
+                "graph_relations",
+                "graph_memories",
+                "graph_entities",
+                "graph_users",
+            ):
                 conn.execute(f"DELETE FROM {table} {where}", params)
 
     # -- reads --------------------------------------------------------------------
 
     def entity_stats(self, user_id: str, keys: Sequence[str]) -> tuple[int, dict[str, int]]:
         """The user's memory count and the mention count of each known key."""
-        row = self._db.fetchone("SELECT COUNT(*) FROM graph_memories WHERE user_id = ?", (user_id,))
+        row = self._db.fetchone("SELECT memories FROM graph_users WHERE user_id = ?", (user_id,))
         total = int(row[0]) if row is not None else 0
         df: dict[str, int] = {}
         for chunk in _chunks(list(dict.fromkeys(keys))):

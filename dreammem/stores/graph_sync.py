@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from dreammem.errors import BackendError
+from dreammem.errors import DreamMemError
 from dreammem.stores.base import GraphItem, GraphStore, records_to_graph_items
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
@@ -97,7 +97,8 @@ class GraphSync:
             How many outbox entries were replayed.
 
         Raises:
-            BackendError: with ``force=True``, when the graph fails.
+            BackendError: with ``force=True``, when the graph fails (``GraphUnavailableError``
+                when it cannot be reached); ``ConfigError`` when it rejects the credentials.
         """
         if self.transactional:
             return 0
@@ -112,7 +113,7 @@ class GraphSync:
                 ):
                     self._replay(batch)
                     done += len(batch)
-            except BackendError as exc:
+            except DreamMemError as exc:  # degradation boundary: the records are safe in SQLite
                 self._next_try = time.monotonic() + self.retry_after
                 self._note_failure(exc)
                 log.warning("graph replay failed, %d memories wait in the outbox: %s", self.pending(), exc)

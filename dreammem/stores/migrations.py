@@ -116,6 +116,10 @@ MIGRATIONS: tuple[Migration, ...] = (
             target TEXT NOT NULL,
             PRIMARY KEY (user_id, memory_id, source, relation, target)
         ) WITHOUT ROWID;
+        CREATE TABLE graph_users (
+            user_id TEXT PRIMARY KEY,
+            memories INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
         CREATE INDEX graph_relations_source ON graph_relations(user_id, source);
         CREATE INDEX graph_relations_target ON graph_relations(user_id, target);
         """,

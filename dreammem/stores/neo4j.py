@@ -23,7 +23,6 @@ a server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailable
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import threading
@@ -327,12 +326,11 @@ class Neo4jGraphStore(GraphStore):
     def upsert(self, user_id: str, items: Sequence[GraphItem]) -> None:
         """Add or replace the nodes and edges of these memories (idempotent)."""
         latest = list({item.memory_id: item for item in items}.values())
-        for start in range(0, len(latest), _BATCH):
-            batch = latest[start : start + _BATCH]
-            self._write("upsert", functools.partial(self._upsert_batch, user_id=user_id, items=batch))
+        self._in_batches("upsert", self._upsert_batch, user_id, latest)
 
     @staticmethod
-    def _upsert_batch(tx: neo4j.Transaction, user_id: str, items: Sequence[GraphItem]) -> None:
+    def _upsert_batch(tx: neo4j.Transaction, user_id: str, values: list[GraphItem]) -> None:
+        items = values
         rows = _rows(items)
         ids = [row["id_hash"] for row in rows]
         # Only memories the graph already holds can have edges to replace.
@@ -363,14 +361,27 @@ class Neo4jGraphStore(GraphStore):
 
     def remove(self, user_id: str, memory_ids: Sequence[str]) -> None:
         """Remove these memory nodes, their edges, and entities left orphaned."""
-        ids = list(dict.fromkeys(memory_ids))
-        for start in range(0, len(ids), _BATCH):
-            batch = ids[start : start + _BATCH]
-            self._write("remove", functools.partial(self._remove_batch, user_id=user_id, ids=batch))
+        self._in_batches("remove", self._remove_batch, user_id, list(dict.fromkeys(memory_ids)))
+
+    def _in_batches(
+        self,
+        action: str,
+        work: Callable[[neo4j.Transaction, str, list[Any]], None],
+        user_id: str,
+        values: list[Any],
+    ) -> None:
+        """One write transaction per ``_BATCH`` values."""
+        for start in range(0, len(values), _BATCH):
+            batch = values[start : start + _BATCH]
+
+            def run(tx: neo4j.Transaction, batch: list[Any] = batch) -> None:
+                work(tx, user_id, batch)
+
+            self._write(action, run)
 
     @staticmethod
-    def _remove_batch(tx: neo4j.Transaction, user_id: str, ids: list[str]) -> None:
-        ids = _hashes(ids)
+    def _remove_batch(tx: neo4j.Transaction, user_id: str, values: list[str]) -> None:
+        ids = _hashes(values)
         tx.run(_DROP_RELATIONS, ids=ids, user_id=user_id).consume()
         dropped = list(tx.run(_DROP_MEMORIES, ids=ids, user_id=user_id))
         if dropped:

@@ -158,6 +158,7 @@ class SQLiteRecordStore:
         self.path = str(path)
         self._lock = threading.RLock()
         self._depth = 0
+        self._closed = False
         try:
             self._conn = sqlite3.connect(
                 self.path, check_same_thread=False, isolation_level=None, timeout=30.0
@@ -195,7 +196,8 @@ class SQLiteRecordStore:
     @property
     def schema_version(self) -> int:
         """The highest migration applied."""
-        row = self._conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+        row = self.fetchone("SELECT MAX(version) FROM schema_version")
+        assert row is not None
         return int(row[0] or 0)
 
     @contextmanager
@@ -204,7 +206,7 @@ class SQLiteRecordStore:
         with self._lock:
             outer = self._depth == 0
             if outer:
-                self._conn.execute("BEGIN IMMEDIATE")
+                self._open().execute("BEGIN IMMEDIATE")
             self._depth += 1
             try:
                 yield self._conn
@@ -221,17 +223,17 @@ class SQLiteRecordStore:
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Run one statement under the store's lock (for sibling stores sharing the file)."""
         with self._lock:
-            return self._conn.execute(sql, params)
+            return self._open().execute(sql, params)
 
     def fetchall(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         """Run a query under the lock and return every row."""
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            return self._open().execute(sql, params).fetchall()
 
     def fetchone(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
         """Run a query under the lock and return the first row (or None)."""
         with self._lock:
-            row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+            row: sqlite3.Row | None = self._open().execute(sql, params).fetchone()
             return row
 
     def _scalar(self, sql: str, params: Sequence[Any] = ()) -> int:
@@ -241,11 +243,18 @@ class SQLiteRecordStore:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Run one statement for many parameter rows under the lock."""
         with self._lock:
-            self._conn.executemany(sql, rows)
+            self._open().executemany(sql, rows)
+
+    def _open(self) -> sqlite3.Connection:
+        """The connection, or a typed error once the store is closed (call with the lock held)."""
+        if self._closed:
+            raise BackendError(f"the store {self.path} is closed; open a new DreamMemory to use it")
+        return self._conn
 
     def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection (idempotent); later calls raise :class:`BackendError`."""
         with self._lock:
+            self._closed = True
             try:
                 self._conn.close()
             except sqlite3.Error:  # pragma: no cover - closing twice is harmless
@@ -456,6 +465,15 @@ class SQLiteRecordStore:
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+
+    def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """Records with the same text linked to this one by provenance (either way)."""
+        rows = self.fetchall(
+            "SELECT * FROM records WHERE user_id = ? AND content = ? AND id != ?",
+            (record.user_id, record.content, record.id),
+        )
+        found = [_from_row(r) for r in rows]
+        return [r for r in found if record.id in r.provenance or r.id in record.provenance]
 
     def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
         """Which of these adapter message keys are already stored for the user and session."""

@@ -8,6 +8,7 @@ alike::
       -> hop 1: memories mentioning a seed          score = sum of seed weights
       -> bridges: other entities of hop-1 memories, and entities related to a seed
       -> hop 2: memories mentioning a bridge        score = HOP2_DISCOUNT * best w(seed) * w(bridge)
+         (the rarest bridges first, each contributing at most ``limit`` newest memories)
 
 An entity's weight is its normalised inverse document frequency,
 ``log(1 + N / df) / log(1 + N)``: 1 for an entity only one memory mentions, near 0 for
@@ -106,7 +107,7 @@ def traverse(
         order += 1
 
     if hops == 2:
-        for memory_id, (via, score) in _hop2(graph, user_id, seeds, set(found), total, limits).items():
+        for memory_id, (via, score) in _hop2(graph, user_id, seeds, set(found), total, limits, limit).items():
             found[memory_id] = (2, score, via, order)
             order += 1
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][1], kv[1][3], kv[0]))
@@ -120,8 +121,13 @@ def _hop2(
     reached: set[str],
     total: int,
     limits: TraversalLimits,
+    limit: int,
 ) -> dict[str, tuple[tuple[str, str], float]]:
-    """Memories two hops away (not already reached): ``id -> ((seed, bridge), score)``."""
+    """Memories two hops away (not already reached): ``id -> ((seed, bridge), score)``.
+
+    A bridge contributes at most ``limit`` memories: its score is the same for all
+    of them, so only its newest can make the final top ``limit``.
+    """
     # bridge key -> (best seed weight leading to it, that seed)
     bridges: dict[str, tuple[float, str]] = {}
 
@@ -148,7 +154,8 @@ def _hop2(
     }
     chosen = sorted(weights, key=lambda b: (-weights[b], b))[: limits.max_bridges]
     out: dict[str, tuple[tuple[str, str], float]] = {}
-    for bridge, memory_id in graph.memories_of(user_id, chosen, per_entity=limits.per_entity):
+    fanout = min(limits.per_entity, limit)
+    for bridge, memory_id in graph.memories_of(user_id, chosen, per_entity=fanout):
         if memory_id in reached:
             continue
         score = HOP2_DISCOUNT * weights[bridge]

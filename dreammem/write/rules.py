@@ -32,8 +32,16 @@ class Explicit:
 _I = re.IGNORECASE
 # Only the imperative pins: "Remember: ...", "please remember ...", "don't forget ...".
 # "I'll always remember that trip" or "Remember when we ...?" are reminiscences.
+_QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\s*[。.!！]?\s*$")
+_QUESTION_START = re.compile(
+    r"(?:what|which|who|whom|whose|when|where|why|how|do|does|did|is|are|was|were|am|can|could|"
+    r"should|would|will|shall|have|has|had)\b(?!.*\b(?:remember|don'?t forget|keep in mind)\b)",
+    _I,
+)
+_QUESTION_ZH = re.compile(r"什么|哪|谁|几[个点时天]|多少|怎么|为什么|是否|是不是|有没有")
 _REMEMBER = re.compile(
-    r"(?:^|[.!?;]\s+|\bplease\s+)(?:remember|don'?t forget|note that|keep in mind)\b"
+    r"(?:^|[.!?;]\s+|\bplease\s+|\b(?:can|could|would|will) you\s+)"
+    r"(?:remember|don'?t forget|note that|keep in mind)\b"
     r"(?!\s+(?:when|how|the\s+time|that\s+time|those)\b)"
     r"|记住|别忘了|请记下",
     _I,
@@ -105,19 +113,47 @@ _SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+# Chinese attribute words mapped onto the English slot names, so that a value stated
+# in one language supersedes the same attribute stated in the other.
+_ZH_ATTRS = {
+    "预算": "budget", "名字": "name", "姓名": "name", "邮箱": "email", "电话": "phone",
+    "手机号": "phone", "手机号码": "phone", "电话号码": "phone", "地址": "address",
+    "生日": "birthday", "公司": "employer", "老板": "manager", "上司": "manager", "经理": "manager",
+    "城市": "home city", "截止日期": "deadline", "目标": "goal", "团队": "team", "时区": "timezone",
+}  # fmt: skip
+
+
 def _slot(text: str) -> str | None:
     for pattern, template in _SLOTS:
         match = pattern.search(text)
         if match:
             attr = match.groupdict().get("attr")
-            slot = template.format(attr=" ".join(attr.lower().split())) if attr else template
+            if attr:
+                attr = " ".join(attr.lower().split())
+                attr = _ZH_ATTRS.get(attr, attr)
+            slot = template.format(attr=attr) if attr else template
             return f"user/{slot}"
     return None
 
 
+def is_question(text: str) -> bool:
+    """True for a question: it asks about a value rather than stating one."""
+    stripped = text.strip()
+    return bool(
+        _QUESTION_END.search(stripped) or _QUESTION_START.match(stripped) or _QUESTION_ZH.search(stripped)
+    )
+
+
 def detect_explicit(text: str) -> Explicit | None:
-    """The explicit memory in a user turn, or None for an ordinary turn."""
+    """The explicit memory in a user turn, or None for an ordinary turn.
+
+    Questions ("What is my budget?", "我的预算是多少？") state nothing and are never
+    explicit memories, unless they are a polite imperative to remember
+    ("Can you remember that I'm vegetarian?").
+    """
     pinned = bool(_REMEMBER.search(text))
+    if is_question(text) and not pinned:
+        return None
     correction = bool(_CORRECTION.search(text))
     constraint = bool(_CONSTRAINT.search(text))
     preference = bool(_PREFERENCE.search(text))

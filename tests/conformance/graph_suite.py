@@ -255,15 +255,19 @@ class GraphStoreSuite:
         graph_store.upsert(user, batch)
         graph_store.upsert(user, batch + batch)  # duplicates inside one batch too
         assert (graph_store.stats(user), graph_store.neighbors(user, ["caroline"])) == first
+        assert graph_store.entity_stats(user, [])[0] == 2  # the memory count the weights use
         graph_store.remove(user, ["b"])
         graph_store.remove(user, ["b"])
         assert graph_store.stats(user).memories == 1
+        assert graph_store.entity_stats(user, [])[0] == 1
 
     def test_empty_again_after_cleanup(self, graph_store: GraphStore, user: str) -> None:
         graph_store.upsert(user, [item(f"m{i}", "Rex", f"E{i}", minutes=i) for i in range(10)])
         graph_store.remove(user, [f"m{i}" for i in range(5)])
+        assert graph_store.entity_stats(user, [])[0] == 5
         graph_store.clear(user)
         assert graph_store.stats(user).empty
+        assert graph_store.entity_stats(user, ["rex"]) == (0, {})
         assert graph_store.neighbors(user, ["rex"]) == []
         graph_store.upsert(user, [item("m0", "Rex")])
         graph_store.remove(user, ["m0"])

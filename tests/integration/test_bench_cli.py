@@ -61,3 +61,17 @@ def test_bench_throughput_small(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert set(report["systems"]) == {"dreammem", "faiss+encoder"}
+
+
+def test_bench_locomo_folds_trains_without_the_scored_conversation(tmp_path: Path) -> None:
+    out = tmp_path / "folds.json"
+    args = ["bench", "locomo", "--data", str(FIXTURE), "--methods", "dreammem,bm25", "--folds", "2"]
+    args += ["--train-layers", "1", "--train-epochs", "1", "--rerank-max-length", "32", "--json", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["reranker"].startswith("2 folds")
+    assert report["training"]["num_layers"] == 1
+    # every scored question of both conversations is counted once
+    assert report["methods"]["dreammem"]["overall"]["n"] == 6
+    assert report["methods"]["bm25"]["overall"]["n"] == 6

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dreammem import DreamMemory, ScopeError, Status, ValidationError
@@ -66,3 +68,35 @@ def test_bad_input_is_typed(memory: DreamMemory) -> None:
     with pytest.raises(ScopeError):
         _put(memory, "", ("u1",), "k", "x")
     assert list_keyed(memory, user_id="u1") == []
+
+
+def test_rank_keyed_depth_bounds_recall_and_keeps_every_entry(memory: DreamMemory) -> None:
+    memory.add_many([{"content": f"tea note {i}", "user_id": "u1"} for i in range(40)])
+    _put(memory, "u1", ("u1",), "a", "green tea with jasmine")
+    _put(memory, "u1", ("u1",), "b", "coffee beans")
+    entries = list_keyed(memory, user_id="u1")
+    ranked = rank_keyed(memory, "jasmine tea", user_id="u1", entries=entries, depth=1)
+    assert ranked[0][0].key == "a" and ranked[0][1] is not None
+    assert sorted(e.key for e, _ in ranked) == ["a", "b"]  # nothing is lost below the cut
+
+
+def test_second_level_dream_neither_merges_nor_archives_keyed_values(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from dreammem.config import DreamConfig, DreamMemConfig
+    from dreammem.embed import HashingEmbedder
+    from dreammem.types import utcnow
+
+    config = DreamMemConfig(dream=DreamConfig(low_importance=5, unused_days=1))
+    with DreamMemory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as memory:
+        _put(memory, "u1", ("u1", "a"), "k", "likes green tea")
+        _put(memory, "u1", ("u1", "b"), "k", "likes green tea")  # the same text under two keys
+        plain = memory.remember("likes green tea", user_id="u1", pinned=False)
+        other = memory.remember("likes jazz", user_id="u1", pinned=False)
+        memory.dream(user_id="u1", level=2, now=utcnow() + timedelta(days=30))
+        for path in (("u1", "a"), ("u1", "b")):
+            entry = get_keyed(memory, user_id="u1", path=path, key="k")
+            assert entry is not None and entry.record.is_active, path
+        # The same dream did archive the plain, long-unused facts: the exemption is what kept the keys.
+        assert memory.get(other.id, user_id="u1").status is Status.ARCHIVED
+        assert memory.get(plain.id, user_id="u1").status is Status.ARCHIVED

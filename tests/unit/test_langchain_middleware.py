@@ -98,30 +98,43 @@ def test_token_budget_limits_the_block(memory: DreamMemory) -> None:
     assert _system_texts(model)[0].count("flight note") == 1
 
 
-class DreamingMemory(DreamMemory):
-    calls: list[str]
-
-    def maybe_dream(self, *, user_id: str) -> None:
-        self.calls.append(user_id)
-
-
-def test_dream_on_end_calls_the_core_when_it_can(tmp_path: Any) -> None:
+def test_dream_on_end_runs_the_due_dreams(tmp_path: Any) -> None:
+    from dreammem.config import DreamConfig, DreamMemConfig
     from dreammem.embed import HashingEmbedder
 
-    with DreamingMemory(tmp_path / "d", embedder=HashingEmbedder()) as memory:
-        memory.calls = []
-        for dream in (False, True):
+    config = DreamMemConfig(dream=DreamConfig(queue_limit=4))
+    for dream, expected in ((False, 0), (True, 1)):
+        with DreamMemory(tmp_path / f"d{dream}", embedder=HashingEmbedder(), config=config) as memory:
+            replies = [AIMessage(f"answer {i}") for i in range(2)]
             agent = create_agent(
-                ScriptedChatModel(replies=[AIMessage("ok")]),
+                ScriptedChatModel(replies=replies),
                 middleware=[DreamMemMiddleware(memory, dream_on_end=dream)],
+                checkpointer=InMemorySaver(),
             )
-            agent.invoke({"messages": [HumanMessage("hi")]}, context={"user_id": "alice"})
-        assert memory.calls == ["alice"]
-    # A core without dreaming yet: the flag is accepted and nothing breaks.
-    with DreamMemory(tmp_path / "p", embedder=HashingEmbedder()) as plain:
-        agent = create_agent(
-            ScriptedChatModel(replies=[AIMessage("ok")]),
-            middleware=[DreamMemMiddleware(plain, dream_on_end=True)],
-        )
-        agent.invoke({"messages": [HumanMessage("hi")]}, context={"user_id": "alice"})
-        assert len(plain.get_all(user_id="alice")) == 2
+            for i in range(2):  # 4 turns reach the queue limit after the second run
+                question = {"messages": [HumanMessage(f"question {i} about the 3 PM meeting")]}
+                agent.invoke(question, {"configurable": {"thread_id": "t"}}, context={"user_id": "alice"})
+            assert len(memory.dreams(user_id="alice")) == expected
+            assert memory.stats(user_id="alice")["queue"] == (4 if not dream else 0)
+
+
+def test_user_id_from_a_pydantic_context_and_explicit_ids_must_agree(memory: DreamMemory) -> None:
+    from pydantic import BaseModel
+
+    from langchain_dreammem._common import resolve_user_id
+
+    class PydanticCtx(BaseModel):
+        user_id: str
+
+    memory.add("I prefer trains over planes", user_id="dave")
+    model = ScriptedChatModel(replies=[AIMessage("ok")])
+    agent = create_agent(model, middleware=[DreamMemMiddleware(memory)])
+    agent.invoke({"messages": [HumanMessage("how do I travel?")]}, context=PydanticCtx(user_id="dave"))
+    assert "trains over planes" in _system_texts(model)[0]
+    assert resolve_user_id({"user_id": "a"}, "user_id") == "a"
+    assert resolve_user_id(None, "user_id", "b") == "b"
+    assert resolve_user_id({"user_id": "a"}, "user_id", "a") == "a"
+    with pytest.raises(ScopeError):
+        resolve_user_id({"user_id": "a"}, "user_id", "b")  # a call may not reach another user
+    with pytest.raises(ScopeError):
+        resolve_user_id({"user_id": 7}, "user_id")

@@ -271,3 +271,8 @@ def test_bad_values_raise_and_write_nothing(stores: tuple[BaseStore, DreamMemSto
     assert ours.get((U,), "k") is None
     with pytest.raises(NotImplementedError):
         ours.put((U,), "k", {"a": 1}, ttl=5)
+    with pytest.raises(ValidationError):  # one bad value: the whole batch writes nothing
+        ours.batch([PutOp((U,), "good", {"text": "fine"}), PutOp((U,), "bad", {"x": object()})])
+    with pytest.raises(ScopeError):
+        ours.batch([PutOp((U,), "good", {"text": "fine"}), PutOp((), "bad", {"text": "x"})])
+    assert ours.get((U,), "good") is None

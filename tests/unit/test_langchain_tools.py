@@ -85,3 +85,35 @@ def test_errors_the_model_can_fix_come_back_as_text_scope_errors_raise() -> None
         tools["search_memory"].invoke({"query": "x"})
     with pytest.raises(ScopeError):
         tools["save_memory"].invoke({"content": "x", "user_id": ""})
+
+
+def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemory) -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from langchain_dreammem.testing import ScriptedChatModel
+
+    memory.add("Bob's secret: the safe code is 4711", user_id="bob")
+    memory.add("Alice likes tea", user_id="alice")
+
+    def call(**args: Any) -> AIMessage:
+        tool_call = {"name": "search_memory", "args": args, "id": "c1", "type": "tool_call"}
+        return AIMessage("", tool_calls=[tool_call])
+
+    outcomes = []
+    for context, args in (
+        ({"user_id": "alice"}, {"query": "safe code", "user_id": "bob"}),  # a model reaching for bob
+        ({"user_id": "alice"}, {"query": "safe code"}),
+        (None, {"query": "safe code", "user_id": "bob"}),  # no context: no fallback to the model's id
+    ):
+        model = ScriptedChatModel(replies=[call(**args), AIMessage("done")])
+        agent = create_agent(model, tools=create_memory_tools(memory))
+        try:
+            out = agent.invoke({"messages": [HumanMessage("what is the code?")]}, context=context)
+            outcomes.append(" ".join(m.text for m in out["messages"] if m.type == "tool"))
+        except ScopeError:
+            outcomes.append("scope error")
+    assert all("4711" not in text for text in outcomes)
+    # LangChain drops the model's injected-arg value; the context's user is searched.
+    assert "Alice likes tea" in outcomes[0] and "Alice likes tea" in outcomes[1]
+    assert outcomes[2] == "scope error"

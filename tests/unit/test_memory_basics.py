@@ -86,7 +86,7 @@ def test_chinese_explicit_preference_and_recall(memory: DreamMemory) -> None:
     memory.add("以后请用中文回答我", user_id="u1")
     memory.add("今天天气很好，我们去公园散步了", user_id="u1")
     semantic = memory.get_all(user_id="u1", layer="semantic")
-    assert {r.slot for r in semantic} == {"user/预算", "user/reply language"}
+    assert {r.slot for r in semantic} == {"user/budget", "user/reply language"}
     assert memory.recall("预算", user_id="u1", k=1)[0].record.content == "我的预算是三万元"
 
 
@@ -140,3 +140,34 @@ def test_other_users_records_are_not_found(memory: DreamMemory) -> None:
         memory.get(record.id, user_id="bob")
     with pytest.raises(ScopeError):
         memory.get(record.id, user_id="")
+
+
+def test_forgetting_a_turn_forgets_the_fact_written_from_it(memory: DreamMemory) -> None:
+    turn = memory.add("I prefer aisle seats on long flights", user_id="u1")
+    twin = memory.get_all(user_id="u1", layer="semantic")[0]
+    assert twin.provenance == (turn.id,)
+    memory.forget(turn.id, user_id="u1")
+    assert memory.get(twin.id, user_id="u1").status is Status.DELETED
+    assert not memory.recall("aisle seats", user_id="u1").hits
+    again = memory.add("I prefer window seats now", user_id="u1")
+    fact = next(r for r in memory.get_all(user_id="u1", layer="semantic") if r.is_active)
+    memory.forget(fact.id, user_id="u1")  # the other way round
+    assert memory.get(again.id, user_id="u1").status is Status.DELETED
+
+
+@pytest.mark.parametrize(
+    "question", ["What is my budget for the trip?", "我的预算是多少？", "Which seat do I like?"]
+)
+def test_questions_never_overwrite_facts(memory: DreamMemory, question: str) -> None:
+    memory.add("My budget is 3,000 USD", user_id="u1")
+    memory.add(question, user_id="u1")
+    facts = memory.get_all(user_id="u1", layer="semantic", status=None)
+    assert [(f.content, f.status) for f in facts] == [("My budget is 3,000 USD", Status.ACTIVE)]
+
+
+def test_a_budget_in_chinese_supersedes_one_in_english(memory: DreamMemory) -> None:
+    t0 = datetime(2024, 1, 1, tzinfo=UTC)
+    memory.add("My budget is 3,000 USD", user_id="u1", event_time=t0)
+    memory.add("我的预算是两万元人民币", user_id="u1", event_time=t0 + timedelta(days=1))
+    active = memory.get_all(user_id="u1", layer="semantic")
+    assert [r.content for r in active] == ["我的预算是两万元人民币"]

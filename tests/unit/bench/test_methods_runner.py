@@ -146,3 +146,36 @@ def test_parse_methods() -> None:
     for bad in ("", "vector,vector", "dense"):
         with pytest.raises(ConfigError):
             parse_methods(bad)
+
+
+class _Reverse:
+    """A scripted reranker: prefers the last candidate it is given."""
+
+    name = "reverse"
+
+    def score(self, query: str, texts: object) -> list[float]:
+        return [float(i) for i in range(len(texts))]  # type: ignore[arg-type]
+
+
+def test_reranker_ablation_variants_share_the_store(conversations: list[LocomoConversation]) -> None:
+    reranker = _Reverse()
+    methods = build_methods(
+        ["dreammem"],
+        baseline_embedder=HashingEmbedder(),
+        dreammem_embedder=HashingEmbedder(),
+        reranker=reranker,
+        ablate=True,
+    )
+    names = [m.name for m in methods]
+    assert names[-2:] == ["dreammem-no-rerank", "dreammem-rerank-replace"]
+    base, *_, plain, replace = methods
+    try:
+        base.index(conversations[1])
+        question = "How fast was Chen's half marathon?"
+        without = plain.search(conversations[1], question, 3)
+        assert without[0] == frozenset({"D1:1"})  # fusion order
+        assert replace.search(conversations[1], question, 3) == list(reversed(without))
+        pipeline = base.memory.pipeline
+        assert pipeline.reranker is reranker and pipeline.config.rerank_blend == "rrf"  # restored
+    finally:
+        close_methods(methods)

@@ -294,3 +294,39 @@ def test_an_invoice_due_date_does_not_supersede_a_deadline(memory: DreamMemory) 
     )
     memory.dream(user_id="u1")
     assert deadline in active_contents(memory)
+
+
+def test_a_summary_is_indexed_at_the_centroid_of_what_it_replaces(memory: DreamMemory) -> None:
+    import numpy as np
+
+    seed(memory)
+    report = memory.dream(user_id="u1")
+    summary = next(d for d in report.distilled if d.kind == "summary")
+
+    def vector(record_id: str) -> np.ndarray:
+        row = memory.store.fetchone(
+            "SELECT v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid WHERE r.id = ?", (record_id,)
+        )
+        return np.frombuffer(row[0], dtype=np.float32)
+
+    centroid = np.mean([vector(s) for s in summary.sources], axis=0)
+    assert np.allclose(vector(summary.id), centroid / np.linalg.norm(centroid), atol=1e-6)
+    assert summary.id in memory.recall(summary.content, user_id="u1", k=5).ids
+
+
+def test_the_llm_resolves_conflicts_that_have_no_slot(tmp_path: Path) -> None:
+    old_fact = "Remember: the team standup is at 9:30 in room Nile"
+    new_fact = "Remember: the team standup is now at 10:15 in room Nile"
+    for mode, llm in (("rules", None), ("llm", ScriptedDreamLLM())):
+        with open_memory(tmp_path / mode, llm=llm) as memory:
+            seed(memory, turns=[("s1", "user", old_fact)])
+            memory.dream(user_id="u1", now=T0 + timedelta(hours=1))
+            seed(memory, turns=[("s2", "user", new_fact)], start=T0 + timedelta(days=1))
+            report = memory.dream(user_id="u1", now=T0 + timedelta(days=1, hours=1))
+            active = active_contents(memory)
+        if llm is None:
+            assert old_fact in active and new_fact in active  # rules cannot tell
+        else:
+            assert old_fact not in active and new_fact in active
+            assert "conflicts" in llm.tasks
+            assert any(c.reason for c in report.superseded)

@@ -9,7 +9,7 @@ import pytest
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.rerank import CrossEncoderReranker, RankFusionReranker
+from dreammem.rerank import CrossEncoderReranker
 from dreammem.rerank.training import (
     METADATA_FILE,
     QueryGroup,
@@ -69,8 +69,9 @@ def test_trained_model_is_saved_with_its_settings(tiny_model: Path) -> None:
 
 
 def test_loads_by_path_and_scores(tiny_model: Path) -> None:
-    reranker = CrossEncoderReranker(tiny_model, max_length=32)
+    reranker = CrossEncoderReranker(tiny_model)
     assert reranker.name == str(tiny_model)
+    assert reranker.max_length == 32  # what it was trained with
     texts = ["Ben: The bakery closed.", "Ava: I adopted a grey cat named Pixel."]
     scores = reranker.score("What pet does Ava have?", texts)
     assert len(scores) == 2 and all(isinstance(s, float) for s in scores)
@@ -106,25 +107,3 @@ def test_recall_with_the_reranker_traces_rerank_scores(tiny_model: Path) -> None
     assert len(result.hits) == 3
     assert all(hit.rerank_score is not None for hit in result.hits)
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
-
-
-class _Fixed:
-    name = "fixed"
-
-    def __init__(self, scores: list[float]) -> None:
-        self.scores = scores
-
-    def score(self, query: str, texts: object) -> list[float]:
-        return list(self.scores)
-
-
-def test_rank_fusion_blends_inner_rank_with_input_order() -> None:
-    # inner ranks: c (0.9) > b (0.5) > a (0.1); input order: a, b, c
-    fused = RankFusionReranker(_Fixed([0.1, 0.5, 0.9]), k=1).score("q", ["a", "b", "c"])
-    assert fused == pytest.approx([1 / 4 + 1 / 2, 1 / 3 + 1 / 3, 1 / 2 + 1 / 4])
-    # a heavier inner weight lets the inner order win
-    heavy = RankFusionReranker(_Fixed([0.1, 0.5, 0.9]), k=1, weight=3.0).score("q", ["a", "b", "c"])
-    assert heavy.index(max(heavy)) == 2
-    assert RankFusionReranker(_Fixed([]), k=60).score("q", []) == []
-    with pytest.raises(ConfigError):
-        RankFusionReranker(_Fixed([]), k=0)

@@ -3,8 +3,6 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
-
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
 from dreammem.dream.distill import compress_line, distill
@@ -29,9 +27,7 @@ def rec(text: str, n: int, role: Role = Role.USER, session: str = "s1", **kw: ob
     )
 
 
-def vectors(records: list[MemoryRecord]) -> dict[str, np.ndarray]:
-    matrix = HashingEmbedder().embed_documents([r.content for r in records])
-    return {r.id: matrix[i] for i, r in enumerate(records)}
+EMBED = HashingEmbedder().embed_documents
 
 
 def run(items: list[Scored], llm: object | None = None, config: DreamConfig | None = None, **kw: object):  # type: ignore[no-untyped-def]
@@ -40,7 +36,7 @@ def run(items: list[Scored], llm: object | None = None, config: DreamConfig | No
         items,
         history=kw.get("history", []),  # type: ignore[arg-type]
         twins=kw.get("twins", {}),  # type: ignore[arg-type]
-        vectors=vectors([s.record for s in items] + list(kw.get("history", []))),  # type: ignore[arg-type]
+        embed=EMBED,
         config=config or DreamConfig(),
         llm=structured,
         context=DreamContext(),
@@ -111,7 +107,7 @@ def test_clusters_need_identical_protected_tokens() -> None:
     a = rec("Budget must not exceed 50,000 RMB", 0)
     b = rec("Budget must not exceed 60,000 RMB", 1)
     c = rec("Budget must not exceed 50,000 RMB!", 2)
-    groups = cluster_observations([a, b, c], vectors([a, b, c]), 0.5)
+    groups = cluster_observations([a, b, c], EMBED, 0.5)
     assert [[r.id for r in g] for g in groups] == [[a.id, c.id], [b.id]]
 
 
@@ -200,3 +196,21 @@ def test_repeated_chatter_is_summarised_not_a_pattern() -> None:
     (summary,) = plan.summaries
     assert summary.record.content == "user: we talked about the garden"  # identical lines once
     assert len(summary.replaces) == 4
+
+
+def test_similar_observations_join_only_through_embeddings() -> None:
+    a = rec("Call Anna before lunch", 0)
+    b = rec("Call Anna before lunch please", 1)
+    asked: list[list[str]] = []
+
+    def embed(texts):  # type: ignore[no-untyped-def]
+        asked.append(list(texts))
+        return EMBED(texts)
+
+    assert len(cluster_observations([a, b], None, 0.5)) == 2
+    assert [len(g) for g in cluster_observations([a, b], embed, 0.5)] == [2]
+    assert asked == [[a.content, b.content]]
+    c = rec("Call Tom before lunch", 2)
+    asked.clear()
+    assert len(cluster_observations([a, c], embed, 0.1)) == 2  # different names: never embedded
+    assert asked == []

@@ -1,0 +1,5 @@
+"""``python -m dreammem ...``: the same as the ``dreammem`` command."""
+
+from dreammem.cli import main
+
+main()
