@@ -32,44 +32,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, Literal
+
+from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
 
 __all__ = ["TimeQuery", "TimeWindow", "mentions_time", "parse_time_query"]
 
 Order = Literal["latest", "earliest"]
 Side = Literal["before", "after"]
-
-
-@dataclass(frozen=True, slots=True)
-class TimeWindow:
-    """A half-open interval ``[start, end)`` of event times; ``None`` leaves a side open."""
-
-    start: datetime | None = None
-    end: datetime | None = None
-
-    def contains(self, other: TimeWindow) -> bool:
-        """True when ``other`` lies inside this window."""
-        lo = self.start is None or (other.start is not None and other.start >= self.start)
-        hi = self.end is None or (other.end is not None and other.end <= self.end)
-        return lo and hi
-
-    def intersect(self, other: TimeWindow) -> TimeWindow:
-        """The overlap of two windows (may be empty: ``start >= end``)."""
-        starts = [s for s in (self.start, other.start) if s is not None]
-        ends = [e for e in (self.end, other.end) if e is not None]
-        return TimeWindow(max(starts) if starts else None, min(ends) if ends else None)
-
-    def hull(self, other: TimeWindow) -> TimeWindow:
-        """The smallest window covering both."""
-        start = None if self.start is None or other.start is None else min(self.start, other.start)
-        end = None if self.end is None or other.end is None else max(self.end, other.end)
-        return TimeWindow(start, end)
-
-    @property
-    def empty(self) -> bool:
-        """True when no time can fall inside."""
-        return self.start is not None and self.end is not None and self.start >= self.end
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,32 +68,11 @@ class TimeQuery:
 
 # -- vocabulary ---------------------------------------------------------------------------
 
-_MONTH_NAMES = "january february march april may june july august september october november december".split()
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
-_CN_NUM = r"(?:\d{1,2}|[一二两三四五六七八九十]{1,3})"
-
 _GATE = re.compile(
     r"\d|\b(?:yesterday|today|tonight|tomorrow|ago|last|past|previous(?:ly)?|recent(?:ly)?|lately|earlier|"
     r"earliest|first|before|after|since|until|till|prior|when|week(?:end)?s?|months?|years?|days?|"
     r"morning|evening|night|mon|tue|wed|thu|fri|sat|sun|spring|summer|autumn|fall|winter|"
-    rf"{_MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    rf"{MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"|[年月日号周天昨前后次期拜春夏秋冬]|什么时候|何时|几点|最近|近来",
     re.IGNORECASE,
 )
@@ -159,7 +109,7 @@ _REAL_TIME_WORD = re.compile(
     re.IGNORECASE,
 )
 _MONTH_WORD = re.compile(
-    rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{_MONTH}$", re.I
+    rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{MONTH}$", re.I
 )
 _MONTH_CONTEXT = re.compile(
     r"\b(?:in|of|since|during|until|early|late|mid|before|after|by)\s*$", re.IGNORECASE
@@ -172,7 +122,7 @@ _MENTION = re.compile(
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|autumn|fall|winter)|"
     r"(?:on|since|until|in)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"weekend|(?:19|20)\d{2}|"
-    rf"{_MONTH}\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|(?:in|since|during)\s+{_MONTH})\b"
+    rf"{MONTH}\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTH}|(?:in|since|during)\s+{MONTH})\b"
     r"|昨天|前天|今天|上周|上个|上星期|去年|前年|今年|\d+月|[一二三四五六七八九十]+月|\d+年|[一二三四五六七八九十\d]+天前",
     re.IGNORECASE,
 )
@@ -183,215 +133,16 @@ def mentions_time(text: str) -> bool:
     return _MENTION.search(text) is not None
 
 
-# -- calendar helpers ---------------------------------------------------------------------
-
-
-def _day(d: datetime) -> datetime:
-    return d.replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def _month_start(year: int, month: int, tz: Any) -> datetime:
-    return datetime(year, month, 1, tzinfo=tz)
-
-
-def _next_month(d: datetime) -> datetime:
-    return d.replace(year=d.year + 1, month=1) if d.month == 12 else d.replace(month=d.month + 1)
-
-
-def _period_window(d: datetime, period: str) -> TimeWindow:
-    """The calendar period containing ``d``."""
-    if period == "year":
-        start = datetime(d.year, 1, 1, tzinfo=d.tzinfo)
-        return TimeWindow(start, start.replace(year=d.year + 1))
-    if period == "month":
-        start = _month_start(d.year, d.month, d.tzinfo)
-        return TimeWindow(start, _next_month(start))
-    if period == "week":
-        start = _day(d) - timedelta(days=d.weekday())
-        return TimeWindow(start, start + timedelta(days=7))
-    start = _day(d)
-    return TimeWindow(start, start + timedelta(days=1))
-
-
-def _cn_int(text: str) -> int:
-    """An integer from ASCII digits or Chinese numerals up to 99 ("十二", "二十三", "两")."""
-    if text.isdigit():
-        return int(text)
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
-    value = 0
-    for char in text:
-        value = value * 10 + _CN_DIGITS[char]
-    return value
-
-
-# -- rule layer ------------------------------------------------------------------------------
-
-_Rule = tuple[re.Pattern[str], str]
-
-_ZH_RELATIVE: dict[str, tuple[str, int]] = {
-    "今天": ("day", 0),
-    "昨天": ("day", -1),
-    "前天": ("day", -2),
-    "大前天": ("day", -3),
-    "本周": ("week", 0),
-    "这周": ("week", 0),
-    "这个星期": ("week", 0),
-    "上周": ("week", -1),
-    "上星期": ("week", -1),
-    "上个星期": ("week", -1),
-    "上个礼拜": ("week", -1),
-    "上礼拜": ("week", -1),
-    "上上周": ("week", -2),
-    "上上个星期": ("week", -2),
-    "本月": ("month", 0),
-    "这个月": ("month", 0),
-    "上个月": ("month", -1),
-    "上月": ("month", -1),
-    "上上个月": ("month", -2),
-    "今年": ("year", 0),
-    "去年": ("year", -1),
-    "前年": ("year", -2),
-}
-_ZH_WEEKDAY = re.compile(r"(?P<rel>上上|上|这|本)?(?:个)?(?:星期|周|礼拜)(?P<d>[一二三四五六日天])")
-_ZH_WEEKDAYS = "一二三四五六"
-_ZH_RELATIVE_RE = re.compile("|".join(sorted(map(re.escape, _ZH_RELATIVE), key=len, reverse=True)))
-_ZH_YMD = re.compile(rf"(?P<y>\d{{4}})年(?:(?P<m>{_CN_NUM})月(?:(?P<d>{_CN_NUM})[日号])?)?")
-_ZH_MD = re.compile(rf"(?P<rel>今年|去年|前年)?(?P<m>{_CN_NUM})月(?:份)?(?:(?P<d>{_CN_NUM})[日号])?")
-_ZH_AGO = re.compile(rf"(?P<n>{_CN_NUM})(?:个)?(?P<u>天|日|周|星期|礼拜|个月|年)(?:前|之前|以前)")
-_ISO_DATE = re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b")
-_SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
-_EN_SEASON = re.compile(
-    r"\b(?:(?P<rel>last|this|past)\s+)?(?P<s>spring|summer|autumn|fall|winter)"
-    r"(?:\s+(?:of\s+)?(?P<y>\d{4}))?\b",
-    re.IGNORECASE,
-)
-_EN_WEEKEND = re.compile(r"\b(?P<rel>last|this|past|the)\s+weekend\b", re.IGNORECASE)
-_EN_NTH_WEEK = re.compile(
-    rf"\b(?:the\s+)?(?P<n>first|second|third|fourth|last)\s+week\s+of\s+(?P<m>{_MONTH})(?:,?\s+(?P<y>\d{{4}}))?\b",
-    re.IGNORECASE,
-)
-_NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-
-
-def _month_number(name: str) -> int:
-    prefix = name[:3].lower()
-    return next(n for n, m in enumerate(_MONTH_NAMES, 1) if m.startswith(prefix))
-
-
-def _add_months(d: datetime, months: int) -> datetime:
-    index = d.year * 12 + d.month - 1 + months
-    return d.replace(year=index // 12, month=index % 12 + 1, day=1)
-
-
-def _date(year: int, month: int, day: int, tz: Any) -> datetime | None:
-    """A date, or None when it does not exist (2023-02-30)."""
-    try:
-        return datetime(year, month, day, tzinfo=tz)
-    except ValueError:
-        return None
-
-
-def _rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
-    """``(start, end, window)`` for each expression the rule layer understands."""
-    tz = now.tzinfo
-    for m in _ISO_DATE.finditer(text):
-        if (found := _date(int(m["y"]), int(m["m"]), int(m["d"]), tz)) is not None:
-            yield m.start(), m.end(), _period_window(found, "day")
-    for m in _ZH_YMD.finditer(text):
-        month = _cn_int(m["m"]) if m["m"] else 1
-        found = _date(int(m["y"]), month, _cn_int(m["d"]) if m["d"] else 1, tz)
-        if found is not None:
-            yield (
-                m.start(),
-                m.end(),
-                _period_window(found, "day" if m["d"] else "month" if m["m"] else "year"),
-            )
-    for m in _ZH_MD.finditer(text):
-        if m.start() > 0 and text[m.start() - 1] == "年":
-            continue  # part of a full date, handled above
-        month, day_of_month = _cn_int(m["m"]), _cn_int(m["d"]) if m["d"] else None
-        if m["rel"]:
-            year = now.year - {"今年": 0, "去年": 1, "前年": 2}[m["rel"]]
-        else:
-            year = now.year if (month, day_of_month or 1) <= (now.month, now.day) else now.year - 1
-        found = _date(year, month, day_of_month or 1, tz)
-        if found is not None:
-            yield m.start(), m.end(), _period_window(found, "day" if day_of_month else "month")
-    for m in _ZH_AGO.finditer(text):
-        n, unit = _cn_int(m["n"]), m["u"]
-        if unit in ("天", "日"):
-            yield m.start(), m.end(), _period_window(now - timedelta(days=n), "day")
-        elif unit in ("周", "星期", "礼拜"):
-            yield m.start(), m.end(), _period_window(now - timedelta(weeks=n), "week")
-        elif unit == "个月":
-            yield m.start(), m.end(), _period_window(_add_months(now, -n), "month")
-        else:
-            yield m.start(), m.end(), _period_window(now.replace(year=now.year - n, day=1), "year")
-    for m in _ZH_WEEKDAY.finditer(text):
-        weekday = _ZH_WEEKDAYS.find(m["d"]) if m["d"] in _ZH_WEEKDAYS else 6
-        monday = _day(now) - timedelta(days=now.weekday())
-        if m["rel"] in ("上", "上上"):
-            monday -= timedelta(weeks=len(m["rel"]))
-        elif m["rel"] is None and weekday > now.weekday():
-            monday -= timedelta(weeks=1)  # a bare weekday is the most recent one
-        yield m.start(), m.end(), _period_window(monday + timedelta(days=weekday), "day")
-    for m in _ZH_RELATIVE_RE.finditer(text):
-        unit, offset = _ZH_RELATIVE[m.group()]
-        if unit == "day":
-            point = now + timedelta(days=offset)
-        elif unit == "week":
-            point = now + timedelta(weeks=offset)
-        elif unit == "month":
-            point = _add_months(now, offset)
-        else:
-            point = now.replace(year=now.year + offset, day=1)
-        yield m.start(), m.end(), _period_window(point, unit)
-    yield from _english_rules(text, now)
-
-
-def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
-    for m in _EN_NTH_WEEK.finditer(text):
-        month = _month_number(m["m"])
-        year = int(m["y"]) if m["y"] else now.year if month <= now.month else now.year - 1
-        first = _month_start(year, month, now.tzinfo)
-        if m["n"].lower() == "last":
-            end = _next_month(first)
-            yield m.start(), m.end(), TimeWindow(end - timedelta(days=7), end)
-        else:
-            start = first + timedelta(days=7 * _NTH[m["n"].lower()])
-            yield m.start(), m.end(), TimeWindow(start, start + timedelta(days=7))
-    for m in _EN_SEASON.finditer(text):
-        month, length = _SEASONS[m["s"].lower()]
-        if m["y"]:
-            start = _month_start(int(m["y"]), month, now.tzinfo)
-        else:
-            start = _month_start(now.year, month, now.tzinfo)
-            while start > now:
-                start = start.replace(year=start.year - 1)
-            if (m["rel"] or "").lower() == "last" and _add_months(start, length) > now:
-                start = start.replace(year=start.year - 1)
-        yield m.start(), m.end(), TimeWindow(start, _add_months(start, length))
-    for m in _EN_WEEKEND.finditer(text):
-        saturday = _day(now) - timedelta(days=(now.weekday() - 5) % 7)
-        if (m["rel"] or "").lower() in ("last", "past") and saturday + timedelta(days=2) > now:
-            saturday -= timedelta(days=7)
-        yield m.start(), m.end(), TimeWindow(saturday, saturday + timedelta(days=2))
-
-
 # -- dateparser ------------------------------------------------------------------------------
 
 
 def _plausible(match: str, text: str, position: int) -> bool:
-    """Reject dateparser's false positives ("we", "a second", "I may go")."""
-    if not _REAL_TIME_WORD.search(match) and not _MONTH_WORD.match(match.strip()):
-        return False
-    if _MONTH_WORD.match(match.strip()) and not re.search(r"\d", match):
-        # A bare month name: accept it capitalised or after a preposition ("in may").
-        bare = re.sub(r"^\w+\s+", "", match.strip()) if " " in match.strip() else match.strip()
-        return bare[:1].isupper() or " " in match.strip() or bool(_MONTH_CONTEXT.search(text[:position]))
-    return True
+    """Reject dateparser's false positives ("we", "a second", "I may go", "did I march")."""
+    stripped = match.strip()
+    if _MONTH_WORD.match(stripped):
+        # A bare month name counts capitalised, with a preposition, or after one ("in may").
+        return stripped[:1].isupper() or " " in stripped or bool(_MONTH_CONTEXT.search(text[:position]))
+    return _REAL_TIME_WORD.search(match) is not None
 
 
 def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
@@ -414,7 +165,7 @@ def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, Ti
         if data is None or data.date_obj is None:
             continue
         point = data.date_obj.replace(tzinfo=now.tzinfo)
-        yield position, position + len(surface), _period_window(point, data.period or "day")
+        yield position, position + len(surface), period_window(point, data.period or "day")
 
 
 # -- the parser ------------------------------------------------------------------------------
@@ -556,9 +307,9 @@ def parse_time_query(text: str, now: datetime) -> TimeQuery | None:
     when = _WHEN.search(text)
     if when:
         spans.append(when.span())
-    found = [_Found(s, e, w) for s, e, w in _rule_windows(_blank(text, spans), now)]
+    found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
-    if _REAL_TIME_WORD.search(masked) or re.search(_MONTH, masked, re.IGNORECASE):
+    if _REAL_TIME_WORD.search(masked) or re.search(MONTH, masked, re.IGNORECASE):
         found += [_Found(s, e, w) for s, e, w in _dateparser_windows(masked, now)]
     found = _merge_adjacent([f for f in found if not any(_inside(f, o) for o in found)], text)
     anchor: str | None = None
