@@ -645,11 +645,16 @@ class DreamMemory:
         """Counts by status, the embedding model and the queue size."""
         user = check_user_id(user_id) if user_id is not None else None
         counts = {s.value: self.store.count(user, status=s) for s in Status}
+        model = self.store.get_meta("embedding_model")
+        if self._index is not None:
+            vectors = self._index.count(user)
+        else:  # the model is not loaded (yet): count the stored embeddings the index is built from
+            vectors = 0 if model is None else self.store.count_vectors(model, user)
         out: dict[str, Any] = {
             "records": counts,
             "users": len(self.store.users()) if user is None else 1,
-            "embedding_model": self.store.get_meta("embedding_model"),
-            "vectors": self._index.count(user) if self._index is not None else 0,
+            "embedding_model": model,
+            "vectors": vectors,
             "schema_version": self.store.schema_version,
             "graph_outbox": self._graph_sync.pending() if self._graph_sync is not None else 0,
         }

@@ -592,12 +592,13 @@ class SQLiteRecordStore:
         )
         return [(int(r[0]), r[1], r[2]) for r in rows]
 
-    def count_vectors(self, model: str) -> int:
-        """How many active records have an embedding from this model."""
+    def count_vectors(self, model: str, user_id: str | None = None) -> int:
+        """How many active records (of one user) have an embedding from this model."""
+        scope, params = ("", [model]) if user_id is None else (" AND r.user_id = ?", [model, user_id])
         return self._scalar(
             "SELECT COUNT(*) FROM vectors v JOIN records r ON r.rowid = v.rowid "
-            "WHERE r.status = 'active' AND v.model = ?",
-            (model,),
+            f"WHERE r.status = 'active' AND v.model = ?{scope}",
+            params,
         )
 
     # -- dream queue ---------------------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dreammem.text.entities import extract_entities
 from dreammem.types import Kind
 
 __all__ = ["Explicit", "detect_explicit"]
@@ -136,6 +137,36 @@ def _slot(text: str) -> str | None:
     return None
 
 
+# Budget and deadline are topics as well as values: "the budget meeting ran long" names
+# the topic and states no value, and must not replace the user's stated budget.
+_TOPIC_SLOTS = frozenset({"user/budget", "user/deadline"})
+_LIMIT = re.compile(
+    r"\b(?:must(?:n'?t| not)?|never|at most|no more than|not exceed|up to|limit|max(?:imum)?|cap)\b"
+    r"|不超过|不能超过|上限|最多|以内|封顶",
+    _I,
+)
+_NUMBER = r"(?:\d|[零一二两三四五六七八九十百千万亿])"
+_TOPIC_VALUE = {
+    "user/budget": re.compile(rf"(?:\bbudget\b|预算)[^.!?。！？]{{0,40}}?{_NUMBER}", _I),
+    "user/deadline": re.compile(
+        rf"(?:\bdeadline\b|截止)[^.!?。！？]{{0,40}}?(?:{_NUMBER}|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+        r"|\b(?:today|tonight|tomorrow|next|end of|eod|eow)\b|周[一二三四五六日天]|星期|明天|今天|下周|月底)",
+        _I,
+    ),
+}
+_TOPIC_ENTITY = {"user/budget": "amount", "user/deadline": "date"}
+
+
+_TOPIC_WORDS = re.compile(r"\b(?:budget|deadline)\b|预算|截止", _I)
+
+
+def _states_topic_value(text: str, slot: str) -> bool:
+    """Whether a turn about the budget or deadline states a value or a limit for it."""
+    if _LIMIT.search(text) or _TOPIC_VALUE[slot].search(text):
+        return True
+    return any(e.kind == _TOPIC_ENTITY[slot] for e in extract_entities(text))
+
+
 def is_question(text: str) -> bool:
     """True for a question: it asks about a value rather than stating one."""
     stripped = text.strip()
@@ -158,6 +189,9 @@ def detect_explicit(text: str) -> Explicit | None:
     constraint = bool(_CONSTRAINT.search(text))
     preference = bool(_PREFERENCE.search(text))
     slot = _slot(text)
+    if slot in _TOPIC_SLOTS and not correction and not _states_topic_value(text, slot):
+        slot = None  # a passing mention of the topic; "budget"/"deadline" alone is no constraint
+        constraint = bool(_CONSTRAINT.search(_TOPIC_WORDS.sub(" ", text)))
     if not (pinned or correction or constraint or preference or slot):
         return None
     if constraint and (slot in {"user/budget", "user/deadline"} or not preference):

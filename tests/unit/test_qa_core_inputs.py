@@ -155,3 +155,13 @@ def test_other_users_ids_are_not_found_for_every_id_taking_call(memory: DreamMem
     with pytest.raises(NotFoundError):
         memory.undo_dream(dream.dream_id, user_id="bob")
     assert memory.get(mine.id, user_id="alice").content == mine.content
+
+
+def test_stats_counts_vectors_before_the_model_is_loaded(tmp_path: Path) -> None:
+    with DreamMemory(tmp_path, embedder=HashingEmbedder()) as memory:
+        memory.add("kayak trip in May", user_id="u1")
+        memory.add("budget talk", user_id="u2")
+        memory.forget(memory.add("forgotten", user_id="u1").id, user_id="u1")
+        loaded = (memory.stats()["vectors"], memory.stats(user_id="u1")["vectors"])
+    with DreamMemory(tmp_path) as reopened:  # the CLI's `stats`: no embedder loaded
+        assert (reopened.stats()["vectors"], reopened.stats(user_id="u1")["vectors"]) == loaded == (2, 1)
