@@ -50,7 +50,7 @@ def test_train_reranker_then_bench_with_it(tmp_path: Path) -> None:
     result = runner.invoke(app, [*args, "--rerank-quantize", "--json", str(out)])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert report["reranker"] == f"{model}+rrf"
+    assert report["reranker"] == str(model)
     assert report["methods"]["dreammem"]["overall"]["n"] == 6
 
 
