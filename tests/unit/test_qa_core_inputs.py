@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dreammem import DreamMemError, DreamMemory, NotFoundError, Status, ValidationError
+from dreammem import BackendError, DreamMemError, DreamMemory, NotFoundError, Status, ValidationError
 from dreammem.embed import HashingEmbedder
 
 
@@ -165,3 +166,22 @@ def test_stats_counts_vectors_before_the_model_is_loaded(tmp_path: Path) -> None
         loaded = (memory.stats()["vectors"], memory.stats(user_id="u1")["vectors"])
     with DreamMemory(tmp_path) as reopened:  # the CLI's `stats`: no embedder loaded
         assert (reopened.stats()["vectors"], reopened.stats(user_id="u1")["vectors"]) == loaded == (2, 1)
+
+
+def test_a_file_that_is_not_a_database_is_a_backend_error(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.db"
+    bogus.write_text("not a database " * 100)
+    with pytest.raises(BackendError) as info:
+        DreamMemory(bogus, embedder=HashingEmbedder())
+    assert not info.value.is_retryable and isinstance(info.value.__cause__, sqlite3.DatabaseError)
+    assert bogus.read_text() == "not a database " * 100  # left as it was
+
+
+def test_sqlite_errors_inside_a_write_are_backend_errors_and_roll_back(memory: DreamMemory) -> None:
+    memory.add("kept", user_id="u1")
+    with pytest.raises(BackendError), memory.store.transaction() as conn:
+        conn.execute("INSERT INTO meta VALUES ('probe', '1')")
+        conn.execute("INSERT INTO no_such_table VALUES (1)")
+    assert memory.store.get_meta("probe") is None
+    memory.add("still works", user_id="u1")
+    assert memory.store.count() == 2
