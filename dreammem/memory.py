@@ -160,13 +160,7 @@ class DreamMemory:
     def _load_index(self) -> None:
         assert self._index is not None and self._embedder is not None
         generation = self.store.get_meta("vector_generation") or "0"
-        sidecar = self._sidecar()
-        trusted = (
-            sidecar is not None
-            and sidecar.exists()
-            and json.loads(sidecar.read_text()).get("generation") == generation
-            and self._index.load_file()
-        )
+        trusted = self._sidecar_generation() == generation and self._index.load_file()
         if not trusted:
             self._rebuild_index()
             return
@@ -188,13 +182,24 @@ class DreamMemory:
     def _sidecar(self) -> Path | None:
         return None if self._faiss_path is None else self._faiss_path.with_suffix(".json")
 
+    def _sidecar_generation(self) -> str | None:
+        """The vector generation the FAISS file was written at (None: missing or unreadable)."""
+        sidecar = self._sidecar()
+        try:
+            data = json.loads(sidecar.read_text()) if sidecar is not None else None
+        except (OSError, ValueError):  # derived data, e.g. cut short by a crash: rebuild it
+            return None
+        return str(data.get("generation")) if isinstance(data, dict) else None
+
     def _flush_index(self) -> None:
         if self._index is None or self._faiss_path is None:
             return
         self._index.flush()
         sidecar = self._sidecar()
         assert sidecar is not None
-        sidecar.write_text(json.dumps({"generation": self.store.get_meta("vector_generation") or "0"}))
+        tmp = sidecar.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"generation": self.store.get_meta("vector_generation") or "0"}))
+        tmp.replace(sidecar)  # never a half-written sidecar
 
     def _bump_generation(self) -> None:
         value = int(self.store.get_meta("vector_generation") or "0") + 1
