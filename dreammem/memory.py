@@ -118,6 +118,9 @@ class DreamMemory:
         self.llm = llm
         self._embedder: Embedder | None = embedder
         self._index: FaissVectorIndex | None = None
+        # The vector generation the in-memory index reflects; None once another instance
+        # on the same file wrote since (the index then lacks its vectors).
+        self._index_generation: str | None = None
         self.graph = graph if graph is not None else self._default_graph()
         self._graph_sync = GraphSync(self.store, self.graph) if self.graph is not None else None
         self.reranker = reranker
@@ -164,6 +167,7 @@ class DreamMemory:
         if not trusted:
             self._rebuild_index()
             return
+        self._index_generation = generation
         owners: dict[str, set[int]] = {}
         for user_id, rowids, _ in self.store.iter_active_vectors(self._embedder.name, self._embedder.dim):
             owners.setdefault(user_id, set()).update(rowids)
@@ -172,11 +176,13 @@ class DreamMemory:
     def _rebuild_index(self) -> None:
         """Rebuild FAISS from the embeddings stored in SQLite."""
         assert self._index is not None and self._embedder is not None
+        generation = self.store.get_meta("vector_generation") or "0"
         self._index.reset()
         for user_id, rowids, matrix in self.store.iter_active_vectors(
             self._embedder.name, self._embedder.dim
         ):
             self._index.add(user_id, rowids, matrix)
+        self._index_generation = generation
         self._flush_index()
 
     def _sidecar(self) -> Path | None:
@@ -198,12 +204,18 @@ class DreamMemory:
         sidecar = self._sidecar()
         assert sidecar is not None
         tmp = sidecar.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps({"generation": self.store.get_meta("vector_generation") or "0"}))
+        # A stale index is written too, but marked so that the next open rebuilds it.
+        tmp.write_text(json.dumps({"generation": self._index_generation or "stale"}))
         tmp.replace(sidecar)  # never a half-written sidecar
 
     def _bump_generation(self) -> None:
-        value = int(self.store.get_meta("vector_generation") or "0") + 1
-        self.store.set_meta("vector_generation", str(value))
+        """Count a change of the active vectors (inside the write's transaction)."""
+        current = self.store.get_meta("vector_generation") or "0"
+        value = str(int(current) + 1)
+        self.store.set_meta("vector_generation", value)
+        if self._index is not None:
+            # Another instance on this file wrote since our index was built: it lacks those vectors.
+            self._index_generation = value if self._index_generation == current else None
 
     @property
     def embedder(self) -> Embedder:
