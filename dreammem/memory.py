@@ -605,10 +605,10 @@ class DreamMemory:
         if record.status is Status.DELETED:
             return record
         now = utcnow()
-        doomed = [record, *(self.store.twins(record) if twins else [])]
-        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed if r.is_active]
-        self.update_records(deleted or [dataclasses.replace(record, status=Status.DELETED, valid_to=now)])
-        return dataclasses.replace(record, status=Status.DELETED, valid_to=now)
+        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
+        self.update_records(deleted)
+        return deleted[0]
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.

@@ -198,3 +198,13 @@ def test_a_damaged_index_sidecar_is_rebuilt_not_fatal(tmp_path: Path, sidecar: s
     with DreamMemory(tmp_path, embedder=HashingEmbedder()) as memory:
         assert memory.recall("kayak", user_id="u1").ids == [record.id]
         assert memory.stats()["vectors"] == 1
+
+
+def test_forgetting_a_turn_a_dream_archived_deletes_it_and_what_carries_it(memory: DreamMemory) -> None:
+    """Found by the state machine: forget() said 'deleted' but left the archived turn as it was."""
+    turn = memory.add("I prefer green tea over coffee", user_id="alice")
+    memory.dream(user_id="alice")
+    assert memory.get(turn.id, user_id="alice").status is Status.ARCHIVED
+    assert memory.forget(turn.id, user_id="alice").status is Status.DELETED
+    assert memory.get(turn.id, user_id="alice").status is Status.DELETED
+    assert not memory.recall("green tea", user_id="alice").hits
