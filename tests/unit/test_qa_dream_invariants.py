@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 
-from dreammem import DreamMemory, Layer, Source
+from dreammem import DreamMemory, Layer, LLMError, Source
+from dreammem.dream.llm_calls import LLMBudget, StructuredLLM
 from dreammem.embed import HashingEmbedder
 
 TOOL_TEXTS = [
@@ -80,3 +84,17 @@ def test_a_dream_never_raises_confidence_above_its_sources() -> None:
             record = memory.get(made.id, user_id="u1")
             sources = memory.store.get("u1", list(record.provenance))
             assert sources and record.confidence <= min(s.confidence for s in sources), made.kind
+
+
+def test_an_unusable_llm_answer_is_not_logged_with_its_memory_text(caplog: pytest.LogCaptureFixture) -> None:
+    """The answer of a dream LLM carries memory text; INFO and above never show it."""
+
+    class Answer(BaseModel):
+        value: int
+
+    answers = iter(['{"value": "Alice PIN 9911 secret"}', '{"value": "Alice PIN 9911 secret"}'])
+    structured = StructuredLLM(lambda prompt: next(answers), LLMBudget(5, 10_000), retries=1)
+    with caplog.at_level(logging.INFO, logger="dreammem"), pytest.raises(LLMError):
+        structured.ask("give a value", Answer, label="score batch 1")
+    info = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert info and not any("9911" in message for message in info)
