@@ -118,6 +118,9 @@ class DreamMemory:
         self.llm = llm
         self._embedder: Embedder | None = embedder
         self._index: FaissVectorIndex | None = None
+        # The vector generation the in-memory index reflects; None once another instance
+        # on the same file wrote since (the index then lacks its vectors).
+        self._index_generation: str | None = None
         self.graph = graph if graph is not None else self._default_graph()
         self._graph_sync = GraphSync(self.store, self.graph) if self.graph is not None else None
         self.reranker = reranker
@@ -160,16 +163,11 @@ class DreamMemory:
     def _load_index(self) -> None:
         assert self._index is not None and self._embedder is not None
         generation = self.store.get_meta("vector_generation") or "0"
-        sidecar = self._sidecar()
-        trusted = (
-            sidecar is not None
-            and sidecar.exists()
-            and json.loads(sidecar.read_text()).get("generation") == generation
-            and self._index.load_file()
-        )
+        trusted = self._sidecar_generation() == generation and self._index.load_file()
         if not trusted:
             self._rebuild_index()
             return
+        self._index_generation = generation
         owners: dict[str, set[int]] = {}
         for user_id, rowids, _ in self.store.iter_active_vectors(self._embedder.name, self._embedder.dim):
             owners.setdefault(user_id, set()).update(rowids)
@@ -178,15 +176,26 @@ class DreamMemory:
     def _rebuild_index(self) -> None:
         """Rebuild FAISS from the embeddings stored in SQLite."""
         assert self._index is not None and self._embedder is not None
+        generation = self.store.get_meta("vector_generation") or "0"
         self._index.reset()
         for user_id, rowids, matrix in self.store.iter_active_vectors(
             self._embedder.name, self._embedder.dim
         ):
             self._index.add(user_id, rowids, matrix)
+        self._index_generation = generation
         self._flush_index()
 
     def _sidecar(self) -> Path | None:
         return None if self._faiss_path is None else self._faiss_path.with_suffix(".json")
+
+    def _sidecar_generation(self) -> str | None:
+        """The vector generation the FAISS file was written at (None: missing or unreadable)."""
+        sidecar = self._sidecar()
+        try:
+            data = json.loads(sidecar.read_text()) if sidecar is not None else None
+        except (OSError, ValueError):  # derived data, e.g. cut short by a crash: rebuild it
+            return None
+        return str(data.get("generation")) if isinstance(data, dict) else None
 
     def _flush_index(self) -> None:
         if self._index is None or self._faiss_path is None:
@@ -194,11 +203,19 @@ class DreamMemory:
         self._index.flush()
         sidecar = self._sidecar()
         assert sidecar is not None
-        sidecar.write_text(json.dumps({"generation": self.store.get_meta("vector_generation") or "0"}))
+        tmp = sidecar.with_suffix(".json.tmp")
+        # A stale index is written too, but marked so that the next open rebuilds it.
+        tmp.write_text(json.dumps({"generation": self._index_generation or "stale"}))
+        tmp.replace(sidecar)  # never a half-written sidecar
 
     def _bump_generation(self) -> None:
-        value = int(self.store.get_meta("vector_generation") or "0") + 1
-        self.store.set_meta("vector_generation", str(value))
+        """Count a change of the active vectors (inside the write's transaction)."""
+        current = self.store.get_meta("vector_generation") or "0"
+        value = str(int(current) + 1)
+        self.store.set_meta("vector_generation", value)
+        if self._index is not None:
+            # Another instance on this file wrote since our index was built: it lacks those vectors.
+            self._index_generation = value if self._index_generation == current else None
 
     @property
     def embedder(self) -> Embedder:
@@ -588,10 +605,10 @@ class DreamMemory:
         if record.status is Status.DELETED:
             return record
         now = utcnow()
-        doomed = [record, *(self.store.twins(record) if twins else [])]
-        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed if r.is_active]
-        self.update_records(deleted or [dataclasses.replace(record, status=Status.DELETED, valid_to=now)])
-        return dataclasses.replace(record, status=Status.DELETED, valid_to=now)
+        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
+        self.update_records(deleted)
+        return deleted[0]
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.

@@ -82,8 +82,8 @@ class DreamMemStore(BaseStore):
     def __init__(
         self, memory: DreamMemory, *, user_index: int = 0, fields: Sequence[str] | None = None
     ) -> None:
-        if user_index < 0:
-            raise ValueError("user_index must be >= 0")
+        if isinstance(user_index, bool) or not isinstance(user_index, int) or user_index < 0:
+            raise ValidationError(f"user_index must be an int >= 0, got {user_index!r}")
         self.memory = memory
         self.user_index = user_index
         self.fields = list(fields) if fields is not None else None

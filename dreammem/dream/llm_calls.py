@@ -167,7 +167,9 @@ class StructuredLLM:
                 return schema.model_validate(parse_json(answer))
             except (ValueError, PydanticValidationError) as exc:
                 problem = _short(exc)
-                log.info("LLM answer for %s unusable: %s", label, problem)
+                # The answer (quoted in the error) carries memory text: only DEBUG may show it.
+                log.info("LLM answer for %s unusable (%s)", label, type(exc).__name__)
+                log.debug("LLM answer for %s unusable: %s", label, problem)
                 current = (
                     f"{prompt}\n\nYour previous answer could not be used ({problem}). "
                     "Answer again with only the JSON object, nothing else."

@@ -108,7 +108,8 @@ def distilled_record(
         source=Source.DISTILLED,
         agent_id=newest.agent_id,
         session_id=newest.session_id,
-        confidence=SOURCE_CONFIDENCE[Source.DISTILLED],
+        # Consolidation never raises confidence: a distillate is as sure as its least sure source.
+        confidence=min([SOURCE_CONFIDENCE[Source.DISTILLED], *(s.confidence for s in sources)]),
         importance=max(1, min(5, importance)),
         priority=Priority.HIGH if importance >= 4 else Priority.NORMAL,
         pinned=pinned,

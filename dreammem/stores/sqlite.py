@@ -166,11 +166,16 @@ class SQLiteRecordStore:
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        if self.path != ":memory:":
-            self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.execute("PRAGMA synchronous = NORMAL")
-        self._migrate()
+        try:
+            with self._translated():
+                self._conn.execute("PRAGMA foreign_keys = ON")
+                if self.path != ":memory:":
+                    self._conn.execute("PRAGMA journal_mode = WAL")
+                    self._conn.execute("PRAGMA synchronous = NORMAL")
+                self._migrate()
+        except BackendError:
+            self._conn.close()
+            raise
 
     # -- plumbing ---------------------------------------------------------------
 
@@ -201,38 +206,58 @@ class SQLiteRecordStore:
         return int(row[0] or 0)
 
     @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """Raise SQLite's errors as :class:`BackendError` (retryable when the file is busy)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise _backend_error(exc, self.path) from exc
+
+    @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic unit of work; nested calls join the outer transaction."""
+        """One atomic unit of work; nested calls join the outer transaction.
+
+        Raises:
+            BackendError: SQLite failed; the whole unit of work was rolled back.
+        """
         with self._lock:
             outer = self._depth == 0
             if outer:
-                self._open().execute("BEGIN IMMEDIATE")
+                with self._translated():
+                    self._open().execute("BEGIN IMMEDIATE")
             self._depth += 1
             try:
                 yield self._conn
-            except BaseException:
+            except BaseException as exc:
                 self._depth -= 1
-                if outer:
+                if outer and self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise _backend_error(exc, self.path) from exc
                 raise
             else:
                 self._depth -= 1
                 if outer:
-                    self._conn.execute("COMMIT")
+                    try:
+                        with self._translated():
+                            self._conn.execute("COMMIT")
+                    finally:
+                        if self._conn.in_transaction:  # the commit failed: leave nothing half-open
+                            self._conn.execute("ROLLBACK")
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Run one statement under the store's lock (for sibling stores sharing the file)."""
-        with self._lock:
+        with self._lock, self._translated():
             return self._open().execute(sql, params)
 
     def fetchall(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
         """Run a query under the lock and return every row."""
-        with self._lock:
+        with self._lock, self._translated():
             return self._open().execute(sql, params).fetchall()
 
     def fetchone(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
         """Run a query under the lock and return the first row (or None)."""
-        with self._lock:
+        with self._lock, self._translated():
             row: sqlite3.Row | None = self._open().execute(sql, params).fetchone()
             return row
 
@@ -242,7 +267,7 @@ class SQLiteRecordStore:
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """Run one statement for many parameter rows under the lock."""
-        with self._lock:
+        with self._lock, self._translated():
             self._open().executemany(sql, rows)
 
     def _open(self) -> sqlite3.Connection:
@@ -653,6 +678,13 @@ class SQLiteRecordStore:
 
 _HEADROOM = 4
 """Full-text candidates ranked per result wanted before scope filtering."""
+
+
+def _backend_error(exc: sqlite3.Error, path: str) -> BackendError:
+    """A SQLite error as DreamMem's backend error; a busy or locked file may clear on retry."""
+    message = str(exc)
+    retryable = isinstance(exc, sqlite3.OperationalError) and ("locked" in message or "busy" in message)
+    return BackendError(f"SQLite failed on {path}: {message}", is_retryable=retryable)
 
 
 def _time_filter(since: datetime | None, until: datetime | None, prefix: str) -> tuple[str, list[str]]:

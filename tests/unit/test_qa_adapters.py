@@ -150,3 +150,22 @@ async def test_retrievers_async_equal_sync(memory: DreamMemory) -> None:
     li = LlamaRetriever(memory=memory, user_id="u1", k=2)
     expected = [n.text for n in li.retrieve("kayak budget")]
     assert [n.text for n in await li.aretrieve("kayak budget")] == expected
+
+
+async def test_tools_async_equal_sync(memory: DreamMemory) -> None:
+    for text in ["kayak trip in May", "budget is 5000 USD"]:
+        memory.add(text, user_id="u1")
+    search = {t.name: t for t in create_memory_tools(memory)}["search_memory"]
+    args = {"query": "kayak budget", "k": 2, "user_id": "u1"}
+    assert await search.ainvoke(args) == search.invoke(args)
+    li_search = {t.metadata.name: t for t in llama_tools(memory, user_id="u1")}["search_memory"]
+    assert str(await li_search.acall(query="kayak budget")) == str(li_search.call(query="kayak budget"))
+    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s")
+    await li.aput(ChatMessage(role="user", content="Which trip did I plan?"))
+    assert [m.content for m in await li.aget()] == [m.content for m in li.get()]
+
+
+@pytest.mark.parametrize("index", [-1, "0", 1.5, True])
+def test_store_user_index_must_be_a_position(memory: DreamMemory, index: object) -> None:
+    with pytest.raises(ValidationError):
+        DreamMemStore(memory, user_index=index)  # type: ignore[arg-type]

@@ -204,3 +204,17 @@ def test_retrieval_never_raises_confidence(memory: DreamMemory) -> None:
     for record_id, old in before.items():
         assert after[record_id].confidence <= old.confidence
     assert max(r.access_count for r in after.values()) >= 15
+
+
+def test_two_instances_on_one_path_leave_a_complete_index(tmp_path: Path) -> None:
+    """Each instance keeps its own FAISS copy; whichever closes last must not hide the other's writes."""
+    first = DreamMemory(tmp_path, embedder=HashingEmbedder())
+    second = DreamMemory(tmp_path, embedder=HashingEmbedder())
+    a = first.add("alpha kayak", user_id="u1")
+    b = second.add("beta kayak", user_id="u1")
+    first.close()
+    second.close()
+    with DreamMemory(tmp_path, embedder=HashingEmbedder()) as reopened:
+        found = reopened.recall("kayak", user_id="u1", k=5, paths=["vector"])
+        assert sorted(found.ids) == sorted([a.id, b.id])
+        assert reopened.stats()["vectors"] == 2

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dreammem import DreamMemError, DreamMemory, NotFoundError, Status, ValidationError
+from dreammem import BackendError, DreamMemError, DreamMemory, NotFoundError, Status, ValidationError
 from dreammem.embed import HashingEmbedder
 
 
@@ -165,3 +166,45 @@ def test_stats_counts_vectors_before_the_model_is_loaded(tmp_path: Path) -> None
         loaded = (memory.stats()["vectors"], memory.stats(user_id="u1")["vectors"])
     with DreamMemory(tmp_path) as reopened:  # the CLI's `stats`: no embedder loaded
         assert (reopened.stats()["vectors"], reopened.stats(user_id="u1")["vectors"]) == loaded == (2, 1)
+
+
+def test_a_file_that_is_not_a_database_is_a_backend_error(tmp_path: Path) -> None:
+    bogus = tmp_path / "notes.db"
+    bogus.write_text("not a database " * 100)
+    with pytest.raises(BackendError) as info:
+        DreamMemory(bogus, embedder=HashingEmbedder())
+    assert not info.value.is_retryable and isinstance(info.value.__cause__, sqlite3.DatabaseError)
+    assert bogus.read_text() == "not a database " * 100  # left as it was
+
+
+def test_sqlite_errors_inside_a_write_are_backend_errors_and_roll_back(memory: DreamMemory) -> None:
+    memory.add("kept", user_id="u1")
+    with pytest.raises(BackendError), memory.store.transaction() as conn:
+        conn.execute("INSERT INTO meta VALUES ('probe', '1')")
+        conn.execute("INSERT INTO no_such_table VALUES (1)")
+    assert memory.store.get_meta("probe") is None
+    memory.add("still works", user_id="u1")
+    assert memory.store.count() == 2
+
+
+SIDECARS = ["{", "[1]", "", '{"generation": 7}']
+
+
+@pytest.mark.parametrize("sidecar", SIDECARS, ids=["cut", "list", "empty", "stale"])
+def test_a_damaged_index_sidecar_is_rebuilt_not_fatal(tmp_path: Path, sidecar: str) -> None:
+    with DreamMemory(tmp_path, embedder=HashingEmbedder()) as memory:
+        record = memory.add("kayak trip in May", user_id="u1")
+    (tmp_path / "vectors.json").write_text(sidecar)  # derived data, e.g. cut short by a crash
+    with DreamMemory(tmp_path, embedder=HashingEmbedder()) as memory:
+        assert memory.recall("kayak", user_id="u1").ids == [record.id]
+        assert memory.stats()["vectors"] == 1
+
+
+def test_forgetting_a_turn_a_dream_archived_deletes_it_and_what_carries_it(memory: DreamMemory) -> None:
+    """Found by the state machine: forget() said 'deleted' but left the archived turn as it was."""
+    turn = memory.add("I prefer green tea over coffee", user_id="alice")
+    memory.dream(user_id="alice")
+    assert memory.get(turn.id, user_id="alice").status is Status.ARCHIVED
+    assert memory.forget(turn.id, user_id="alice").status is Status.DELETED
+    assert memory.get(turn.id, user_id="alice").status is Status.DELETED
+    assert not memory.recall("green tea", user_id="alice").hits

@@ -10,6 +10,7 @@ several users over one store and checks, after every step, that
 
 from __future__ import annotations
 
+import os
 import unicodedata
 
 import pytest
@@ -127,9 +128,10 @@ class MultiUserMemory(RuleBasedStateMachine):
                 assert {r.user_id for r in self.memory.history(record.id, user_id=user)} == {user}
 
 
+# QA_STATEFUL_EXAMPLES=300 runs the long hunt recorded in docs/BENCHMARKS.md.
 MultiUserMemory.TestCase.settings = settings(
-    max_examples=20,
-    stateful_step_count=25,
+    max_examples=int(os.environ.get("QA_STATEFUL_EXAMPLES", "20")),
+    stateful_step_count=25 if "QA_STATEFUL_EXAMPLES" not in os.environ else 40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
