@@ -191,3 +191,10 @@ def test_content_limit_is_exact_and_counts_characters_not_bytes(memory: DreamMem
     with pytest.raises(ValidationError):
         memory.recall("x" * (limit + 1), user_id="u1")
     assert memory.store.count() == 1
+
+
+def test_a_user_drowned_out_by_another_still_gets_exactly_their_own(memory: DreamMemory) -> None:
+    memory.add_many([{"content": f"kayak trip number {i} on the fjord", "user_id": "a"} for i in range(400)])
+    mine = memory.add("my old kayak is red", user_id="b")
+    for paths in (["keyword"], ["vector"], None):
+        assert memory.recall("kayak fjord trip", user_id="b", k=5, paths=paths).ids == [mine.id]
