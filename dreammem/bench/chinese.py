@@ -46,10 +46,8 @@ def _dreammem(text: str) -> list[str]:
     return [t for t in tokenize(text) if t not in STOPWORDS]
 
 
-def _jieba_words(text: str) -> list[str]:
-    import jieba
-
-    return [w for w in (x.strip().lower() for x in jieba.cut_for_search(text)) if w and w not in STOPWORDS]
+def _words_and_chars(text: str) -> list[str]:
+    return [t for t in tokenize(text, cjk_chars=True) if t not in STOPWORDS]
 
 
 def _bigrams(text: str) -> list[str]:
@@ -67,8 +65,8 @@ def _unigrams(text: str) -> list[str]:
 
 
 TOKENIZERS: dict[str, Callable[[str], list[str]]] = {
-    "DreamMem (jieba words + characters)": _dreammem,
-    "jieba words only (search mode)": _jieba_words,
+    "DreamMem (jieba search-mode words)": _dreammem,
+    "jieba words + single characters": _words_and_chars,
     "character bigrams": _bigrams,
     "single characters": _unigrams,
 }

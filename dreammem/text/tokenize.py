@@ -2,9 +2,8 @@
 
 Latin text is split on word characters and lower-cased; runs of CJK characters are
 cut into words by ``jieba`` (a well-kept, widely used Chinese segmenter; its search
-mode also emits the shorter words inside long compounds, which helps recall), and
-each character is a token too, so a paraphrase that segments differently still
-matches. The same function serves indexing and queries, so both sides agree.
+mode also emits the shorter words inside long compounds, which helps recall). The
+same function serves indexing and queries, so both sides agree.
 """
 
 from __future__ import annotations
@@ -261,13 +260,13 @@ def _cjk_words(run: str, chars: bool) -> Iterator[str]:
             yield char
 
 
-def tokenize(text: str, *, cjk_chars: bool = True) -> list[str]:
+def tokenize(text: str, *, cjk_chars: bool = False) -> list[str]:
     """Split text into lower-cased word tokens (stopwords kept).
 
     Args:
         text: Any text.
-        cjk_chars: Also emit each CJK character (for matching); False gives words only
-            (for analysis such as telling small talk from content).
+        cjk_chars: Also emit each CJK character not already a word (off by default; see
+            ``_cjk_words`` for the measurement).
     """
     tokens: list[str] = []
     for match in _TOKEN.finditer(text):
