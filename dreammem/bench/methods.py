@@ -244,7 +244,11 @@ class DreamMemMethod:
         result = self.memory.recall(
             question, user_id=conversation.sample_id, k=k, now=conversation.reference_time, paths=paths
         )
-        return [self.sources(hit.record) for hit in list(result)[:k]]
+        # Pinned memories are injected on top of the k ranked hits whatever the query
+        # (DreamMemory.recall's contract); they are context, not ranking, so they are
+        # not scored. A question whose gold turn was pinned can only lose by this.
+        ranked = [hit for hit in result if not hit.record.pinned]
+        return [self.sources(hit.record) for hit in ranked[:k]]
 
     def sources(self, record: MemoryRecord, _depth: int = 0) -> frozenset[str]:
         """The turn ids a record came from: its own, or through its provenance."""
