@@ -27,6 +27,7 @@ from dreammem.errors import ValidationError
 
 __all__ = [
     "LocomoConversation",
+    "LocomoObservation",
     "LocomoQuestion",
     "LocomoTurn",
     "load_locomo",
@@ -84,6 +85,19 @@ class LocomoQuestion:
 
 
 @dataclass(frozen=True, slots=True)
+class LocomoObservation:
+    """One annotated observation: a statement about a speaker and the turns it rests on.
+
+    LoCoMo's ``observation`` field lists, per session and speaker, facts paraphrased
+    from the dialog with the ids of their turns. They are extra (statement -> turn)
+    relevance pairs for training a reranker; the benchmark never scores them.
+    """
+
+    text: str
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class LocomoConversation:
     """One conversation: turns in order, scorable questions, and what was left out.
 
@@ -93,6 +107,7 @@ class LocomoConversation:
         questions: Questions with at least one resolvable evidence turn.
         skipped_questions: Questions left without evidence (not scored).
         dropped_evidence: Evidence ids that did not resolve to a turn.
+        observations: Annotated observations with resolvable evidence (may be empty).
     """
 
     sample_id: str
@@ -100,6 +115,7 @@ class LocomoConversation:
     questions: tuple[LocomoQuestion, ...]
     skipped_questions: int = 0
     dropped_evidence: int = 0
+    observations: tuple[LocomoObservation, ...] = ()
 
     @property
     def reference_time(self) -> datetime:
@@ -205,7 +221,28 @@ def parse_conversation(raw: Any) -> LocomoConversation:
             continue
         answer = item.get("answer", item.get("adversarial_answer", ""))
         questions.append(LocomoQuestion(str(item["question"]), int(item["category"]), evidence, str(answer)))
-    return LocomoConversation(sample_id, tuple(turns), tuple(questions), skipped, dropped)
+    observations = _observations(raw.get("observation"), known)
+    return LocomoConversation(sample_id, tuple(turns), tuple(questions), skipped, dropped, observations)
+
+
+def _observations(raw: Any, known: Sequence[str]) -> tuple[LocomoObservation, ...]:
+    """The ``observation`` field's (text, evidence) items; malformed ones are skipped.
+
+    The field is optional and only feeds reranker training, so it is read leniently.
+    """
+    found: list[LocomoObservation] = []
+    sessions = raw.values() if isinstance(raw, Mapping) else ()
+    for by_speaker in sessions:
+        items = by_speaker.values() if isinstance(by_speaker, Mapping) else ()
+        for entries in items:
+            for entry in entries if isinstance(entries, list) else ():
+                if not isinstance(entry, list) or len(entry) < 2 or not isinstance(entry[0], str):
+                    continue
+                raw_ids = entry[1] if isinstance(entry[1], list) else [entry[1]]
+                evidence, _ = normalize_evidence(raw_ids, known)
+                if entry[0].strip() and evidence:
+                    found.append(LocomoObservation(entry[0].strip(), evidence))
+    return tuple(found)
 
 
 def load_locomo(path: str | Path, *, limit: int | None = None) -> list[LocomoConversation]:

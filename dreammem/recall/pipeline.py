@@ -184,7 +184,8 @@ class RecallPipeline:
         """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
         start = time.perf_counter()
         rrf_k = self.config.rrf_k
-        fused = reciprocal_rank_fusion(ranked, k=rrf_k)
+        weights = self.config.path_weights
+        fused = reciprocal_rank_fusion(ranked, k=rrf_k, weights=weights)
         top = fused[: max(self.config.rerank_top, k)]
         clock.lap("fuse", start)
         start = time.perf_counter()
@@ -193,7 +194,7 @@ class RecallPipeline:
         scored = _dedupe(
             [_Scored(f, records[f.rowid]) for f in top if f.rowid in records and records[f.rowid].is_active]
         )
-        ceiling = fusion_ceiling({p: len(c) for p, c in ranked.items()}, k=rrf_k)
+        ceiling = fusion_ceiling({p: len(c) for p, c in ranked.items()}, k=rrf_k, weights=weights)
         for rank, item in enumerate(scored, 1):
             item.fused_rank = rank
             item.score = min(1.0, item.fused.score / ceiling)

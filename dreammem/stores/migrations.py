@@ -183,4 +183,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX records_user_pinned ON records(user_id, status, event_time) WHERE pinned = 1;
         """,
     ),
+    Migration(
+        7,
+        "keyword_context_column",
+        # The keyword index gets a second column for the previous turn(s) of a
+        # session, weighted below the memory's own words in bm25() (docs/BENCHMARKS.md,
+        # LoCoMo: one column holding both cost 12 points of hit@1). Rows written
+        # before keep their text in ``terms`` and an empty context.
+        """
+        CREATE VIRTUAL TABLE records_fts_v7 USING fts5(
+            terms, context, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO records_fts_v7 (rowid, terms, context) SELECT rowid, terms, '' FROM records_fts;
+        DROP TABLE records_fts;
+        ALTER TABLE records_fts_v7 RENAME TO records_fts;
+        """,
+    ),
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.errors import BackendError
+from dreammem.errors import BackendError, ConfigError
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
@@ -154,8 +155,11 @@ class SQLiteRecordStore:
 
     capabilities = frozenset({"fts", "transactions", "vectors", "queue"})
 
-    def __init__(self, path: str | Path = ":memory:") -> None:
+    def __init__(self, path: str | Path = ":memory:", *, context_weight: float = 0.5) -> None:
         self.path = str(path)
+        if not (math.isfinite(context_weight) and context_weight >= 0):
+            raise ConfigError(f"context_weight must be a finite number >= 0, got {context_weight!r}")
+        self.context_weight = float(context_weight)
         self._lock = threading.RLock()
         self._depth = 0
         self._closed = False
@@ -298,20 +302,32 @@ class SQLiteRecordStore:
 
     # -- records --------------------------------------------------------------------
 
-    def insert(self, records: Sequence[MemoryRecord], match_texts: Sequence[str]) -> list[int]:
+    def insert(
+        self,
+        records: Sequence[MemoryRecord],
+        match_texts: Sequence[str],
+        contexts: Sequence[str] | None = None,
+    ) -> list[int]:
         """Insert new records with the tokenised text the keyword path matches on.
+
+        Args:
+            records: The records.
+            match_texts: Each record's own tokenised words.
+            contexts: Each record's tokenised context (the previous turns of its
+                session), matched with a lower weight; none by default.
 
         Returns:
             The row ids of the records, in order (the vector index's ids).
         """
         placeholders = ", ".join(f":{c}" for c in _COLUMNS)
         sql = f"INSERT INTO records ({', '.join(_COLUMNS)}) VALUES ({placeholders})"
+        context_terms = contexts if contexts is not None else [""] * len(records)
         rowids: list[int] = []
         with self.transaction() as conn:
-            for record, terms in zip(records, match_texts, strict=True):
+            for record, terms, context in zip(records, match_texts, context_terms, strict=True):
                 cursor = conn.execute(sql, _to_row(record))
                 rowid = int(cursor.lastrowid or 0)
-                conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+                conn.execute(_INSERT_FTS, (rowid, terms, context))
                 rowids.append(rowid)
         return rowids
 
@@ -433,13 +449,15 @@ class SQLiteRecordStore:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        # The context column (previous turns) counts with a lower weight than the memory's own words.
+        rank = f"bm25(records_fts, 1.0, {self.context_weight!r})"
         where, params = _time_filter(since, until, "r.")
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
         if since is None and until is None:
             # Rank in the full-text index alone first (cheap), then keep this user's
             # active rows; fall back to the joined query when too few survive.
             rows = self.fetchall(
-                "SELECT f.rowid, -f.s FROM (SELECT rowid, bm25(records_fts) AS s FROM records_fts "
+                f"SELECT f.rowid, -f.s FROM (SELECT rowid, {rank} AS s FROM records_fts "
                 "WHERE records_fts MATCH ? ORDER BY s LIMIT ?) f JOIN records r ON r.rowid = f.rowid "
                 f"WHERE {filters} ORDER BY f.s LIMIT ?",
                 (match, limit * _HEADROOM, user_id, limit),
@@ -448,10 +466,10 @@ class SQLiteRecordStore:
             if len(rows) == limit or self._fts_count(match, cap) < cap:  # complete: no fallback
                 return [(int(r[0]), float(r[1])) for r in rows]
         rows = self.fetchall(
-            "SELECT f.rowid, -bm25(records_fts) AS score FROM records_fts f "
+            f"SELECT f.rowid, -{rank} AS score FROM records_fts f "
             "JOIN records r ON r.rowid = f.rowid "
             f"WHERE records_fts MATCH ? AND {filters} "
-            "ORDER BY bm25(records_fts) LIMIT ?",
+            f"ORDER BY {rank} LIMIT ?",
             (match, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
@@ -485,11 +503,11 @@ class SQLiteRecordStore:
         )
         return [int(r[0]) for r in rows]
 
-    def set_match_text(self, rowid: int, terms: str) -> None:
-        """Replace the full-text terms of one record (used by reindex)."""
+    def set_match_text(self, rowid: int, terms: str, context: str = "") -> None:
+        """Replace the full-text terms (and context terms) of one record."""
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
-            conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+            conn.execute(_INSERT_FTS, (rowid, terms, context))
 
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
@@ -676,6 +694,7 @@ class SQLiteRecordStore:
         )
 
 
+_INSERT_FTS = "INSERT INTO records_fts (rowid, terms, context) VALUES (?, ?, ?)"
 _HEADROOM = 4
 """Full-text candidates ranked per result wanted before scope filtering."""
 

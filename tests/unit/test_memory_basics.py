@@ -40,7 +40,7 @@ def test_reopen_after_close_returns_everything(tmp_path: Path) -> None:
         before = m.recall("tea", user_id="u1").ids
         all_before = {r.id: r for r in m.get_all(user_id="u1", status=None)}
     with DreamMemory(path, embedder=HashingEmbedder()) as m:
-        assert m.get(a.id, user_id="u1") == a
+        assert m.get(a.id, user_id="u1") == all_before[a.id]  # recall above touched it
         assert m.get(b.id, user_id="u1").pinned
         assert {r.id: r.content for r in m.get_all(user_id="u1", status=None)} == {
             k: v.content for k, v in all_before.items()
