@@ -108,6 +108,9 @@ def locomo(
     ] = 0,
     train_layers: Annotated[int | None, typer.Option(help="With --folds: layers kept.", min=1)] = None,
     train_epochs: Annotated[float, typer.Option(help="With --folds: training epochs.")] = 2.0,
+    train_observations: Annotated[
+        bool, typer.Option(help="With --folds: also train on the annotated observations.")
+    ] = True,
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     names = parse_methods(methods)
@@ -134,7 +137,9 @@ def locomo(
             num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
         )
         options = {"max_length": rerank_max_length, "quantize": rerank_quantize}
+        options["observations"] = train_observations
         runs = _run_folds(conversations, methods_with, k, folds, train_cfg, options)
+        extra["training_observations"] = train_observations
         label: str | None = f"{folds} folds: MiniLM cross-encoder trained without the scored conversations"
         extra["training"] = dataclasses.asdict(train_cfg)
     else:
@@ -172,13 +177,13 @@ def _run_folds(
     for fold in range(min(folds, len(conversations))):
         scored = [c for i, c in enumerate(conversations) if i % folds == fold]
         rest = [c for i, c in enumerate(conversations) if i % folds != fold]
-        groups = locomo_query_groups(rest, depth=train_cfg.depth)
+        groups = locomo_query_groups(rest, depth=train_cfg.depth, observations=options["observations"])
         pairs = mine_pairs(groups, negatives=train_cfg.negatives, seed=train_cfg.seed)
         names = ",".join(c.sample_id for c in scored)
         err_console.print(f"fold {fold + 1}/{folds} ({names}): training on {len(pairs)} pairs")
         with tempfile.TemporaryDirectory(prefix="dreammem-fold-") as out:
             train_cross_encoder(pairs, out, config=train_cfg)
-            rr = load_reranker(out, **options)
+            rr = load_reranker(out, max_length=options["max_length"], quantize=options["quantize"])
             merge_runs(runs, _run(scored, methods_with(rr), k, f"fold {fold + 1}"))
     return runs
 

@@ -22,6 +22,9 @@ def train_reranker(
     max_length: Annotated[int, typer.Option(help="Tokens per pair.", min=8)] = 64,
     num_layers: Annotated[int | None, typer.Option(help="Keep only the first N layers.", min=1)] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 42,
+    observations: Annotated[
+        bool, typer.Option(help="Also train on the annotated observations (statement -> turn).")
+    ] = True,
     exclude: Annotated[
         list[str] | None, typer.Option(help="Leave out this conversation (sample_id); repeatable.")
     ] = None,
@@ -42,7 +45,9 @@ def train_reranker(
     left_out = set(exclude or ())
     conversations = [c for c in load_locomo(data) if c.sample_id not in left_out]
     pairs = mine_pairs(
-        locomo_query_groups(conversations, depth=cfg.depth), negatives=cfg.negatives, seed=seed
+        locomo_query_groups(conversations, depth=cfg.depth, observations=observations),
+        negatives=cfg.negatives,
+        seed=seed,
     )
     console.print(f"training on {len(pairs)} pairs from {len(conversations)} conversations")
     folder = train_cross_encoder(pairs, out, config=cfg)

@@ -114,3 +114,26 @@ def test_missing_file_raises_validation_error(tmp_path: Path) -> None:
 def test_parse_conversation_rejects_non_objects() -> None:
     with pytest.raises(ValidationError):
         parse_conversation(["not", "an", "object"])
+
+
+def test_observations_are_read_leniently(conversations) -> None:  # type: ignore[no-untyped-def]
+    first, second = conversations
+    found = {(o.text, o.evidence) for o in first.observations}
+    # unresolvable evidence, a malformed entry and blank text are skipped, not errors
+    assert found == {
+        ("Ava adopted a grey cat called Pixel.", ("D1:1",)),
+        ("Ava shared a photo of her cat.", ("D1:3",)),
+        ("Ben is learning the cello.", ("D1:2",)),
+    }
+    assert second.observations == ()
+
+
+def test_observations_become_training_groups_only_when_asked(conversations) -> None:  # type: ignore[no-untyped-def]
+    from dreammem.bench.pairs import locomo_query_groups
+
+    plain = locomo_query_groups(conversations)
+    more = locomo_query_groups(conversations, observations=True)
+    assert len(more) == len(plain) + 3
+    cello = next(g for g in more if g.query == "Ben is learning the cello.")
+    assert cello.positives == ("Ben: That's lovely. I started learning the cello last week.",)
+    assert set(cello.candidates) <= {t.content for t in conversations[0].turns}  # negatives: same conversation
