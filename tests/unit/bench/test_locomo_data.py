@@ -136,4 +136,4 @@ def test_observations_become_training_groups_only_when_asked(conversations) -> N
     assert len(more) == len(plain) + 3
     cello = next(g for g in more if g.query == "Ben is learning the cello.")
     assert cello.positives == ("Ben: That's lovely. I started learning the cello last week.",)
-    assert set(cello.candidates) <= {t.content for t in conversations[0].turns}  # negatives: same conversation
+    assert set(cello.candidates) <= {t.content for t in conversations[0].turns}
