@@ -55,6 +55,8 @@ class TemporalPath:
             reference side of the window are kept).
         order_pool: How many best content matches an ordering query ("last time")
             sorts by time.
+        order_margin: With no match found by both vector and keyword search, the
+            vector matches within this cosine of the best one count as strong.
     """
 
     name = "temporal"
@@ -67,12 +69,14 @@ class TemporalPath:
         *,
         max_window: int = 5000,
         order_pool: int = 10,
+        order_margin: float = 0.05,
     ) -> None:
         self._store = store
         self._index = index
         self._embedder = embedder
         self.max_window = max_window
         self.order_pool = order_pool
+        self.order_margin = order_margin
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Memories the query's time expressions point at, best first ([] without any)."""
@@ -169,11 +173,12 @@ class TemporalPath:
         """The strong matches by event time, then the rest by relevance.
 
         Strong matches are those among the best ``order_pool`` that both vector and
-        keyword search found (else the best three), so that "last time we talked about
-        X" means the most recent memory that is really about X.
+        keyword search found (else the vector matches near the best one, else the best
+        three), so that "last time we talked about X" means the most recent memory that
+        is really about X, not the most recent one at all.
         """
         head = ranked[: self.order_pool]
-        strong = [f for f in head if len(f.ranks) == 2] or ranked[:3]
+        strong = [f for f in head if len(f.ranks) == 2] or self._near_best(head) or ranked[:3]
         records = self._store.get_by_rowids(query.user_id, [f.rowid for f in strong])
         timed = sorted(
             (f for f in strong if f.rowid in records),
@@ -182,6 +187,14 @@ class TemporalPath:
         )
         chosen = {f.rowid for f in timed}
         return [Candidate(f.rowid, f.score) for f in timed + [f for f in ranked if f.rowid not in chosen]]
+
+    def _near_best(self, head: list[Fused]) -> list[Fused]:
+        """The vector matches within ``order_margin`` of the best vector score."""
+        scored = [f for f in head if "vector" in f.path_scores]
+        if not scored:
+            return []
+        best = max(f.path_scores["vector"] for f in scored)
+        return [f for f in scored if f.path_scores["vector"] >= best - self.order_margin]
 
     def _dated(self, query: RecallQuery, ranked: list[Fused]) -> list[Candidate]:
         """The matches whose text mentions a time, in relevance order."""

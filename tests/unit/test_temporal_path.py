@@ -173,3 +173,18 @@ def test_last_time_inside_full_recall_reuses_the_content_paths(diary: DreamMemor
     assert result[0].ranks.get("temporal") == 1
     alone = _temporal(diary, "what did we talk about with Tom last time")
     assert alone[0] == "Talked about the budget with Tom"
+
+
+def test_last_time_without_a_shared_word_keeps_only_vector_matches_near_the_best() -> None:
+    from dreammem.recall.fusion import Fused
+
+    path = TemporalPath.__new__(TemporalPath)
+    path.order_margin = 0.05
+    head = [
+        Fused(1, 0.1, {"vector": 1}, {"vector": 0.31}),  # "a call with my manager" for "my boss"
+        Fused(2, 0.09, {"vector": 2}, {"vector": 0.29}),
+        Fused(3, 0.08, {"vector": 3}, {"vector": 0.20}),  # newer, but about something else
+        Fused(4, 0.07, {"keyword": 1}, {"keyword": 3.0}),
+    ]
+    assert [f.rowid for f in path._near_best(head)] == [1, 2]
+    assert path._near_best([head[3]]) == []
