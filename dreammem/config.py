@@ -25,6 +25,7 @@ __all__ = [
     "GraphConfig",
     "Neo4jGraphConfig",
     "RecallConfig",
+    "VectorIndexConfig",
     "WriteConfig",
     "load_config",
 ]
@@ -159,6 +160,18 @@ class Neo4jGraphConfig(_Frozen):
 GraphConfig = Annotated[EmbeddedGraphConfig | Neo4jGraphConfig, Field(discriminator="type")]
 
 
+class VectorIndexConfig(_Frozen):
+    """When a user's FAISS vectors switch from exact to approximate (IVF) search."""
+
+    ann_threshold: int = Field(
+        20_000, ge=0, description="A user's vector count from which search is IVF; 0: always exact."
+    )
+    nprobe: int = Field(24, ge=1, description="IVF lists probed per query (more: slower, fewer misses).")
+    lists_per_sqrt: float = Field(
+        2.0, gt=0, description="IVF lists per square root of the user's vector count at training."
+    )
+
+
 class DreamMemConfig(_Frozen):
     """Everything configurable, grouped by stage."""
 
@@ -167,6 +180,7 @@ class DreamMemConfig(_Frozen):
     recall: RecallConfig = RecallConfig()
     dream: DreamConfig = DreamConfig()
     graph: GraphConfig = EmbeddedGraphConfig()
+    vector_index: VectorIndexConfig = VectorIndexConfig()
 
 
 def load_config(path: str | Path) -> DreamMemConfig:

@@ -37,7 +37,7 @@ from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
-from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
@@ -157,7 +157,9 @@ class DreamMemory:
                 self.store.set_meta("embedding_model", embedder.name)
                 self.store.set_meta("embedding_dim", str(embedder.dim))
         self._embedder = embedder
-        self._index = FaissVectorIndex(embedder.dim, self._faiss_path)
+        ann = self.config.vector_index
+        settings = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)
+        self._index = FaissVectorIndex(embedder.dim, self._faiss_path, ann=settings)
         self._load_index()
 
     def _load_index(self) -> None:
