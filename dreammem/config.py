@@ -98,6 +98,14 @@ class RecallConfig(_Frozen):
     min_score_episodic: float = Field(
         0.0, ge=0, description="Floor on the 0..1 final score for episodic hits."
     )
+    keyword_max_term_share: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Keyword path: leave out query terms found in more than this share of the "
+        "indexed memories when a rarer term remains (they weigh little in BM25 and make large "
+        "stores slow); None keeps every term.",
+    )
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(
         0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."

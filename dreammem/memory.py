@@ -262,7 +262,7 @@ class DreamMemory:
             assert self._index is not None
             paths: dict[str, Any] = {
                 "vector": VectorPath(self._index, embedder),
-                "keyword": KeywordPath(self.store),
+                "keyword": KeywordPath(self.store, max_term_share=self.config.recall.keyword_max_term_share),
                 "temporal": TemporalPath(self.store, self._index, embedder),
                 "index": MemoryIndexPath(self.store),
             }

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.errors import BackendError
+from dreammem.stores.fts_query import TermShares, match_all, match_any
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
@@ -166,6 +167,7 @@ class SQLiteRecordStore:
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
+        self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
         try:
             with self._translated():
                 self._conn.execute("PRAGMA foreign_keys = ON")
@@ -313,6 +315,7 @@ class SQLiteRecordStore:
                 rowid = int(cursor.lastrowid or 0)
                 conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
                 rowids.append(rowid)
+        self._term_shares.note_writes(len(rowids))
         return rowids
 
     def update(self, record: MemoryRecord) -> None:
@@ -417,8 +420,12 @@ class SQLiteRecordStore:
         *,
         since: datetime | None = None,
         until: datetime | None = None,
+        max_term_share: float | None = None,
     ) -> list[tuple[int, float]]:
         """BM25 over the full-text index: active records of this user, best first.
+
+        Rows holding every term are ranked first and answer alone when there are
+        ``limit`` of them; otherwise any term may match (:mod:`dreammem.stores.fts_query`).
 
         Args:
             user_id: The scope.
@@ -426,13 +433,26 @@ class SQLiteRecordStore:
             limit: How many results at most.
             since: Only records with ``event_time >= since``.
             until: Only records with ``event_time < until``.
+            max_term_share: When the OR query runs, leave out terms found in more than
+                this share of the indexed rows (if a rarer term remains); ``None`` keeps all.
 
         Returns:
             ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
         """
         if not terms:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        if len(terms) > 1:
+            rows = self._bm25(match_all(terms), user_id, limit, since, until)
+            if len(rows) >= limit:
+                return rows
+        if max_term_share is not None and len(terms) > 1:
+            terms = self._term_shares.prune(terms, max_term_share)
+        return self._bm25(match_any(terms), user_id, limit, since, until)
+
+    def _bm25(
+        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, float]]:
+        """Rows of this user matching an FTS5 expression, best BM25 first."""
         where, params = _time_filter(since, until, "r.")
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
         if since is None and until is None:
@@ -490,6 +510,7 @@ class SQLiteRecordStore:
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+        self._term_shares.note_writes(1)
 
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""

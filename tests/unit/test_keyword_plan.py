@@ -1,0 +1,89 @@
+"""Keyword search on large match sets: all-terms-first ranking and frequent-term pruning."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dreammem import DreamMemConfig, DreamMemory
+from dreammem.config import RecallConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.stores.fts_query import TermShares, match_all, match_any
+from dreammem.stores.sqlite import SQLiteRecordStore
+
+CONFIG = DreamMemConfig(recall=RecallConfig(context_window_turns=0))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[DreamMemory]:
+    with DreamMemory(tmp_path / "kw", config=CONFIG, embedder=HashingEmbedder()) as memory:
+        yield memory
+
+
+def _contents(memory: DreamMemory, user: str, rows: list[tuple[int, float]]) -> list[str]:
+    records = memory.store.get_by_rowids(user, [r for r, _ in rows])
+    return [records[r].content for r, _ in rows]
+
+
+def _or_only(store: SQLiteRecordStore, user: str, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    return store._bm25(match_any(terms), user, limit, None, None)
+
+
+def test_expressions_quote_terms() -> None:
+    assert match_any(["a", 'b"c']) == '"a" OR "b""c"'
+    assert match_all(["a", "b"]) == '"a" AND "b"'
+
+
+def test_rows_with_every_term_answer_alone_and_equal_the_or_ranking(store: DreamMemory) -> None:
+    turns = [f"tom sold the kayak in lisbon on day {n}" for n in range(12)]
+    turns += [f"tom walked on day {n}" for n in range(30)] + [f"lisbon rain on day {n}" for n in range(30)]
+    store.add_many([{"content": t, "user_id": "u"} for t in turns])
+    store.add_many([{"content": "tom sold the kayak in lisbon", "user_id": "other"}])
+    got = store.store.keyword_search("u", ["tom", "lisbon"], 10)
+    assert got == _or_only(store.store, "u", ["tom", "lisbon"], 10)
+    assert all("tom sold" in c for c in _contents(store, "u", got))
+
+
+def test_too_few_rows_with_every_term_fall_back_to_any_term(store: DreamMemory) -> None:
+    store.add_many(
+        [{"content": "tom in lisbon", "user_id": "u"}]
+        + [{"content": f"tom walked {n}", "user_id": "u"} for n in range(5)]
+        + [{"content": "tom in lisbon too", "user_id": "other"}]
+    )
+    got = store.store.keyword_search("u", ["tom", "lisbon"], 4)
+    contents = _contents(store, "u", got)
+    assert len(got) == 4 and contents[0] == "tom in lisbon"
+    assert got == _or_only(store.store, "u", ["tom", "lisbon"], 4)
+
+
+def test_frequent_terms_are_dropped_only_when_a_rarer_one_remains(store: DreamMemory) -> None:
+    turns = [f"common filler number {n}" for n in range(40)] + ["common rare one", "rare two"]
+    store.add_many([{"content": t, "user_id": "u"} for t in turns])
+    kept = store.store.keyword_search("u", ["common", "rare"], 10)
+    assert {"common filler number 0"} & set(_contents(store, "u", kept))  # OR: filler rows come too
+    pruned = store.store.keyword_search("u", ["common", "rare"], 10, max_term_share=0.5)
+    assert set(_contents(store, "u", pruned)) == {"common rare one", "rare two"}
+    alone = store.store.keyword_search("u", ["common", "filler"], 5, max_term_share=0.5)
+    assert len(alone) == 5  # every term is frequent: none is dropped
+
+
+def test_term_shares_are_cached_and_refresh_after_writes() -> None:
+    calls: list[str] = []
+    counts = {"a": 0, "b": 1}
+
+    def matches(expression: str, cap: int) -> int:
+        calls.append(expression)
+        return min(counts.get(expression.strip('"'), 0), cap)
+
+    shares = TermShares(lambda: 100, matches)
+    assert shares.prune(["a", "b"], 0.2) == ["a", "b"]
+    assert shares.prune(["a", "b"], 0.2) == ["a", "b"] and len(calls) == 2  # cached
+    counts["a"] = 50
+    shares.note_writes(5)  # under a tenth of the rows: shares still cached
+    assert shares.prune(["a"], 0.2) == ["a"] and len(calls) == 2
+    shares.note_writes(6)
+    counts_b = len(calls)
+    assert shares.prune(["a", "b"], 0.2) == ["b"] and len(calls) == counts_b + 2
+    assert shares.prune(["a"], 0.2) == ["a"]  # only frequent terms: all kept
