@@ -255,6 +255,13 @@ class DreamMemory:
         return self._embedder
 
     @property
+    def vector_index(self) -> FaissVectorIndex:
+        """The FAISS index (opened with the embedder)."""
+        _ = self.embedder
+        assert self._index is not None
+        return self._index
+
+    @property
     def pipeline(self) -> RecallPipeline:
         """The recall pipeline (built on first use)."""
         if self._pipeline is None:

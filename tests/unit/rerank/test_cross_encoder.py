@@ -107,3 +107,23 @@ def test_recall_with_the_reranker_traces_rerank_scores(tiny_model: Path) -> None
     assert len(result.hits) == 3
     assert all(hit.rerank_score is not None for hit in result.hits)
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_latency_bench_times_the_reranker(tiny_model: Path, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from dreammem.cli import app
+
+    out = tmp_path / "lat.json"
+    args = ["bench", "latency", "--memories", "60", "--users", "2", "--queries", "4", "--model", "hashing"]
+    result = CliRunner().invoke(
+        app,
+        [*args, "--reranker", str(tiny_model), "--rerank-quantize", "--json", str(out)],
+        catch_exceptions=False,
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["reranker"] == str(tiny_model)
+    assert data["runs"]["all"]["rerank"]["p50"] > 0
