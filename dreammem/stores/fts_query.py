@@ -5,6 +5,8 @@ of common words over 100k memories ranks tens of thousands of rows (~0.7 us each
 Two ways around it, both used by
 :meth:`~dreammem.stores.sqlite.SQLiteRecordStore.keyword_search`:
 
+* **absent terms dropped.** A term no row holds matches nothing and adds nothing
+  to any row's score; leaving it out changes no result but lets the next step work.
 * **all terms first.** The rows holding every query term are found by intersecting
   posting lists (about 1 ms at 100k). Their ``bm25()`` values are the same as under
   the OR query (same phrases, same statistics), and rows holding every term outrank
@@ -68,17 +70,33 @@ class TermShares:
                 self._rows, self._writes = None, 0
                 self._counts.clear()
 
+    def _count(self, term: str, cap: int) -> int:
+        """Rows holding the term, counted up to ``cap`` (call with the lock held).
+
+        Cached, except a zero: a term no row holds yet may be written any moment, and
+        a stale zero would hide it from search.
+        """
+        key = (term, cap)
+        if key in self._counts:
+            return self._counts[key]
+        count = self._matches(_phrase(term), cap)
+        if count:
+            if len(self._counts) >= _MAX_CACHED:
+                self._counts.clear()
+            self._counts[key] = count
+        return count
+
     def _frequent(self, term: str, max_share: float) -> bool:
         with self._lock:
             if self._rows is None:
                 self._rows = self._total()
             cap = int(max_share * self._rows) + 1
-            key = (term, cap)
-            if key not in self._counts:
-                if len(self._counts) >= _MAX_CACHED:
-                    self._counts.clear()
-                self._counts[key] = self._matches(_phrase(term), cap)
-            return self._counts[key] >= cap
+            return self._count(term, cap) >= cap
+
+    def present(self, terms: Sequence[str]) -> list[str]:
+        """The terms at least one indexed row holds (the others cannot change BM25)."""
+        with self._lock:
+            return [t for t in terms if self._count(t, 1)]
 
     def prune(self, terms: Sequence[str], max_share: float) -> list[str]:
         """The terms without the frequent ones, or all of them when every one is frequent."""

@@ -439,6 +439,7 @@ class SQLiteRecordStore:
         Returns:
             ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
         """
+        terms = self._term_shares.present(terms)
         if not terms:
             return []
         if len(terms) > 1:

@@ -71,7 +71,7 @@ def test_frequent_terms_are_dropped_only_when_a_rarer_one_remains(store: DreamMe
 
 def test_term_shares_are_cached_and_refresh_after_writes() -> None:
     calls: list[str] = []
-    counts = {"a": 0, "b": 1}
+    counts = {"a": 5, "b": 1}
 
     def matches(expression: str, cap: int) -> int:
         calls.append(expression)
@@ -87,3 +87,24 @@ def test_term_shares_are_cached_and_refresh_after_writes() -> None:
     counts_b = len(calls)
     assert shares.prune(["a", "b"], 0.2) == ["b"] and len(calls) == counts_b + 2
     assert shares.prune(["a"], 0.2) == ["a"]  # only frequent terms: all kept
+    assert shares.present(["a", "zz"]) == ["a"]
+    calls.clear()
+    assert shares.present(["a", "zz"]) == ["a"] and calls == ['"zz"']  # an absent term is asked again
+
+
+def test_terms_no_memory_holds_do_not_block_the_all_terms_step(store: DreamMemory) -> None:
+    turns = [f"tom sold the kayak in lisbon on day {n}" for n in range(12)]
+    turns += [f"tom walked on day {n}" for n in range(30)]
+    store.add_many([{"content": t, "user_id": "u"} for t in turns])
+    terms = ["tom", "lisbon", "zzzunknown"]
+    got = store.store.keyword_search("u", terms, 10)
+    assert got == _or_only(store.store, "u", terms, 10)
+    assert all("tom sold" in c for c in _contents(store, "u", got))
+    assert store.store.keyword_search("u", ["zzzunknown"], 10) == []
+
+
+def test_a_new_word_is_found_right_after_a_search_missed_it(store: DreamMemory) -> None:
+    store.add_many([{"content": f"filler {n}", "user_id": "u"} for n in range(20)])
+    assert store.store.keyword_search("u", ["order", "4711"], 5) == []
+    store.add("order 4711 shipped", user_id="u")
+    assert len(store.store.keyword_search("u", ["order", "4711"], 5)) == 1
