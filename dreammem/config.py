@@ -99,12 +99,13 @@ class RecallConfig(_Frozen):
         0.0, ge=0, description="Floor on the 0..1 final score for episodic hits."
     )
     keyword_max_term_share: float | None = Field(
-        None,
+        0.1,
         gt=0,
         le=1,
         description="Keyword path: leave out query terms found in more than this share of the "
-        "indexed memories when a rarer term remains (they weigh little in BM25 and make large "
-        "stores slow); None keeps every term.",
+        "indexed memories when a rarer term remains, and rank only the newest matches when none "
+        "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
+        "at 0.1); None keeps every term.",
     )
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(

@@ -67,14 +67,20 @@ def bench_latency(
         int, typer.Option(help="IVF lists probed per query.", min=1)
     ] = VectorIndexConfig().nprobe,
     keyword_max_term_share: Annotated[
-        float | None,
-        typer.Option(help="Keyword path: drop terms in more than this share of memories.", min=0.0, max=1.0),
-    ] = None,
+        float,
+        typer.Option(
+            help="Keyword path: drop terms in more than this share of memories (1: keep all).",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = RecallConfig().keyword_max_term_share or 1.0,
 ) -> None:
     """Recall latency p50/p95 per stage (embed, paths, load, touch) with and without each path."""
     target = store or Path(tempfile.mkdtemp(prefix="dreammem-latency-"))
     embedder: Embedder = resolve_embedder(model)
-    recall = RecallConfig(keyword_max_term_share=keyword_max_term_share)
+    recall = RecallConfig(
+        keyword_max_term_share=None if keyword_max_term_share >= 1 else keyword_max_term_share
+    )
     if distinct:
         embedder = MainSentenceEmbedder(embedder)
         recall = recall.model_copy(update={"context_window_turns": 0})

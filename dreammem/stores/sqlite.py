@@ -23,7 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.errors import BackendError
-from dreammem.stores.fts_query import TermShares, match_all, match_any
+from dreammem.stores import fts_query
+from dreammem.stores.fts_query import (
+    TermShares,
+    match_all,
+    match_any,
+    match_pairs,
+)
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
@@ -425,7 +431,8 @@ class SQLiteRecordStore:
         """BM25 over the full-text index: active records of this user, best first.
 
         Rows holding every term are ranked first and answer alone when there are
-        ``limit`` of them; otherwise any term may match (:mod:`dreammem.stores.fts_query`).
+        ``limit`` of them; on large match sets, rows holding two terms next; otherwise
+        any term may match (:mod:`dreammem.stores.fts_query`).
 
         Args:
             user_id: The scope.
@@ -446,9 +453,37 @@ class SQLiteRecordStore:
             rows = self._bm25(match_all(terms), user_id, limit, since, until)
             if len(rows) >= limit:
                 return rows
-        if max_term_share is not None and len(terms) > 1:
-            terms = self._term_shares.prune(terms, max_term_share)
+        if self._term_shares.pairs_pay(terms):
+            rows = self._bm25(match_pairs(terms), user_id, limit, since, until)
+            if len(rows) >= limit:
+                return [(rowid, score / (len(terms) - 1)) for rowid, score in rows]
+        if max_term_share is not None:
+            rare = self._term_shares.rare(terms, max_term_share)
+            if not rare:
+                newest = self._bm25_newest(match_any(terms), user_id, limit, since, until)
+                if newest is not None:
+                    return newest
+            terms = rare or terms
         return self._bm25(match_any(terms), user_id, limit, since, until)
+
+    def _bm25_newest(
+        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, float]] | None:
+        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few."""
+        floor = self.fetchone(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, fts_query.FREQUENT_WINDOW - 1),
+        )
+        if floor is None:  # fewer matches than the window: the full ranking is cheap
+            return None
+        where, params = _time_filter(since, until, "r.")
+        rows = self.fetchall(
+            "SELECT f.rowid, -f.s FROM (SELECT rowid, bm25(records_fts) AS s FROM records_fts "
+            "WHERE records_fts MATCH ? AND rowid >= ?) f JOIN records r ON r.rowid = f.rowid "
+            f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
+            (match, int(floor[0]), user_id, *params, limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows] if len(rows) >= limit else None
 
     def _bm25(
         self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None

@@ -10,7 +10,8 @@ import pytest
 from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
-from dreammem.stores.fts_query import TermShares, match_all, match_any
+from dreammem.stores import fts_query
+from dreammem.stores.fts_query import TermShares, match_all, match_any, match_pairs
 from dreammem.stores.sqlite import SQLiteRecordStore
 
 CONFIG = DreamMemConfig(recall=RecallConfig(context_window_turns=0))
@@ -78,15 +79,15 @@ def test_term_shares_are_cached_and_refresh_after_writes() -> None:
         return min(counts.get(expression.strip('"'), 0), cap)
 
     shares = TermShares(lambda: 100, matches)
-    assert shares.prune(["a", "b"], 0.2) == ["a", "b"]
-    assert shares.prune(["a", "b"], 0.2) == ["a", "b"] and len(calls) == 2  # cached
+    assert shares.rare(["a", "b"], 0.2) == ["a", "b"]
+    assert shares.rare(["a", "b"], 0.2) == ["a", "b"] and len(calls) == 2  # cached
     counts["a"] = 50
     shares.note_writes(5)  # under a tenth of the rows: shares still cached
-    assert shares.prune(["a"], 0.2) == ["a"] and len(calls) == 2
+    assert shares.rare(["a"], 0.2) == ["a"] and len(calls) == 2
     shares.note_writes(6)
     counts_b = len(calls)
-    assert shares.prune(["a", "b"], 0.2) == ["b"] and len(calls) == counts_b + 2
-    assert shares.prune(["a"], 0.2) == ["a"]  # only frequent terms: all kept
+    assert shares.rare(["a", "b"], 0.2) == ["b"] and len(calls) == counts_b + 2
+    assert shares.rare(["a"], 0.2) == []
     assert shares.present(["a", "zz"]) == ["a"]
     calls.clear()
     assert shares.present(["a", "zz"]) == ["a"] and calls == ['"zz"']  # an absent term is asked again
@@ -108,3 +109,55 @@ def test_a_new_word_is_found_right_after_a_search_missed_it(store: DreamMemory) 
     assert store.store.keyword_search("u", ["order", "4711"], 5) == []
     store.add("order 4711 shipped", user_id="u")
     assert len(store.store.keyword_search("u", ["order", "4711"], 5)) == 1
+
+
+def test_pairs_expression() -> None:
+    assert match_pairs(["a", "b", "c"]) == '("a" AND "b") OR ("a" AND "c") OR ("b" AND "c")'
+
+
+def test_rows_with_two_terms_answer_on_large_match_sets(
+    store: DreamMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns = [f"ana cleaned the kayak in quito on day {n}" for n in range(3)]
+    turns += [f"ana cleaned a thing on day {n}" for n in range(6)]
+    turns += [f"quito got cleaned on day {n}" for n in range(6)]
+    turns += [f"ana walked {n}" for n in range(4)] + [f"quito far {n}" for n in range(4)]
+    turns += [f"filler words number {n}" for n in range(80)]
+    store.add_many([{"content": t, "user_id": "u"} for t in turns])
+    terms = ["ana", "cleaned", "quito"]
+    exact = _or_only(store.store, "u", terms, 15)
+    monkeypatch.setattr(fts_query, "PAIR_BUDGET", 10)
+    assert store.store._term_shares.pairs_pay(terms)
+    got = store.store.keyword_search("u", terms, 15)
+    assert [r for r, _ in got] == [r for r, _ in exact]
+    assert all(sum(t in c for t in terms) >= 2 for c in _contents(store, "u", got))
+    many = store.store.keyword_search("u", terms, 20)  # too few rows hold two terms: the OR answers
+    assert many == _or_only(store.store, "u", terms, 20)
+
+
+def test_a_rare_term_keeps_the_or_query(store: DreamMemory, monkeypatch: pytest.MonkeyPatch) -> None:
+    turns = [f"ana cleaned a thing {n}" for n in range(20)] + ["quito once"]
+    turns += [f"ana walked {n}" for n in range(20)] + [f"cleaned up {n}" for n in range(20)]
+    store.add_many([{"content": t, "user_id": "u"} for t in turns])
+    monkeypatch.setattr(fts_query, "PAIR_BUDGET", 10)
+    terms = ["ana", "cleaned", "quito"]
+    assert not store.store._term_shares.pairs_pay(terms)  # quito is far rarer than the others
+    got = store.store.keyword_search("u", terms, 10)
+    assert got == _or_only(store.store, "u", terms, 10)
+    assert "quito once" in _contents(store, "u", got)
+
+
+def test_only_frequent_terms_rank_the_newest_matches(
+    store: DreamMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.add_many([{"content": f"common word {n}", "user_id": "u"} for n in range(30)])
+    store.add_many([{"content": f"common word {n}", "user_id": "other"} for n in range(30, 40)])
+    monkeypatch.setattr(fts_query, "FREQUENT_WINDOW", 20)
+    newest = store.store.keyword_search("u", ["common"], 5, max_term_share=0.1)
+    rowids = [r for r, _ in store.store.keyword_search("u", ["common"], 30)]
+    assert len(newest) == 5 and {r for r, _ in newest} <= set(rowids)
+    cutoff = sorted(
+        rowids + list(store.store.rowids("other", [r.id for r in store.store.find("other")]).values())
+    )[-20]
+    assert all(r >= cutoff for r, _ in newest)
+    assert len(store.store.keyword_search("u", ["common"], 25, max_term_share=0.1)) == 25  # too few new: all
