@@ -503,14 +503,36 @@ class SQLiteRecordStore:
             cap = limit * _HEADROOM
             if len(rows) == limit or self._fts_count(match, cap) < cap:  # complete: no fallback
                 return [(int(r[0]), float(r[1])) for r in rows]
+        span = self._window_span(user_id, since, until)
+        if span is None:
+            return []
         rows = self.fetchall(
             "SELECT f.rowid, -bm25(records_fts) AS score FROM records_fts f "
             "JOIN records r ON r.rowid = f.rowid "
-            f"WHERE records_fts MATCH ? AND {filters} "
+            f"WHERE records_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {filters} "
             "ORDER BY bm25(records_fts) LIMIT ?",
-            (match, user_id, *params, limit),
+            (match, *span, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _window_span(
+        self, user_id: str, since: datetime | None, until: datetime | None
+    ) -> tuple[int, int] | None:
+        """The row id range of this user's active records in the window (None: no records).
+
+        FTS5 skips postings outside a row id range cheaply, so a month of a 100k store
+        (memories arrive roughly in time order) ranks a few hundred matches, not all.
+        """
+        if since is None and until is None:
+            return (0, 2**63 - 1)
+        where, params = _time_filter(since, until, "")
+        row = self.fetchone(
+            f"SELECT MIN(rowid), MAX(rowid) FROM records WHERE user_id = ? AND status = 'active'{where}",
+            (user_id, *params),
+        )
+        if row is None or row[0] is None:
+            return None
+        return int(row[0]), int(row[1])
 
     def _fts_count(self, match: str, cap: int) -> int:
         """How many full-text rows match (counted up to ``cap``)."""

@@ -161,3 +161,20 @@ def test_only_frequent_terms_rank_the_newest_matches(
     )[-20]
     assert all(r >= cutoff for r, _ in newest)
     assert len(store.store.keyword_search("u", ["common"], 25, max_term_share=0.1)) == 25  # too few new: all
+
+
+def test_windowed_search_bounded_by_row_ids_matches_the_time_filter(store: DreamMemory) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    t0 = datetime(2024, 1, 1, tzinfo=UTC)
+    # Written out of time order, so the window's row ids interleave with others.
+    days = [5, 1, 9, 3, 7, 2, 8, 4, 6, 0]
+    store.add_many(
+        [{"content": f"tea day {d}", "user_id": "u", "event_time": t0 + timedelta(days=d)} for d in days]
+    )
+    store.add_many([{"content": "tea day 3 other", "user_id": "v", "event_time": t0 + timedelta(days=3)}])
+    since, until = t0 + timedelta(days=2), t0 + timedelta(days=6)
+    got = store.store.keyword_search("u", ["tea"], 10, since=since, until=until)
+    assert sorted(_contents(store, "u", got)) == [f"tea day {d}" for d in (2, 3, 4, 5)]
+    empty = store.store.keyword_search("u", ["tea"], 10, since=t0 + timedelta(days=50))
+    assert empty == []
