@@ -43,7 +43,7 @@ class AnnSettings:
     """
 
     threshold: int = 20_000
-    nprobe: int = 24
+    nprobe: int = 32
     lists_per_sqrt: float = 2.0
 
     def nlist(self, count: int) -> int:
