@@ -263,9 +263,9 @@ def build_store(
     return memories / (time.perf_counter() - start)
 
 
-def _configurations(paths: Sequence[str]) -> dict[str, list[str]]:
+def _configurations(paths: Sequence[str], ablate: bool = True) -> dict[str, list[str]]:
     out = {"all": list(paths)}
-    for name in paths:
+    for name in paths if ablate else ():
         out[f"-{name}"] = [p for p in paths if p != name]
     return out
 
@@ -278,6 +278,7 @@ def measure_latency(
     k: int = 5,
     warmup: int = 10,
     ingest_per_s: float | None = None,
+    ablate: bool = True,
 ) -> LatencyReport:
     """Time recall per stage for every path configuration, plus bare baselines.
 
@@ -288,13 +289,14 @@ def measure_latency(
         k: Hits per recall.
         warmup: Unmeasured queries first (model, dateparser and caches warm up).
         ingest_per_s: The build throughput, carried into the report.
+        ablate: Also run with each path switched off in turn.
     """
     texts = synthetic_queries(queries + warmup)
     now = START + timedelta(days=SPAN_DAYS + 1)
     pipeline = memory.pipeline
     paths = [p for p in memory.config.recall.paths if p in pipeline.paths]
     report = LatencyReport(memory.store.count(), users, queries, ingest_per_s)
-    for name, selected in _configurations(paths).items():
+    for name, selected in _configurations(paths, ablate).items():
         samples: dict[str, list[float]] = {}
         for n, text in enumerate(texts):
             result = memory.recall(text, user_id=_user(n % users), k=k, now=now, paths=selected)

@@ -66,6 +66,7 @@ def bench_latency(
     nprobe: Annotated[
         int, typer.Option(help="IVF lists probed per query.", min=1)
     ] = VectorIndexConfig().nprobe,
+    ablate: Annotated[bool, typer.Option(help="Also run with each recall path switched off in turn.")] = True,
     keyword_max_term_share: Annotated[
         float,
         typer.Option(
@@ -105,10 +106,9 @@ def bench_latency(
             rate = build_store(
                 memory, memories, users, distinct=distinct, progress=lambda n: bar.advance(task, n)
             )
-        err_console.print(
-            f"measuring {queries} queries x {1 + len(memory.config.recall.paths)} configurations"
-        )
-        report = measure_latency(memory, users=users, queries=queries, k=k, ingest_per_s=rate)
+        configurations = 1 + len(memory.config.recall.paths) if ablate else 1
+        err_console.print(f"measuring {queries} queries x {configurations} configurations")
+        report = measure_latency(memory, users=users, queries=queries, k=k, ingest_per_s=rate, ablate=ablate)
     load = os.getloadavg()[0]
     _print(report, target, distinct, load, reranker)
     if json_out is not None:

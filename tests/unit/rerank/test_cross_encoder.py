@@ -120,10 +120,11 @@ def test_latency_bench_times_the_reranker(tiny_model: Path, tmp_path: Path) -> N
     args = ["bench", "latency", "--memories", "60", "--users", "2", "--queries", "4", "--model", "hashing"]
     result = CliRunner().invoke(
         app,
-        [*args, "--reranker", str(tiny_model), "--rerank-quantize", "--json", str(out)],
+        [*args, "--reranker", str(tiny_model), "--rerank-quantize", "--no-ablate", "--json", str(out)],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert data["reranker"] == str(tiny_model)
     assert data["runs"]["all"]["rerank"]["p50"] > 0
+    assert set(data["runs"]) == {"all"}  # --no-ablate: no path switched off
