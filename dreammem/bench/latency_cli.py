@@ -60,6 +60,10 @@ def bench_latency(
         int | None, typer.Option(help="Tokens per reranked pair (default: as trained, else 128).", min=8)
     ] = None,
     rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
+    rerank_threads: Annotated[int, typer.Option(help="torch threads while reranking.", min=1)] = 1,
+    rerank_top: Annotated[
+        int, typer.Option(help="Fused candidates given to the reranker.", min=1)
+    ] = RecallConfig().rerank_top,
     ann_threshold: Annotated[
         int, typer.Option(help="A user's vectors from which FAISS search is IVF (0: always exact).", min=0)
     ] = VectorIndexConfig().ann_threshold,
@@ -90,7 +94,9 @@ def bench_latency(
         recall=recall,
         vector_index=VectorIndexConfig(ann_threshold=ann_threshold, nprobe=nprobe),
     )
-    rr = load_reranker(reranker, max_length=rerank_max_length, quantize=rerank_quantize)
+    rr = load_reranker(
+        reranker, max_length=rerank_max_length, quantize=rerank_quantize, threads=rerank_threads
+    )
     with DreamMemory(target, config=config, embedder=embedder, reranker=rr) as memory:
         if memory.store.count() not in (0, memories):
             raise typer.BadParameter(f"{target} holds {memory.store.count()} memories, not {memories}")
@@ -118,6 +124,8 @@ def bench_latency(
             "model": model,
             "load_avg_1m": load,
             "reranker": reranker,
+            "rerank_top": rerank_top,
+            "rerank_threads": rerank_threads,
             "vector_index": config.vector_index.model_dump(),
             "keyword_max_term_share": keyword_max_term_share,
         }

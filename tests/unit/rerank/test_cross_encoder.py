@@ -128,3 +128,22 @@ def test_latency_bench_times_the_reranker(tiny_model: Path, tmp_path: Path) -> N
     assert data["reranker"] == str(tiny_model)
     assert data["runs"]["all"]["rerank"]["p50"] > 0
     assert set(data["runs"]) == {"all"}  # --no-ablate: no path switched off
+
+
+def test_scoring_uses_its_thread_count_and_restores_torch(tiny_model: Path) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    seen: list[int] = []
+    reranker = CrossEncoderReranker(tiny_model, threads=1)
+    inner = reranker._model.predict
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(torch.get_num_threads())
+        return inner(*args, **kwargs)
+
+    reranker._model.predict = spy
+    assert len(reranker.score("What pet does Ava have?", ["Ben: I play the cello."])) == 1
+    assert seen == [1] and torch.get_num_threads() == before
+    with pytest.raises(ConfigError):
+        CrossEncoderReranker(tiny_model, threads=0)
