@@ -84,7 +84,8 @@ def bench_latency(
     target = store or Path(tempfile.mkdtemp(prefix="dreammem-latency-"))
     embedder: Embedder = resolve_embedder(model)
     recall = RecallConfig(
-        keyword_max_term_share=None if keyword_max_term_share >= 1 else keyword_max_term_share
+        keyword_max_term_share=None if keyword_max_term_share >= 1 else keyword_max_term_share,
+        rerank_top=rerank_top,
     )
     if distinct:
         embedder = MainSentenceEmbedder(embedder)
