@@ -101,27 +101,39 @@ class TermShares:
                 self._counts.clear()
 
     def _count(self, term: str, cap: int) -> int:
-        """Rows holding the term, counted up to ``cap`` (call with the lock held).
+        """Rows holding the term, counted up to ``cap``.
 
         Cached, except a zero: a term no row holds yet may be written any moment, and
-        a stale zero would hide it from search.
+        a stale zero would hide it from search. The store is asked without this
+        object's lock held: a writer holds the store's lock while it calls
+        :meth:`note_writes`, so holding ours while waiting for the store's deadlocks.
         """
         key = (term, cap)
-        if key in self._counts:
-            return self._counts[key]
+        with self._lock:
+            cached = self._counts.get(key)
+        if cached is not None:
+            return cached
         count = self._matches(_phrase(term), cap)
         if count:
-            if len(self._counts) >= _MAX_CACHED:
-                self._counts.clear()
-            self._counts[key] = count
+            with self._lock:
+                if len(self._counts) >= _MAX_CACHED:
+                    self._counts.clear()
+                self._counts[key] = count
         return count
 
-    def _frequent(self, term: str, max_share: float) -> bool:
+    def _row_count(self) -> int:
+        """The indexed rows (cached like the counts; the store is asked unlocked)."""
         with self._lock:
-            if self._rows is None:
-                self._rows = self._total()
-            cap = int(max_share * self._rows) + 1
-            return self._count(term, cap) >= cap
+            rows = self._rows
+        if rows is None:
+            rows = self._total()
+            with self._lock:
+                self._rows = rows
+        return rows
+
+    def _frequent(self, term: str, max_share: float) -> bool:
+        cap = int(max_share * self._row_count()) + 1
+        return self._count(term, cap) >= cap
 
     def pairs_pay(self, terms: Sequence[str]) -> bool:
         """True when ranking rows with two terms first is both cheaper and safe.
@@ -135,11 +147,8 @@ class TermShares:
         """
         if not 2 < len(terms) <= MAX_PAIR_TERMS:
             return False
-        with self._lock:
-            if self._rows is None:
-                self._rows = self._total()
-            counts = [self._count(t, _COUNT_CAP) for t in terms]
-            rows = self._rows
+        rows = self._row_count()
+        counts = [self._count(t, _COUNT_CAP) for t in terms]
         return (
             sum(counts) > PAIR_BUDGET
             and min(counts) * PAIR_SPREAD >= max(counts)
@@ -148,8 +157,7 @@ class TermShares:
 
     def present(self, terms: Sequence[str]) -> list[str]:
         """The terms at least one indexed row holds (the others cannot change BM25)."""
-        with self._lock:
-            return [t for t in terms if self._count(t, 1)]
+        return [t for t in terms if self._count(t, 1)]
 
     def rare(self, terms: Sequence[str], max_share: float) -> list[str]:
         """The terms in at most ``max_share`` of the indexed rows."""

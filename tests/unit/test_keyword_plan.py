@@ -178,3 +178,32 @@ def test_windowed_search_bounded_by_row_ids_matches_the_time_filter(store: Dream
     assert sorted(_contents(store, "u", got)) == [f"tea day {d}" for d in (2, 3, 4, 5)]
     empty = store.store.keyword_search("u", ["tea"], 10, since=t0 + timedelta(days=50))
     assert empty == []
+
+
+def test_searches_and_writes_in_threads_do_not_deadlock(store: DreamMemory) -> None:
+    import threading
+
+    store.add_many([{"content": f"tea and cake {n}", "user_id": "u"} for n in range(50)])
+    errors: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            for n in range(20):
+                store.add_many([{"content": f"new word{n} tea", "user_id": "u"}])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    def search() -> None:
+        try:
+            for n in range(60):
+                store.store.keyword_search("u", ["tea", f"word{n % 20}", "cake"], 5, max_term_share=0.1)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (write, search, search)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads), "deadlock"
+    assert errors == []
