@@ -25,6 +25,7 @@ __all__ = [
     "GraphConfig",
     "Neo4jGraphConfig",
     "RecallConfig",
+    "VectorIndexConfig",
     "WriteConfig",
     "load_config",
 ]
@@ -117,6 +118,15 @@ class RecallConfig(_Frozen):
     min_score_episodic: float = Field(
         0.0, ge=0, description="Floor on the 0..1 final score for episodic hits."
     )
+    keyword_max_term_share: float | None = Field(
+        0.1,
+        gt=0,
+        le=1,
+        description="Keyword path: leave out query terms found in more than this share of the "
+        "indexed memories when a rarer term remains, and rank only the newest matches when none "
+        "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
+        "at 0.1); None keeps every term.",
+    )
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(
         0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."
@@ -179,6 +189,18 @@ class Neo4jGraphConfig(_Frozen):
 GraphConfig = Annotated[EmbeddedGraphConfig | Neo4jGraphConfig, Field(discriminator="type")]
 
 
+class VectorIndexConfig(_Frozen):
+    """When a user's FAISS vectors switch from exact to approximate (IVF) search."""
+
+    ann_threshold: int = Field(
+        20_000, ge=0, description="A user's vector count from which search is IVF; 0: always exact."
+    )
+    nprobe: int = Field(32, ge=1, description="IVF lists probed per query (more: slower, fewer misses).")
+    lists_per_sqrt: float = Field(
+        2.0, gt=0, description="IVF lists per square root of the user's vector count at training."
+    )
+
+
 class DreamMemConfig(_Frozen):
     """Everything configurable, grouped by stage."""
 
@@ -187,6 +209,7 @@ class DreamMemConfig(_Frozen):
     recall: RecallConfig = RecallConfig()
     dream: DreamConfig = DreamConfig()
     graph: GraphConfig = EmbeddedGraphConfig()
+    vector_index: VectorIndexConfig = VectorIndexConfig()
 
 
 def load_config(path: str | Path) -> DreamMemConfig:

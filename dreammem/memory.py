@@ -37,7 +37,7 @@ from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
-from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
@@ -157,7 +157,9 @@ class DreamMemory:
                 self.store.set_meta("embedding_model", embedder.name)
                 self.store.set_meta("embedding_dim", str(embedder.dim))
         self._embedder = embedder
-        self._index = FaissVectorIndex(embedder.dim, self._faiss_path)
+        ann = self.config.vector_index
+        settings = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)
+        self._index = FaissVectorIndex(embedder.dim, self._faiss_path, ann=settings)
         self._load_index()
 
     def _load_index(self) -> None:
@@ -253,6 +255,13 @@ class DreamMemory:
         return self._embedder
 
     @property
+    def vector_index(self) -> FaissVectorIndex:
+        """The FAISS index (opened with the embedder)."""
+        _ = self.embedder
+        assert self._index is not None
+        return self._index
+
+    @property
     def pipeline(self) -> RecallPipeline:
         """The recall pipeline (built on first use)."""
         if self._pipeline is None:
@@ -260,7 +269,7 @@ class DreamMemory:
             assert self._index is not None
             paths: dict[str, Any] = {
                 "vector": VectorPath(self._index, embedder),
-                "keyword": KeywordPath(self.store),
+                "keyword": KeywordPath(self.store, max_term_share=self.config.recall.keyword_max_term_share),
                 "temporal": TemporalPath(self.store, self._index, embedder),
                 "index": MemoryIndexPath(self.store),
             }

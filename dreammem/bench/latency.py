@@ -5,8 +5,9 @@ objects, places, dates, order numbers; a share of them carrying time expressions
 embedded with the real model, so FAISS, FTS5 and the temporal path see realistic
 sizes. The queries mix content questions with temporal ones ("what did I do last
 week?", "when did Tom visit Lisbon?"). Every configuration runs the same queries in
-the same process; the baselines are the bare query encoder and a bare FAISS search,
-which no recall can beat.
+the same process; the baselines are the bare query encoder and a bare exact FAISS
+search, which no recall can beat, beside the store's own vector index (IVF past its
+threshold) with its recall@10 against the exact search.
 
 The module returns numbers; ``dreammem bench latency`` prints them.
 """
@@ -35,6 +36,7 @@ __all__ = [
     "build_store",
     "measure_latency",
     "percentile",
+    "recall_at",
     "synthetic_queries",
     "synthetic_turns",
 ]
@@ -95,7 +97,10 @@ class LatencyReport:
         users: Users the records are spread over.
         queries: Queries measured per configuration.
         ingest_per_s: Turns written per second while building (None when reused).
-        baselines: Bare query encoding and bare FAISS search.
+        baselines: Bare query encoding, bare exact FAISS search, and the store's own
+            vector index (IVF past its threshold) over the same user.
+        ann_recall_at_10: Share of the index's top 10 that score at least the exact
+            10th best (ties count as found): 1.0 when the index misses nothing.
         runs: Per configuration (``all``, ``-vector``, ...): stage name -> stats,
             with ``total`` for the whole recall.
     """
@@ -105,6 +110,7 @@ class LatencyReport:
     queries: int
     ingest_per_s: float | None
     baselines: dict[str, StageStats] = field(default_factory=dict)
+    ann_recall_at_10: float | None = None
     runs: dict[str, dict[str, StageStats]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,6 +125,7 @@ class LatencyReport:
             "queries": self.queries,
             "ingest_per_s": self.ingest_per_s,
             "baselines": {k: stats(v) for k, v in self.baselines.items()},
+            "ann_recall_at_10": self.ann_recall_at_10,
             "runs": {name: {k: stats(v) for k, v in run.items()} for name, run in self.runs.items()},
         }
 
@@ -257,9 +264,9 @@ def build_store(
     return memories / (time.perf_counter() - start)
 
 
-def _configurations(paths: Sequence[str]) -> dict[str, list[str]]:
+def _configurations(paths: Sequence[str], ablate: bool = True) -> dict[str, list[str]]:
     out = {"all": list(paths)}
-    for name in paths:
+    for name in paths if ablate else ():
         out[f"-{name}"] = [p for p in paths if p != name]
     return out
 
@@ -272,6 +279,7 @@ def measure_latency(
     k: int = 5,
     warmup: int = 10,
     ingest_per_s: float | None = None,
+    ablate: bool = True,
 ) -> LatencyReport:
     """Time recall per stage for every path configuration, plus bare baselines.
 
@@ -282,13 +290,14 @@ def measure_latency(
         k: Hits per recall.
         warmup: Unmeasured queries first (model, dateparser and caches warm up).
         ingest_per_s: The build throughput, carried into the report.
+        ablate: Also run with each path switched off in turn.
     """
     texts = synthetic_queries(queries + warmup)
     now = START + timedelta(days=SPAN_DAYS + 1)
     pipeline = memory.pipeline
     paths = [p for p in memory.config.recall.paths if p in pipeline.paths]
     report = LatencyReport(memory.store.count(), users, queries, ingest_per_s)
-    for name, selected in _configurations(paths).items():
+    for name, selected in _configurations(paths, ablate).items():
         samples: dict[str, list[float]] = {}
         for n, text in enumerate(texts):
             result = memory.recall(text, user_id=_user(n % users), k=k, now=now, paths=selected)
@@ -299,12 +308,15 @@ def measure_latency(
             timings = result.timings_ms
             samples.setdefault("total-embed", []).append(timings["total"] - timings.get("embed", 0.0))
         report.runs[name] = {s: _stats(v) for s, v in samples.items() if s in (*STAGES, *TOTALS)}
-    report.baselines = _baselines(memory, texts[warmup:], users)
+    report.baselines, report.ann_recall_at_10 = _baselines(memory, texts[warmup:])
     return report
 
 
-def _baselines(memory: DreamMemory, texts: Sequence[str], users: int) -> dict[str, StageStats]:
-    """The bare query encoder, and a bare FAISS flat search over one user's stored vectors."""
+def _baselines(memory: DreamMemory, texts: Sequence[str]) -> tuple[dict[str, StageStats], float]:
+    """The bare query encoder, a bare exact FAISS search and the store's index, for one user.
+
+    Returns the timings and the index's recall@10 against the exact search.
+    """
     import faiss
 
     embedder = memory.embedder
@@ -312,17 +324,41 @@ def _baselines(memory: DreamMemory, texts: Sequence[str], users: int) -> dict[st
     blocks = [m for u, _, m in memory.store.iter_active_vectors(embedder.name, embedder.dim) if u == user]
     bare = faiss.IndexFlatIP(embedder.dim)
     bare.add(np.ascontiguousarray(np.concatenate(blocks), dtype=np.float32))
+    index = memory.vector_index
     limit = memory.config.recall.candidates_per_path
     encode: list[float] = []
     search: list[float] = []
+    own: list[float] = []
+    recalls: list[float] = []
     for text in texts:
         start = time.perf_counter()
         vector = embedder.embed_query(text)
         encode.append((time.perf_counter() - start) * 1000)
         start = time.perf_counter()
-        bare.search(vector.reshape(1, -1), limit)
+        exact, _ = bare.search(vector.reshape(1, -1), limit)
         search.append((time.perf_counter() - start) * 1000)
-    return {"encoder only": _stats(encode), f"bare faiss flat ({bare.ntotal} vectors)": _stats(search)}
+        start = time.perf_counter()
+        found = index.search(user, vector, limit)
+        own.append((time.perf_counter() - start) * 1000)
+        recalls.append(recall_at(found, exact[0], 10))
+    kind = f"ivf, nprobe {index.ann.nprobe}" if index.is_approximate(user) else "exact"
+    return {
+        "encoder only": _stats(encode),
+        f"bare faiss flat ({bare.ntotal} vectors)": _stats(search),
+        f"store's vector index ({kind})": _stats(own),
+    }, statistics.fmean(recalls or [1.0])
+
+
+def recall_at(found: Sequence[tuple[int, float]], exact_scores: npt.NDArray[np.float32], k: int) -> float:
+    """Share of the first ``k`` found that score at least the exact k-th best.
+
+    Ties count as found: with duplicate vectors, any of the tied ids is a right answer.
+    """
+    want = min(k, len(exact_scores))
+    if want == 0:
+        return 1.0
+    floor = float(exact_scores[want - 1]) - 1e-5
+    return sum(1 for _, score in found[:want] if score >= floor) / want
 
 
 def default_store_path(memories: int, users: int, root: Path) -> Path:

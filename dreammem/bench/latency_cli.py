@@ -21,7 +21,8 @@ from dreammem.bench.latency import (
     build_store,
     measure_latency,
 )
-from dreammem.config import DreamMemConfig, EmbeddingConfig, RecallConfig
+from dreammem.bench.suite import load_reranker
+from dreammem.config import DreamMemConfig, EmbeddingConfig, RecallConfig, VectorIndexConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.memory import DreamMemory
@@ -52,15 +53,52 @@ def bench_latency(
         Path | None, typer.Option(help="Keep/reuse the built store here (default: a temporary dir).")
     ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers as JSON.")] = None,
+    reranker: Annotated[
+        str | None, typer.Option(help="Cross-encoder over the top candidates: hub name or local path.")
+    ] = None,
+    rerank_max_length: Annotated[
+        int | None, typer.Option(help="Tokens per reranked pair (default: as trained, else 128).", min=8)
+    ] = None,
+    rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
+    rerank_threads: Annotated[int, typer.Option(help="torch threads while reranking.", min=1)] = 1,
+    rerank_top: Annotated[
+        int, typer.Option(help="Fused candidates given to the reranker.", min=1)
+    ] = RecallConfig().rerank_top,
+    ann_threshold: Annotated[
+        int, typer.Option(help="A user's vectors from which FAISS search is IVF (0: always exact).", min=0)
+    ] = VectorIndexConfig().ann_threshold,
+    nprobe: Annotated[
+        int, typer.Option(help="IVF lists probed per query.", min=1)
+    ] = VectorIndexConfig().nprobe,
+    ablate: Annotated[bool, typer.Option(help="Also run with each recall path switched off in turn.")] = True,
+    keyword_max_term_share: Annotated[
+        float,
+        typer.Option(
+            help="Keyword path: drop terms in more than this share of memories (1: keep all).",
+            min=0.0,
+            max=1.0,
+        ),
+    ] = RecallConfig().keyword_max_term_share or 1.0,
 ) -> None:
     """Recall latency p50/p95 per stage (embed, paths, load, touch) with and without each path."""
     target = store or Path(tempfile.mkdtemp(prefix="dreammem-latency-"))
     embedder: Embedder = resolve_embedder(model)
-    config = DreamMemConfig(embedding=EmbeddingConfig(model=model))
+    recall = RecallConfig(
+        keyword_max_term_share=None if keyword_max_term_share >= 1 else keyword_max_term_share,
+        rerank_top=rerank_top,
+    )
     if distinct:
         embedder = MainSentenceEmbedder(embedder)
-        config = config.model_copy(update={"recall": RecallConfig(context_window_turns=0)})
-    with DreamMemory(target, config=config, embedder=embedder) as memory:
+        recall = recall.model_copy(update={"context_window_turns": 0})
+    config = DreamMemConfig(
+        embedding=EmbeddingConfig(model=model),
+        recall=recall,
+        vector_index=VectorIndexConfig(ann_threshold=ann_threshold, nprobe=nprobe),
+    )
+    rr = load_reranker(
+        reranker, max_length=rerank_max_length, quantize=rerank_quantize, threads=rerank_threads
+    )
+    with DreamMemory(target, config=config, embedder=embedder, reranker=rr) as memory:
         if memory.store.count() not in (0, memories):
             raise typer.BadParameter(f"{target} holds {memory.store.count()} memories, not {memories}")
         with Progress(
@@ -75,24 +113,34 @@ def bench_latency(
             rate = build_store(
                 memory, memories, users, distinct=distinct, progress=lambda n: bar.advance(task, n)
             )
-        err_console.print(
-            f"measuring {queries} queries x {1 + len(memory.config.recall.paths)} configurations"
-        )
-        report = measure_latency(memory, users=users, queries=queries, k=k, ingest_per_s=rate)
+        configurations = 1 + len(memory.config.recall.paths) if ablate else 1
+        err_console.print(f"measuring {queries} queries x {configurations} configurations")
+        report = measure_latency(memory, users=users, queries=queries, k=k, ingest_per_s=rate, ablate=ablate)
     load = os.getloadavg()[0]
-    _print(report, target, distinct, load)
+    _print(report, target, distinct, load, reranker)
     if json_out is not None:
-        extra = {"store": str(target), "distinct": distinct, "model": model, "load_avg_1m": load}
+        extra = {
+            "store": str(target),
+            "distinct": distinct,
+            "model": model,
+            "load_avg_1m": load,
+            "reranker": reranker,
+            "rerank_top": rerank_top,
+            "rerank_threads": rerank_threads,
+            "vector_index": config.vector_index.model_dump(),
+            "keyword_max_term_share": keyword_max_term_share,
+        }
         json_out.write_text(json.dumps({**report.to_dict(), **extra}, indent=2))
 
 
-def _print(report: LatencyReport, target: Path, distinct: int, load: float) -> None:
+def _print(report: LatencyReport, target: Path, distinct: int, load: float, reranker: str | None) -> None:
     ingest = f"{report.ingest_per_s:.0f} turns/s" if report.ingest_per_s else "reused store"
     vectors = f"{distinct} distinct main sentences embedded" if distinct else "every turn embedded"
     console.print(
         f"recall latency: {report.memories} memories over {report.users} user(s) ({vectors}), "
         f"{report.queries} queries per configuration, ingest {ingest}, "
-        f"machine: {os.cpu_count()} cores, load average {load:.1f}, store {target}"
+        f"machine: {os.cpu_count()} cores, load average {load:.1f}, store {target}, "
+        f"reranker {reranker or 'none'}"
     )
     stages = [s for s in (*STAGES, *TOTALS) if any(s in run for run in report.runs.values())]
     table = Table(title="p50 / p95 ms per stage")
@@ -109,3 +157,5 @@ def _print(report: LatencyReport, target: Path, distinct: int, load: float) -> N
     for name, stats in report.baselines.items():
         base.add_row(name, f"{stats.p50:.2f} / {stats.p95:.2f}")
     console.print(base)
+    if report.ann_recall_at_10 is not None:
+        console.print(f"vector index recall@10 against exact search: {report.ann_recall_at_10:.3f}")

@@ -40,12 +40,16 @@ def parse_methods(spec: str) -> list[str]:
 
 
 def load_reranker(
-    name_or_path: str | Path | None, *, max_length: int | None = None, quantize: bool = False
+    name_or_path: str | Path | None,
+    *,
+    max_length: int | None = None,
+    quantize: bool = False,
+    threads: int | None = 1,
 ) -> Reranker | None:
     """A cross-encoder reranker, or ``None`` when no name is given."""
     if name_or_path is None:
         return None
-    return CrossEncoderReranker(name_or_path, max_length=max_length, quantize=quantize)
+    return CrossEncoderReranker(name_or_path, max_length=max_length, quantize=quantize, threads=threads)
 
 
 def build_methods(

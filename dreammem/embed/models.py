@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from dreammem.embed.base import Embedder, HashingEmbedder, normalize_rows
 from dreammem.errors import ConfigError
+from dreammem.torch_threads import torch_threads
 
 __all__ = ["E5Embedder", "SentenceTransformerEmbedder", "default_minilm_path", "resolve_embedder"]
 
@@ -87,17 +88,10 @@ class SentenceTransformerEmbedder:
         """Encode one query (on ``query_threads`` torch threads)."""
         if self.query_threads is None:
             return np.asarray(self.embed_documents([text])[0], dtype=np.float32)
-        import torch
-
-        with self._lock:
-            saved = torch.get_num_threads()
-            torch.set_num_threads(self.query_threads)
-            try:
-                out: Any = self._model.encode(
-                    [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-                )
-            finally:
-                torch.set_num_threads(saved)
+        with self._lock, torch_threads(self.query_threads):
+            out: Any = self._model.encode(
+                [text], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
         return np.asarray(normalize_rows(out)[0], dtype=np.float32)
 
 

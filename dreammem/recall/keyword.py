@@ -15,17 +15,26 @@ __all__ = ["KeywordPath"]
 
 
 class KeywordPath:
-    """FTS5 ``bm25()`` ranking of the user's active memories."""
+    """FTS5 ``bm25()`` ranking of the user's active memories.
+
+    Args:
+        store: The record store.
+        max_term_share: Leave out terms found in more than this share of the indexed
+            memories when a rarer one remains (``None`` keeps every term).
+    """
 
     name = "keyword"
 
-    def __init__(self, store: SQLiteRecordStore) -> None:
+    def __init__(self, store: SQLiteRecordStore, *, max_term_share: float | None = None) -> None:
         self._store = store
+        self.max_term_share = max_term_share
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Memories sharing words with the query, best BM25 first."""
         terms = query_terms(query.text)
         return [
             Candidate(rowid, score)
-            for rowid, score in self._store.keyword_search(query.user_id, terms, query.limit)
+            for rowid, score in self._store.keyword_search(
+                query.user_id, terms, query.limit, max_term_share=self.max_term_share
+            )
         ]

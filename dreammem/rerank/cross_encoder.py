@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from dreammem.errors import ConfigError
+from dreammem.torch_threads import torch_threads
 
 __all__ = ["CrossEncoderReranker"]
 
@@ -47,6 +49,9 @@ class CrossEncoderReranker:
             trained by ``dreammem train-reranker`` was trained with, else 128.
         batch_size: Pairs per forward pass.
         quantize: Apply torch dynamic int8 quantisation to the linear layers.
+        threads: torch intra-op threads while scoring (``None``: torch's setting). One
+            thread by default: on two shared cores, two spun against other work and
+            took ~4x longer for 30 pairs (docs/BENCHMARKS.md, recall latency).
 
     Raises:
         ConfigError: the model cannot be loaded.
@@ -59,18 +64,23 @@ class CrossEncoderReranker:
         max_length: int | None = None,
         batch_size: int = 32,
         quantize: bool = False,
+        threads: int | None = 1,
     ) -> None:
         max_length = max_length if max_length is not None else _trained_max_length(model_name_or_path)
         if max_length < 8:
             raise ConfigError("max_length must be at least 8")
         if batch_size < 1:
             raise ConfigError("batch_size must be at least 1")
+        if threads is not None and threads < 1:
+            raise ConfigError("threads must be at least 1 (or None for torch's setting)")
         from sentence_transformers import CrossEncoder
 
         self.name = str(model_name_or_path)
         self.max_length = max_length
         self.batch_size = batch_size
         self.quantized = quantize
+        self.threads = threads
+        self._lock = threading.Lock()
         try:
             self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
         except (OSError, ValueError, RuntimeError) as exc:
@@ -113,7 +123,7 @@ class CrossEncoderReranker:
         import torch
 
         pairs = [(query, text) for text in texts]
-        with torch.inference_mode():
+        with self._lock, torch_threads(self.threads), torch.inference_mode():
             out = self._model.predict(
                 pairs, batch_size=self.batch_size, show_progress_bar=False, activation_fn=torch.nn.Identity()
             )

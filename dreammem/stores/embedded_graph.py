@@ -211,10 +211,12 @@ class EmbeddedGraphStore(GraphStore):
         """The entities each of these memories mentions, sorted by key."""
         found: dict[str, list[GraphEntity]] = {}
         for chunk in _chunks(list(dict.fromkeys(memory_ids))):
+            # "+e.key": sorting by the bare key let SQLite walk all of the user's entities
+            # in key order (30k at 100k memories: 33 ms) instead of a small sort (0.06 ms).
             rows = self._db.fetchall(
                 "SELECT m.memory_id, e.key, e.name, e.kind FROM graph_mentions m "
                 "JOIN graph_entities e ON e.user_id = m.user_id AND e.key = m.entity_key "
-                f"WHERE m.user_id = ? AND m.memory_id IN ({_marks(len(chunk))}) ORDER BY e.key",
+                f"WHERE m.user_id = ? AND m.memory_id IN ({_marks(len(chunk))}) ORDER BY +e.key",
                 (user_id, *chunk),
             )
             for mid, key, name, kind in rows:

@@ -1,17 +1,23 @@
-"""FAISS vector index, scoped by user.
+"""FAISS vector index, one shard per user.
 
-One ``IndexIDMap2`` over an inner-product index holds every active record's unit
-vector under its SQLite row id (so inner product is cosine). Searches are always
-restricted to one user's ids with an ``IDSelectorBatch``; the user -> ids map is kept
-in memory and rebuilt from SQLite on open, so the index file never holds payloads.
-The file is written with ``faiss.write_index`` (no pickle) on flush/close; a stale or
-missing file is rebuilt from the embeddings stored in SQLite.
+Each user's vectors live in their own :class:`~dreammem.stores.faiss_shard.FaissShard`
+under their SQLite row ids: exact inner-product search (cosine on unit vectors) while
+the user is small, an IVF index once the user passes
+:attr:`~dreammem.stores.faiss_shard.AnnSettings.threshold` vectors. A search only ever
+touches the asking user's shard, so isolation needs no filter and costs nothing.
+
+The file (written on flush/close, never pickled) is an ``.npz`` read with
+``allow_pickle=False``: the user ids, each shard serialised by
+``faiss.serialize_index``, and each shard's training size. The user -> ids map is
+rebuilt from SQLite on open; a stale, missing or older-format file is rebuilt from
+the embeddings stored in SQLite.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,14 +26,17 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.stores.base import VectorIndex
+from dreammem.stores.faiss_shard import AnnSettings, FaissShard
 
-__all__ = ["FaissVectorIndex"]
+__all__ = ["AnnSettings", "FaissVectorIndex"]
 
 log = logging.getLogger(__name__)
 
+_FORMAT = 2  # 1: one IndexIDMap2 for all users (rebuilt from SQLite when found)
+
 
 class FaissVectorIndex(VectorIndex):
-    """Exact inner-product search over unit vectors, filtered to one user.
+    """Inner-product search over unit vectors, one shard per user.
 
     Args:
         dim: The embedding dimension.
@@ -36,20 +45,28 @@ class FaissVectorIndex(VectorIndex):
             setting). Recall searches one query at a time, which gains nothing from
             OpenMP; on a shared CPU its spinning threads made a 3k-vector search take
             ~40 ms instead of ~0.1 ms (docs/BENCHMARKS.md, recall latency).
+        ann: When a user's shard switches to approximate (IVF) search; the default
+            switches at 20,000 vectors.
     """
 
-    capabilities = frozenset({"exact", "persistent"})
+    capabilities = frozenset({"exact", "persistent", "approximate"})
 
-    def __init__(self, dim: int, path: str | Path | None = None, *, omp_threads: int | None = 1) -> None:
+    def __init__(
+        self,
+        dim: int,
+        path: str | Path | None = None,
+        *,
+        omp_threads: int | None = 1,
+        ann: AnnSettings | None = None,
+    ) -> None:
         if omp_threads is not None:
             faiss.omp_set_num_threads(omp_threads)
         self._dim = dim
         self.path = Path(path) if path is not None else None
+        self.ann = ann if ann is not None else AnnSettings()
         self._lock = threading.RLock()
-        self._index = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
-        self._by_user: dict[str, set[int]] = {}
+        self._shards: dict[str, FaissShard] = {}
         self._owner: dict[int, str] = {}
-        self._selectors: dict[str, tuple[faiss.IDSelectorBatch, npt.NDArray[np.int64]]] = {}
         self._dirty = False
 
     @property
@@ -57,28 +74,47 @@ class FaissVectorIndex(VectorIndex):
         """The embedding dimension."""
         return self._dim
 
+    def is_approximate(self, user_id: str) -> bool:
+        """True when this user's searches go through IVF (approximate)."""
+        with self._lock:
+            shard = self._shards.get(user_id)
+            return shard is not None and shard.approximate
+
     def load_file(self) -> bool:
-        """Load the index file if it exists and has this dimension; True when loaded."""
+        """Load the index file if it exists, has this format and dimension; True when loaded."""
         if self.path is None or not self.path.exists():
             return False
         try:
-            index = faiss.read_index(str(self.path))
-        except RuntimeError as exc:
-            log.warning("ignoring unreadable FAISS file %s: %s", self.path, exc)
+            with np.load(self.path, allow_pickle=False) as data:
+                if int(data["format"]) != _FORMAT or int(data["dim"]) != self._dim:
+                    log.info("rebuilding FAISS file %s (other format or dimension)", self.path)
+                    return False
+                users = [str(u) for u in data["users"]]
+                trained = [int(t) for t in data["trained"]]
+                blobs = [data[f"shard{n}"] for n in range(len(users))]
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            log.info("rebuilding unreadable FAISS file %s: %s", self.path, exc)
             return False
-        if index.d != self._dim:
-            log.warning("ignoring FAISS file %s of dimension %d", self.path, index.d)
+        try:
+            shards = {
+                user: FaissShard(self._dim, faiss.deserialize_index(blob), trained_at)
+                for user, blob, trained_at in zip(users, blobs, trained, strict=True)
+            }
+        except (RuntimeError, ValueError) as exc:
+            log.info("rebuilding FAISS file %s with an unreadable shard: %s", self.path, exc)
             return False
         with self._lock:
-            self._index = faiss.IndexIDMap2(index) if not isinstance(index, faiss.IndexIDMap2) else index
+            self._shards = shards
         return True
 
     def set_owners(self, owners: dict[str, set[int]]) -> None:
         """Install the user -> row ids map (from SQLite, after :meth:`load_file`)."""
         with self._lock:
-            self._by_user = {u: set(ids) for u, ids in owners.items()}
             self._owner = {i: u for u, ids in owners.items() for i in ids}
-            self._selectors.clear()
+            for user, ids in owners.items():
+                held = self.count(user)
+                if held != len(ids):  # derived data out of step: searches may miss some rows
+                    log.warning("FAISS shard holds %d vectors where SQLite has %d", held, len(ids))
 
     def add(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
         """Add or replace vectors of this user's row ids."""
@@ -87,86 +123,69 @@ class FaissVectorIndex(VectorIndex):
         id_array = np.asarray(ids, dtype=np.int64)
         data = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(ids), self._dim)
         with self._lock:
-            self._index.remove_ids(faiss.IDSelectorBatch(id_array))
-            self._index.add_with_ids(data, id_array)
-            owned = self._by_user.setdefault(user_id, set())
-            owned.update(int(i) for i in id_array)
+            self._remove_known(id_array)
+            shard = self._shards.get(user_id)
+            if shard is None:
+                shard = self._shards[user_id] = FaissShard(self._dim)
+            shard.add(id_array, data, self.ann)
             self._owner.update((int(i), user_id) for i in id_array)
-            self._selectors.pop(user_id, None)
             self._dirty = True
 
     def remove(self, ids: Sequence[int]) -> None:
         """Remove vectors by row id."""
         if len(ids) == 0:
             return
-        id_array = np.asarray(ids, dtype=np.int64)
         with self._lock:
-            self._index.remove_ids(faiss.IDSelectorBatch(id_array))
-            for i in id_array:
-                user = self._owner.pop(int(i), None)
-                if user is not None:
-                    self._by_user[user].discard(int(i))
-                    self._selectors.pop(user, None)
-            self._dirty = True
+            if self._remove_known(np.asarray(ids, dtype=np.int64)):
+                self._dirty = True
 
-    def _selector(self, user_id: str) -> faiss.IDSelectorBatch | None:
-        cached = self._selectors.get(user_id)
-        if cached is not None:
-            return cached[0]
-        owned = self._by_user.get(user_id)
-        if not owned:
-            return None
-        ids = np.fromiter(owned, dtype=np.int64, count=len(owned))
-        selector = faiss.IDSelectorBatch(ids)
-        self._selectors[user_id] = (selector, ids)  # keep ids alive with the selector
-        return selector
+    def _remove_known(self, ids: npt.NDArray[np.int64]) -> bool:
+        """Remove the ids the index holds from their owners' shards; True if any."""
+        by_user: dict[str, list[int]] = {}
+        for i in ids.tolist():
+            user = self._owner.pop(i, None)
+            if user is not None:
+                by_user.setdefault(user, []).append(i)
+        for user, owned in by_user.items():
+            shard = self._shards.get(user)
+            if shard is not None:
+                shard.remove(np.asarray(owned, dtype=np.int64))
+        return bool(by_user)
 
     def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """The k nearest of this user's vectors (cosine), best first."""
+        """The k nearest of this user's vectors (cosine), best first.
+
+        Approximate (IVF, ``ann.nprobe`` lists) once the user's shard is past the
+        threshold; exact below it.
+        """
         with self._lock:
-            owned = self._by_user.get(user_id)
-            if not owned:
-                return []
-            # One user owning every vector needs no filter (the common single-user store).
-            selector = None if len(owned) == self._index.ntotal else self._selector(user_id)
-            return self._search(query, min(k, len(owned)), selector)
+            shard = self._shards.get(user_id)
+            return [] if shard is None else shard.search(query, k, self.ann)
 
     def search_subset(
         self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
     ) -> list[tuple[int, float]]:
-        """The k nearest of the given row ids that belong to this user, best first."""
+        """The k nearest of the given row ids that belong to this user, best first (exact)."""
         with self._lock:
-            owned = self._by_user.get(user_id, set())
-            allowed = np.fromiter((i for i in ids if i in owned), dtype=np.int64)
-            if allowed.size == 0:
+            shard = self._shards.get(user_id)
+            allowed = [i for i in ids if self._owner.get(i) == user_id]
+            if shard is None or not allowed:
                 return []
-            return self._search(query, min(k, int(allowed.size)), faiss.IDSelectorBatch(allowed))
-
-    def _search(
-        self, query: npt.NDArray[np.float32], k: int, selector: faiss.IDSelector | None
-    ) -> list[tuple[int, float]]:
-        q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self._dim)
-        if selector is None:
-            scores, ids = self._index.search(q, k)
-        else:
-            params = faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
-            scores, ids = self._index.search(q, k, params=params)
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+            return shard.search(query, min(k, len(allowed)), self.ann, allowed=allowed)
 
     def count(self, user_id: str | None = None) -> int:
         """How many vectors (of one user, or in all)."""
         with self._lock:
             if user_id is None:
-                return int(self._index.ntotal)
-            return len(self._by_user.get(user_id, ()))
+                return sum(s.ntotal for s in self._shards.values())
+            shard = self._shards.get(user_id)
+            return 0 if shard is None else shard.ntotal
 
     def reset(self) -> None:
         """Drop every vector."""
         with self._lock:
-            self._index.reset()
-            self._by_user.clear()
+            self._shards.clear()
             self._owner.clear()
-            self._selectors.clear()
             self._dirty = True
 
     def flush(self) -> None:
@@ -176,7 +195,17 @@ class FaissVectorIndex(VectorIndex):
         with self._lock:
             if not self._dirty:
                 return
-            tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-            faiss.write_index(self._index, str(tmp))
+            users = sorted(u for u, s in self._shards.items() if s.ntotal)
+            arrays: dict[str, npt.NDArray[np.generic]] = {
+                "format": np.array(_FORMAT),
+                "dim": np.array(self._dim),
+                "users": np.array(users, dtype=np.str_),
+                "trained": np.array([self._shards[u].trained_at for u in users], dtype=np.int64),
+            }
+            for n, user in enumerate(users):
+                arrays[f"shard{n}"] = faiss.serialize_index(self._shards[user].index)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            with tmp.open("wb") as handle:
+                np.savez(handle, **arrays)  # type: ignore[arg-type]
             tmp.replace(self.path)
             self._dirty = False

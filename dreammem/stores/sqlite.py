@@ -24,6 +24,13 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.errors import BackendError, ConfigError
+from dreammem.stores import fts_query
+from dreammem.stores.fts_query import (
+    TermShares,
+    match_all,
+    match_any,
+    match_pairs,
+)
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
@@ -170,6 +177,7 @@ class SQLiteRecordStore:
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
+        self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
         try:
             with self._translated():
                 self._conn.execute("PRAGMA foreign_keys = ON")
@@ -329,6 +337,7 @@ class SQLiteRecordStore:
                 rowid = int(cursor.lastrowid or 0)
                 conn.execute(_INSERT_FTS, (rowid, terms, context))
                 rowids.append(rowid)
+        self._term_shares.note_writes(len(rowids))
         return rowids
 
     def update(self, record: MemoryRecord) -> None:
@@ -433,8 +442,13 @@ class SQLiteRecordStore:
         *,
         since: datetime | None = None,
         until: datetime | None = None,
+        max_term_share: float | None = None,
     ) -> list[tuple[int, float]]:
         """BM25 over the full-text index: active records of this user, best first.
+
+        Rows holding every term are ranked first and answer alone when there are
+        ``limit`` of them; on large match sets, rows holding two terms next; otherwise
+        any term may match (:mod:`dreammem.stores.fts_query`).
 
         Args:
             user_id: The scope.
@@ -442,15 +456,56 @@ class SQLiteRecordStore:
             limit: How many results at most.
             since: Only records with ``event_time >= since``.
             until: Only records with ``event_time < until``.
+            max_term_share: When the OR query runs, leave out terms found in more than
+                this share of the indexed rows (if a rarer term remains); ``None`` keeps all.
 
         Returns:
             ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
         """
+        terms = self._term_shares.present(terms)
         if not terms:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        # The context column (previous turns) counts with a lower weight than the memory's own words.
-        rank = f"bm25(records_fts, 1.0, {self.context_weight!r})"
+        if len(terms) > 1:
+            rows = self._bm25(match_all(terms), user_id, limit, since, until)
+            if len(rows) >= limit:
+                return rows
+        if self._term_shares.pairs_pay(terms):
+            rows = self._bm25(match_pairs(terms), user_id, limit, since, until)
+            if len(rows) >= limit:
+                return [(rowid, score / (len(terms) - 1)) for rowid, score in rows]
+        if max_term_share is not None:
+            rare = self._term_shares.rare(terms, max_term_share)
+            if not rare:
+                newest = self._bm25_newest(match_any(terms), user_id, limit, since, until)
+                if newest is not None:
+                    return newest
+            terms = rare or terms
+        return self._bm25(match_any(terms), user_id, limit, since, until)
+
+    def _bm25_newest(
+        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, float]] | None:
+        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few."""
+        floor = self.fetchone(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, fts_query.FREQUENT_WINDOW - 1),
+        )
+        if floor is None:  # fewer matches than the window: the full ranking is cheap
+            return None
+        where, params = _time_filter(since, until, "r.")
+        rows = self.fetchall(
+            f"SELECT f.rowid, -f.s FROM (SELECT rowid, {self._rank} AS s FROM records_fts "
+            "WHERE records_fts MATCH ? AND rowid >= ?) f JOIN records r ON r.rowid = f.rowid "
+            f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
+            (match, int(floor[0]), user_id, *params, limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows] if len(rows) >= limit else None
+
+    def _bm25(
+        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, float]]:
+        """Rows of this user matching an FTS5 expression, best BM25 first."""
+        rank = self._rank
         where, params = _time_filter(since, until, "r.")
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
         if since is None and until is None:
@@ -465,14 +520,41 @@ class SQLiteRecordStore:
             cap = limit * _HEADROOM
             if len(rows) == limit or self._fts_count(match, cap) < cap:  # complete: no fallback
                 return [(int(r[0]), float(r[1])) for r in rows]
+        span = self._window_span(user_id, since, until)
+        if span is None:
+            return []
         rows = self.fetchall(
             f"SELECT f.rowid, -{rank} AS score FROM records_fts f "
             "JOIN records r ON r.rowid = f.rowid "
-            f"WHERE records_fts MATCH ? AND {filters} "
+            f"WHERE records_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {filters} "
             f"ORDER BY {rank} LIMIT ?",
-            (match, user_id, *params, limit),
+            (match, *span, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    @property
+    def _rank(self) -> str:
+        """The BM25 expression: own words weigh 1.0, the context column ``context_weight``."""
+        return f"bm25(records_fts, 1.0, {self.context_weight!r})"
+
+    def _window_span(
+        self, user_id: str, since: datetime | None, until: datetime | None
+    ) -> tuple[int, int] | None:
+        """The row id range of this user's active records in the window (None: no records).
+
+        FTS5 skips postings outside a row id range cheaply, so a month of a 100k store
+        (memories arrive roughly in time order) ranks a few hundred matches, not all.
+        """
+        if since is None and until is None:
+            return (0, 2**63 - 1)
+        where, params = _time_filter(since, until, "")
+        row = self.fetchone(
+            f"SELECT MIN(rowid), MAX(rowid) FROM records WHERE user_id = ? AND status = 'active'{where}",
+            (user_id, *params),
+        )
+        if row is None or row[0] is None:
+            return None
+        return int(row[0]), int(row[1])
 
     def _fts_count(self, match: str, cap: int) -> int:
         """How many full-text rows match (counted up to ``cap``)."""
@@ -508,6 +590,7 @@ class SQLiteRecordStore:
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute(_INSERT_FTS, (rowid, terms, context))
+        self._term_shares.note_writes(1)
 
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""

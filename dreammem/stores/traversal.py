@@ -46,10 +46,14 @@ class TraversalLimits:
         hub_fraction: An entity mentioned by more than this share of the user's
             memories is a hub ...
         hub_min: ... once it is mentioned by more than this many memories.
+        bridge_sources: Hop-1 memories (the best first) whose entities are read as
+            bridges; reading every entity of hundreds of hop-1 memories cost ~20 ms
+            per query at 100k memories (docs/BENCHMARKS.md, recall latency).
     """
 
     per_entity: int = 200
     max_bridges: int = 24
+    bridge_sources: int = 64
     hub_fraction: float = 0.1
     hub_min: int = 50
 
@@ -107,7 +111,9 @@ def traverse(
         order += 1
 
     if hops == 2:
-        for memory_id, (via, score) in _hop2(graph, user_id, seeds, set(found), total, limits, limit).items():
+        best = sorted(found, key=lambda m: (-found[m][1], found[m][3]))[: limits.bridge_sources]
+        hop2 = _hop2(graph, user_id, seeds, set(found), best, total, limits, limit)
+        for memory_id, (via, score) in hop2.items():
             found[memory_id] = (2, score, via, order)
             order += 1
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][1], kv[1][3], kv[0]))
@@ -119,11 +125,14 @@ def _hop2(
     user_id: str,
     seeds: dict[str, float],
     reached: set[str],
+    sources: Sequence[str],
     total: int,
     limits: TraversalLimits,
     limit: int,
 ) -> dict[str, tuple[tuple[str, str], float]]:
     """Memories two hops away (not already reached): ``id -> ((seed, bridge), score)``.
+
+    Bridges are the entities of the ``sources`` (the best hop-1 memories).
 
     A bridge contributes at most ``limit`` memories: its score is the same for all
     of them, so only its newest can make the final top ``limit``.
@@ -135,7 +144,7 @@ def _hop2(
         if bridge not in seeds and (seeds[seed], seed) > bridges.get(bridge, (-1.0, "")):
             bridges[bridge] = (seeds[seed], seed)
 
-    for entities in graph.entities_of(user_id, sorted(reached)).values():
+    for entities in graph.entities_of(user_id, sorted(sources)).values():
         keys = [e.key for e in entities]
         for seed in (k for k in keys if k in seeds):
             for bridge in keys:

@@ -15,6 +15,7 @@ from dreammem.bench.latency import (
     build_store,
     measure_latency,
     percentile,
+    recall_at,
     synthetic_queries,
     synthetic_turns,
 )
@@ -36,6 +37,14 @@ def test_synthetic_data_is_deterministic_and_spread() -> None:
     assert queries == synthetic_queries(60)
     dated = [q for q in queries if parse_time_query(q, turns[-1]["event_time"]) is not None]
     assert 0 < len(dated) < len(queries)
+
+
+def test_recall_at_counts_ties_as_found() -> None:
+    exact = np.array([0.9, 0.8, 0.8, 0.5], dtype=np.float32)
+    assert recall_at([(1, 0.9), (2, 0.8), (3, 0.8)], exact, 3) == 1.0
+    assert recall_at([(1, 0.9), (7, 0.8), (3, 0.5)], exact, 3) == pytest.approx(2 / 3)
+    assert recall_at([], exact, 2) == 0.0
+    assert recall_at([], exact[:0], 10) == 1.0
 
 
 def test_percentile() -> None:
@@ -70,7 +79,12 @@ def test_measure_reports_every_stage_and_configuration(tmp_path: Path) -> None:
     for run in report.runs.values():
         assert 0 < run["total"].p50 <= run["total"].p95
         assert run["total-embed"].p50 <= run["total"].p50
-    assert set(report.baselines) == {"encoder only", "bare faiss flat (40 vectors)"}
+    assert set(report.baselines) == {
+        "encoder only",
+        "bare faiss flat (40 vectors)",
+        "store's vector index (exact)",
+    }
+    assert report.ann_recall_at_10 == 1.0  # an exact index misses nothing
     data = report.to_dict()
     assert data["runs"]["all"]["total"]["p95"] >= data["runs"]["all"]["total"]["p50"]
 
@@ -86,6 +100,8 @@ def test_cli_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert "p50 / p95 ms per stage" in result.output and "encoder only" in result.output
     data = json.loads(out.read_text())
     assert data["memories"] == 80 and data["store"] == str(store) and data["distinct"] == 0
+    assert data["ann_recall_at_10"] == 1.0 and data["reranker"] is None
+    assert "recall@10 against exact search" in result.output
     again = CliRunner().invoke(app, [*args, "--store", str(store)], catch_exceptions=False)
     assert again.exit_code == 0 and "reused store" in again.output
     wrong = CliRunner().invoke(
@@ -101,3 +117,17 @@ def test_distinct_pool_builds_with_context_window_off(tmp_path: Path) -> None:
         build_store(memory, 50, 1, distinct=4)
         assert memory.store.count() == 50
         assert memory.stats()["embedding_model"] == inner.name
+
+
+def test_cli_index_past_the_threshold_reports_its_recall(tmp_path: Path) -> None:
+    out = tmp_path / "lat.json"
+    args = ["bench", "latency", "--memories", "400", "--users", "1", "--queries", "8", "--model", "hashing"]
+    extra = ["--ann-threshold", "300", "--nprobe", "2", "--keyword-max-term-share", "0.2"]
+    result = CliRunner().invoke(
+        app, [*args, *extra, "--store", str(tmp_path / "s"), "--json", str(out)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert any("ivf, nprobe 2" in name for name in data["baselines"])
+    assert 0.0 <= data["ann_recall_at_10"] <= 1.0
+    assert data["vector_index"]["ann_threshold"] == 300 and data["keyword_max_term_share"] == 0.2

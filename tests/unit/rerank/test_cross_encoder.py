@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,3 +109,62 @@ def test_recall_with_the_reranker_traces_rerank_scores(tiny_model: Path) -> None
     assert len(result.hits) == 3
     assert all(hit.rerank_score is not None for hit in result.hits)
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+
+
+def test_latency_bench_times_the_reranker(
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from dreammem.bench import latency_cli
+    from dreammem.cli import app
+
+    sizes: list[int] = []
+    real = latency_cli.load_reranker
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        reranker = real(*args, **kwargs)
+        assert isinstance(reranker, CrossEncoderReranker) and reranker.quantized and reranker.threads == 1
+        score = reranker.score
+
+        def spy(query: str, texts: Sequence[str]) -> list[float]:
+            sizes.append(len(texts))
+            return score(query, texts)
+
+        reranker.score = spy  # type: ignore[method-assign]
+        return reranker
+
+    monkeypatch.setattr(latency_cli, "load_reranker", counting)
+    out = tmp_path / "lat.json"
+    args = ["bench", "latency", "--memories", "60", "--users", "2", "--queries", "4", "--model", "hashing"]
+    rerank = ["--reranker", str(tiny_model), "--rerank-quantize", "--rerank-top", "7"]
+    result = CliRunner().invoke(
+        app, [*args, *rerank, "--no-ablate", "--json", str(out)], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["reranker"] == str(tiny_model) and data["rerank_top"] == 7
+    assert data["runs"]["all"]["rerank"]["p50"] > 0
+    assert set(data["runs"]) == {"all"}  # --no-ablate: no path switched off
+    assert sizes and max(sizes) == 7  # the reranker saw the top 7 only
+
+
+def test_scoring_uses_its_thread_count_and_restores_torch(tiny_model: Path) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    seen: list[int] = []
+    reranker = CrossEncoderReranker(tiny_model, threads=1)
+    inner = reranker._model.predict
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(torch.get_num_threads())
+        return inner(*args, **kwargs)
+
+    reranker._model.predict = spy
+    assert len(reranker.score("What pet does Ava have?", ["Ben: I play the cello."])) == 1
+    assert seen == [1] and torch.get_num_threads() == before
+    with pytest.raises(ConfigError):
+        CrossEncoderReranker(tiny_model, threads=0)

@@ -1,0 +1,148 @@
+"""One user's vectors in FAISS: exact (flat) while small, an IVF index past a threshold.
+
+Why IVF and not HNSW: records are superseded, forgotten and re-embedded, so vectors
+are removed all the time. ``IndexIVFFlat`` removes ids in place (``remove_ids``),
+takes an ``IDSelector`` inside the search (``SearchParametersIVF``, used for the
+temporal path's time windows) and stores full vectors, so probing every list is an
+exact search. FAISS's HNSW cannot remove a vector: it would need tombstones and
+periodic rebuilds. IVF's price is a training step (k-means over a sample of the
+shard's own vectors, about a second at 100k) once the shard passes the threshold,
+and again each time it has grown fourfold since, so the lists stay balanced.
+
+A shard holds one user's vectors only, so per-user isolation is exact by
+construction: no filter to get wrong, and search cost follows the user's size, not
+the store's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import faiss
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["AnnSettings", "FaissShard"]
+
+_TRAIN_SEED = 1234
+_POINTS_PER_LIST = 64  # k-means sample: FAISS wants >= 39 points per centroid
+_REGROW = 4  # retrain when the shard has grown this many times since training
+
+
+@dataclass(frozen=True, slots=True)
+class AnnSettings:
+    """When and how a shard switches from exact to approximate search.
+
+    Attributes:
+        threshold: A user's vector count from which the shard is an IVF index
+            (below it, search is exact). ``0`` never switches.
+        nprobe: Inverted lists probed per query (more: slower, fewer misses).
+        lists_per_sqrt: Inverted lists per square root of the vector count at training.
+    """
+
+    threshold: int = 20_000
+    nprobe: int = 32
+    lists_per_sqrt: float = 2.0
+
+    def nlist(self, count: int) -> int:
+        """Inverted lists for a shard trained on ``count`` vectors."""
+        return max(8, int(self.lists_per_sqrt * math.sqrt(count)))
+
+
+class FaissShard:
+    """The vectors of one user, searchable exactly or through IVF."""
+
+    def __init__(self, dim: int, index: faiss.Index | None = None, trained_at: int = 0) -> None:
+        self.dim = dim
+        self.index: faiss.IndexIDMap2 | faiss.IndexIVFFlat = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+        if index is not None:
+            # faiss.read_index/deserialize_index return the concrete class already; a
+            # downcast_index proxy would not own the object and leave it to be freed.
+            if not isinstance(index, faiss.IndexIDMap2 | faiss.IndexIVFFlat):
+                raise ValueError(f"not a DreamMem FAISS shard: {type(index).__name__}")
+            self.index = index
+        self.trained_at = trained_at
+
+    @property
+    def approximate(self) -> bool:
+        """True once the shard is an IVF index."""
+        return isinstance(self.index, faiss.IndexIVFFlat)
+
+    @property
+    def ntotal(self) -> int:
+        """How many vectors the shard holds."""
+        return int(self.index.ntotal)
+
+    def add(self, ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32], ann: AnnSettings) -> None:
+        """Add vectors under these ids (which must not be in the shard yet)."""
+        self.index.add_with_ids(vectors, ids)
+        if ann.threshold and self.ntotal >= ann.threshold and self.ntotal >= _REGROW * self.trained_at:
+            self._train(ann)
+
+    def remove(self, ids: npt.NDArray[np.int64]) -> None:
+        """Remove these ids (absent ones are ignored)."""
+        self.index.remove_ids(faiss.IDSelectorBatch(ids))
+
+    def vectors(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Every ``(ids, vectors)`` the shard holds."""
+        index = self.index
+        if isinstance(index, faiss.IndexIDMap2):
+            ids = faiss.vector_to_array(index.id_map).astype(np.int64)
+            return ids, index.index.reconstruct_n(0, index.ntotal)
+        invlists = index.invlists
+        assert invlists is not None
+        id_blocks: list[npt.NDArray[np.int64]] = []
+        vec_blocks: list[npt.NDArray[np.float32]] = []
+        for list_no in range(index.nlist):
+            size = invlists.list_size(list_no)
+            if not size:
+                continue
+            ids_ptr = invlists.get_ids(list_no)
+            codes_ptr = invlists.get_codes(list_no)
+            id_blocks.append(faiss.rev_swig_ptr(ids_ptr, size).astype(np.int64).copy())
+            codes = faiss.rev_swig_ptr(codes_ptr, size * self.dim * 4).copy()
+            vec_blocks.append(codes.view(np.float32).reshape(size, self.dim))
+        if not id_blocks:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.dim), dtype=np.float32)
+        return np.concatenate(id_blocks), np.concatenate(vec_blocks)
+
+    def _train(self, ann: AnnSettings) -> None:
+        """Re-index the shard's vectors into an IVF trained on (a sample of) them."""
+        ids, data = self.vectors()
+        nlist = ann.nlist(len(ids))
+        rng = np.random.default_rng(_TRAIN_SEED)
+        sample_size = min(len(ids), nlist * _POINTS_PER_LIST)
+        sample = data[rng.choice(len(ids), sample_size, replace=False)] if sample_size < len(ids) else data
+        quantizer = faiss.IndexFlatIP(self.dim)
+        index = faiss.IndexIVFFlat(quantizer, self.dim, nlist, faiss.METRIC_INNER_PRODUCT)
+        index.cp.seed = _TRAIN_SEED
+        index.train(np.ascontiguousarray(sample))
+        index.add_with_ids(np.ascontiguousarray(data), ids)
+        self.index = index
+        self.trained_at = len(ids)
+
+    def search(
+        self,
+        query: npt.NDArray[np.float32],
+        k: int,
+        ann: AnnSettings,
+        allowed: Sequence[int] | npt.NDArray[np.int64] | None = None,
+    ) -> list[tuple[int, float]]:
+        """The k nearest (of ``allowed`` ids only, when given; then always exact)."""
+        k = min(k, self.ntotal)
+        if k <= 0:
+            return []
+        q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
+        selector = None if allowed is None else faiss.IDSelectorBatch(np.asarray(allowed, dtype=np.int64))
+        params: faiss.SearchParameters | None
+        if isinstance(self.index, faiss.IndexIVFFlat):
+            # A filtered search probes every list: exact over the allowed ids.
+            nlist = self.index.nlist
+            nprobe = nlist if selector is not None else min(ann.nprobe, nlist)
+            params = faiss.SearchParametersIVF(sel=selector, nprobe=nprobe)  # type: ignore[call-arg]
+        else:
+            params = None if selector is None else faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
+        scores, ids = self.index.search(q, k, params=params)
+        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]

@@ -1,0 +1,168 @@
+"""Per-user FAISS shards: exact below the threshold, IVF above it, isolation, persistence."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import faiss
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from dreammem import DreamMemConfig, DreamMemory
+from dreammem.config import VectorIndexConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
+from dreammem.stores.faiss_shard import FaissShard
+
+DIM = 32
+SMALL = AnnSettings(threshold=400, nprobe=4, lists_per_sqrt=1.0)
+
+
+def _clustered(n: int, seed: int, centers: int = 12) -> npt.NDArray[np.float32]:
+    """Unit vectors around a few centres (embeddings cluster; uniform noise would not)."""
+    rng = np.random.default_rng(seed)
+    middle = rng.standard_normal((centers, DIM)).astype(np.float32)
+    data = middle[rng.integers(0, centers, n)] + 0.3 * rng.standard_normal((n, DIM)).astype(np.float32)
+    return (data / np.linalg.norm(data, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _exact(
+    ids: npt.NDArray[np.int64], data: npt.NDArray[np.float32], q: npt.NDArray[np.float32], k: int
+) -> list[int]:
+    order = np.argsort(-(data @ q), kind="stable")[:k]
+    return [int(ids[i]) for i in order]
+
+
+def _filled(
+    ann: AnnSettings = SMALL,
+) -> tuple[FaissVectorIndex, npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    index = FaissVectorIndex(DIM, ann=ann)
+    big, small = _clustered(1000, 1), _clustered(50, 2)
+    index.add("big", list(range(1000)), big)
+    index.add("small", list(range(5000, 5050)), small)
+    return index, big, small
+
+
+def test_a_user_past_the_threshold_is_approximate_and_a_small_one_stays_exact() -> None:
+    index, _, small = _filled()
+    assert index.is_approximate("big") and not index.is_approximate("small")
+    assert index.count() == 1050 and index.count("big") == 1000 and index.count("small") == 50
+    q = _clustered(1, 9)[0]
+    ids = np.arange(5000, 5050, dtype=np.int64)
+    assert [i for i, _ in index.search("small", q, 10)] == _exact(ids, small, q, 10)
+
+
+def test_searches_never_cross_users() -> None:
+    index, big, _ = _filled()
+    for q in _clustered(20, 3):
+        assert all(i < 1000 for i, _ in index.search("big", q, 30))
+        assert all(5000 <= i < 5050 for i, _ in index.search("small", q, 30))
+        # Asking for the other user's ids gives nothing back.
+        assert index.search_subset("small", q, list(range(100)), 10) == []
+        assert index.search_subset("big", q, list(range(5000, 5010)), 10) == []
+    assert index.search("nobody", big[0], 5) == []
+
+
+def test_ivf_recall_is_high_and_probing_every_list_is_exact() -> None:
+    index, big, _ = _filled()
+    ids = np.arange(1000, dtype=np.int64)
+    queries = _clustered(30, 4)
+    found = [{i for i, _ in index.search("big", q, 10)} for q in queries]
+    truth = [set(_exact(ids, big, q, 10)) for q in queries]
+    recall = np.mean([len(f & t) / 10 for f, t in zip(found, truth, strict=True)])
+    assert recall >= 0.8
+    index.ann = AnnSettings(threshold=SMALL.threshold, nprobe=10_000)
+    for q, t in zip(queries, truth, strict=True):
+        assert {i for i, _ in index.search("big", q, 10)} == t
+
+
+def test_subset_search_inside_an_ivf_shard_is_exact() -> None:
+    index, big, _ = _filled()
+    allowed = np.arange(100, 400, 3, dtype=np.int64)
+    for q in _clustered(10, 5):
+        got = [i for i, _ in index.search_subset("big", q, allowed.tolist(), 7)]
+        assert got == _exact(allowed, big[allowed], q, 7)
+
+
+def test_removed_and_replaced_vectors_in_an_ivf_shard() -> None:
+    index, big, _ = _filled()
+    index.remove([0, 1, 2])
+    assert index.count("big") == 997
+    assert {0, 1, 2}.isdisjoint(i for i, _ in index.search_subset("big", big[0], list(range(10)), 10))
+    index.add("big", [5], big[999:1000])  # a re-embedded row replaces its old vector
+    assert index.count("big") == 997
+    assert index.search_subset("big", big[999], [5, 999], 2)[0][1] == pytest.approx(1.0, abs=1e-5)
+    index.remove([123_456])  # unknown ids are ignored
+    assert index.count() == 1047
+
+
+def test_shard_vectors_survive_training_and_regrowth() -> None:
+    shard = FaissShard(DIM)
+    data = _clustered(1700, 6)
+    shard.add(np.arange(400, dtype=np.int64), data[:400], SMALL)
+    assert shard.approximate and shard.trained_at == 400
+    nlist = shard.index.nlist
+    shard.add(np.arange(400, 1700, dtype=np.int64), data[400:], SMALL)  # grew fourfold: retrained
+    assert shard.trained_at == 1700 and shard.index.nlist > nlist
+    ids, vectors = shard.vectors()
+    order = np.argsort(ids)
+    assert np.array_equal(ids[order], np.arange(1700)) and np.allclose(vectors[order], data)
+
+
+def test_threshold_zero_never_switches() -> None:
+    index, _, _ = _filled(AnnSettings(threshold=0))
+    assert not index.is_approximate("big")
+
+
+def test_file_round_trip_keeps_shards_and_results(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.faiss"
+    index, _, _ = _filled()
+    index.path = path
+    index.flush()
+    loaded = FaissVectorIndex(DIM, path, ann=SMALL)
+    assert loaded.load_file()
+    loaded.set_owners({"big": set(range(1000)), "small": set(range(5000, 5050))})
+    assert loaded.is_approximate("big") and not loaded.is_approximate("small")
+    for q in _clustered(5, 7):
+        assert loaded.search("big", q, 10) == index.search("big", q, 10)
+        assert loaded.search("small", q, 10) == index.search("small", q, 10)
+    loaded.remove([5000])
+    assert loaded.count("small") == 49
+
+
+def test_older_or_broken_files_are_not_loaded(tmp_path: Path) -> None:
+    path = tmp_path / "vectors.faiss"
+    old = faiss.IndexIDMap2(faiss.IndexFlatIP(DIM))  # format 1: one index for every user
+    faiss.write_index(old, str(path))
+    assert not FaissVectorIndex(DIM, path).load_file()
+    path.write_bytes(b"not a zip")
+    assert not FaissVectorIndex(DIM, path).load_file()
+    index, _, _ = _filled()
+    index.path = path
+    index.flush()
+    assert not FaissVectorIndex(DIM + 1, path).load_file()
+
+
+def test_memory_past_the_threshold_reopens_and_recalls(tmp_path: Path) -> None:
+    config = DreamMemConfig(vector_index=VectorIndexConfig(ann_threshold=150, nprobe=4))
+    t0 = datetime(2024, 1, 1, tzinfo=UTC)
+    turns = [
+        {
+            "content": f"note {n} about topic {n % 17} and item {n % 5}",
+            "user_id": "u1",
+            "event_time": t0 + timedelta(hours=n),
+        }
+        for n in range(300)
+    ] + [{"content": "note about topic 3 from another user", "user_id": "u2", "event_time": t0}]
+    with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
+        memory.add_many(turns)
+        assert memory._index is not None and memory._index.is_approximate("u1")
+        first = [h.id for h in memory.recall("topic 3 item 3", user_id="u1", k=5).hits]
+    with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
+        assert memory._index is not None and memory._index.is_approximate("u1")
+        again = memory.recall("topic 3 item 3", user_id="u1", k=5)
+        assert [h.id for h in again.hits] == first
+        assert all(h.record.user_id == "u1" for h in again.hits)
+        assert "vector" in again.hits[0].paths
