@@ -88,7 +88,11 @@ class RecallConfig(_Frozen):
         "first-stage rank (reciprocal rank fusion); 'replace' orders by the reranker alone.",
     )
     rerank_weight: float = Field(
-        1.0, gt=0, description="With rerank_blend='rrf': weight of the reranker's rank (first stage = 1)."
+        0.5,
+        gt=0,
+        description="With rerank_blend='rrf': weight of the reranker's rank (first stage = 1). A "
+        "small locally trained cross-encoder helped at 0.5 and hurt hit@5 at 1.0 and 2.0 "
+        "(LoCoMo, held-out conversation, docs/BENCHMARKS.md).",
     )
     context_window_turns: int = Field(
         1,

@@ -126,7 +126,13 @@ def locomo(
 
     def methods_with(rr: Reranker | None) -> Callable[[], list[BenchMethod]]:
         return lambda: build_methods(
-            names, baseline_embedder=baseline, config=cfg, dreammem_embedder=own, reranker=rr, ablate=ablate
+            names,
+            baseline_embedder=baseline,
+            config=cfg,
+            dreammem_embedder=own,
+            reranker=rr,
+            ablate=ablate,
+            rerank_variants=ablate or bool(folds),  # folds measure the reranker: keep its baseline
         )
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}

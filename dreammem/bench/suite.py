@@ -60,14 +60,16 @@ def build_methods(
     dreammem_embedder: Embedder | None = None,
     reranker: Reranker | None = None,
     ablate: bool = False,
+    rerank_variants: bool | None = None,
 ) -> list[BenchMethod]:
     """The methods to run, in the given order.
 
     With ``ablate``, one dreammem variant per recall path, with that path switched
     off, follows the dreammem method; with a reranker also one without it and one
     with the other ``rerank_blend`` (cross-encoder order alone, or fused with the
-    first stage).
+    first stage). ``rerank_variants`` asks for those two alone (default: with ``ablate``).
     """
+    with_rerank_variants = ablate if rerank_variants is None else rerank_variants
     methods: list[BenchMethod] = []
     for name in names:
         if name == "vector":
@@ -86,6 +88,7 @@ def build_methods(
                 for off in paths if len(paths) > 1 else ():
                     kept = [p for p in paths if p != off]
                     methods.append(DreamMemPathsVariant(base, kept, name=f"dreammem-no-{off}"))
+            if with_rerank_variants:
                 methods.extend(_reranker_variants(base, reranker))
     return methods
 
