@@ -749,7 +749,8 @@ class DreamMemory:
 
         With a new ``embedder``, every active record is re-embedded and the store
         switches to that model; otherwise stored embeddings are reused (missing ones
-        are computed) and FAISS and the graph are rebuilt.
+        are computed). FAISS, the keyword index's text (own words and context) and the
+        graph are rebuilt.
         """
         with self._lock:
             if embedder is not None and (self._embedder is None or embedder.name != self._embedder.name):
@@ -768,9 +769,32 @@ class DreamMemory:
             with self.store.transaction():
                 self._bump_generation()
             self._rebuild_index()
+            texts = self._rebuild_keyword_text()
             graph_count = self.reindex_graph()
             assert self._index is not None
-            return {"vectors": self._index.count(), "embedded": len(missing), "graph_records": graph_count}
+            return {
+                "vectors": self._index.count(),
+                "embedded": len(missing),
+                "keyword_texts": texts,
+                "graph_records": graph_count,
+            }
+
+    def _rebuild_keyword_text(self) -> int:
+        """Re-tokenise every record's own words and context into the keyword index.
+
+        Stores written before the keyword index had a context column (schema 7) hold a
+        turn and its previous turn in one column; this splits them again.
+        """
+        count = 0
+        with self.store.transaction():
+            for user_id in self.store.users():
+                records = self.store.find(user_id, statuses=None, newest_first=False)
+                rowids = self.store.rowids(user_id, [r.id for r in records])
+                for record, context in zip(records, self._context_texts(records), strict=True):
+                    terms = " ".join(tokenize(record.content))
+                    self.store.set_match_text(rowids[record.id], terms, " ".join(tokenize(context)))
+                    count += 1
+        return count
 
     def reindex_graph(self) -> int:
         """Rebuild the graph of every user of this store from SQLite.

@@ -114,3 +114,21 @@ def test_store_of_schema_6_is_migrated_and_its_rows_still_match(
     assert columns == ["terms", "context"]
     store.close()
     assert np.isfinite(found[0][1])
+
+
+def test_reindex_splits_text_written_into_one_column_again() -> None:
+    with _memory() as memory:
+        ids = _add_session(memory)
+        rowids = memory.store.rowids("u1", ids)
+        # what a store written before schema 7 holds: previous turn and turn in one column
+        merged = "where did you go hiking last weekend mount tamalpais view bay unreal"
+        memory.store.set_match_text(rowids[ids[1]], merged)
+        sql = "SELECT terms, context FROM records_fts WHERE rowid = ?"
+        before = memory.store.fetchone(sql, (rowids[ids[1]],))
+        assert before is not None and "hiking" in before[0] and before[1] == ""
+        report = memory.reindex()
+        assert report["keyword_texts"] == 3
+        assert memory.recall("hiking last weekend", user_id="u1", k=5).ids[:2] == [ids[0], ids[1]]
+        row = memory.store.fetchone(sql, (rowids[ids[1]],))
+    assert row is not None
+    assert "hiking" not in row[0] and "hiking" in row[1]
