@@ -60,7 +60,9 @@ def bench_latency(
         int | None, typer.Option(help="Tokens per reranked pair (default: as trained, else 128).", min=8)
     ] = None,
     rerank_quantize: Annotated[bool, typer.Option(help="Dynamic int8 quantisation of the reranker.")] = False,
-    rerank_threads: Annotated[int, typer.Option(help="torch threads while reranking.", min=1)] = 1,
+    rerank_threads: Annotated[
+        int | None, typer.Option(help="torch threads while reranking (default: torch's setting).", min=1)
+    ] = None,
     rerank_top: Annotated[
         int, typer.Option(help="Fused candidates given to the reranker.", min=1)
     ] = RecallConfig().rerank_top,

@@ -44,7 +44,7 @@ def load_reranker(
     *,
     max_length: int | None = None,
     quantize: bool = False,
-    threads: int | None = 1,
+    threads: int | None = None,
 ) -> Reranker | None:
     """A cross-encoder reranker, or ``None`` when no name is given."""
     if name_or_path is None:

@@ -49,9 +49,11 @@ class CrossEncoderReranker:
             trained by ``dreammem train-reranker`` was trained with, else 128.
         batch_size: Pairs per forward pass.
         quantize: Apply torch dynamic int8 quantisation to the linear layers.
-        threads: torch intra-op threads while scoring (``None``: torch's setting). One
-            thread by default: on two shared cores, two spun against other work and
-            took ~4x longer for 30 pairs (docs/BENCHMARKS.md, recall latency).
+        threads: torch intra-op threads while scoring; ``None`` (default) keeps torch's
+            setting (one per core). On an idle 2-core machine two threads halve the
+            rerank of 30 pairs (p95 ~170 -> ~80 ms, 3 layers); on cores shared with
+            other busy work they spin and take ~4x longer, so pass 1 there
+            (docs/BENCHMARKS.md, recall latency).
 
     Raises:
         ConfigError: the model cannot be loaded.
@@ -64,7 +66,7 @@ class CrossEncoderReranker:
         max_length: int | None = None,
         batch_size: int = 32,
         quantize: bool = False,
-        threads: int | None = 1,
+        threads: int | None = None,
     ) -> None:
         max_length = max_length if max_length is not None else _trained_max_length(model_name_or_path)
         if max_length < 8:

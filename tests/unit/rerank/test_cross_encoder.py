@@ -126,7 +126,7 @@ def test_latency_bench_times_the_reranker(
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         reranker = real(*args, **kwargs)
-        assert isinstance(reranker, CrossEncoderReranker) and reranker.quantized and reranker.threads == 1
+        assert isinstance(reranker, CrossEncoderReranker) and reranker.quantized and reranker.threads == 2
         score = reranker.score
 
         def spy(query: str, texts: Sequence[str]) -> list[float]:
@@ -140,6 +140,7 @@ def test_latency_bench_times_the_reranker(
     out = tmp_path / "lat.json"
     args = ["bench", "latency", "--memories", "60", "--users", "2", "--queries", "4", "--model", "hashing"]
     rerank = ["--reranker", str(tiny_model), "--rerank-quantize", "--rerank-top", "7"]
+    rerank += ["--rerank-threads", "2"]
     result = CliRunner().invoke(
         app, [*args, *rerank, "--no-ablate", "--json", str(out)], catch_exceptions=False
     )
