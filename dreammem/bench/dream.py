@@ -30,13 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from dreammem.bench.scripted_llm import ScriptedDreamLLM
 from dreammem.bench.streams import Stream, make_stream
 from dreammem.config import DreamConfig, DreamMemConfig
 from dreammem.embed.base import Embedder
+from dreammem.embed.caching import CachingEmbedder
 from dreammem.memory import DreamMemory
 from dreammem.types import Source, Status
 
@@ -54,31 +52,6 @@ MODES = ("rules", "scripted_llm", "no_dream")
 _USER = "bench-user"
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*|[零〇一二两三四五六七八九十百千万亿]{2,}")
 _K = 5
-
-
-class CachedEmbedder:
-    """Wraps an embedder with a text -> vector cache (the modes embed the same turns)."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dim = inner.dim
-        self._cache: dict[str, npt.NDArray[np.float32]] = {}
-
-    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Embed the texts not seen before, in one batch."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            for text, vector in zip(missing, self.inner.embed_documents(missing), strict=True):
-                self._cache[text] = vector
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._cache[t] for t in texts])
-
-    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """Embed a query (cached as a document)."""
-        vector: npt.NDArray[np.float32] = self.embed_documents([text])[0]
-        return vector
 
 
 @dataclass(slots=True)
@@ -220,7 +193,7 @@ def run_benchmark(
         from dreammem.embed.models import SentenceTransformerEmbedder
 
         embedder = SentenceTransformerEmbedder()
-    cached = CachedEmbedder(embedder)
+    cached = CachingEmbedder(embedder)  # the modes embed the same turns
     start = time.perf_counter()
     results: list[ModeResult] = []
     with tempfile.TemporaryDirectory(prefix="dreammem-bench-") as tmp:

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.embed.base import Embedder
+from dreammem.embed.caching import CachingEmbedder
 from dreammem.memory import DreamMemory
 
 __all__ = [
@@ -204,35 +205,21 @@ def synthetic_queries(count: int, *, seed: int = 11) -> list[str]:
     return [rng.choice(forms)() for _ in range(count)]
 
 
-class MainSentenceEmbedder:
+class MainSentenceEmbedder(CachingEmbedder):
     """Bench-only: embeds a document by its main (first) sentence, each sentence once.
 
     With :func:`synthetic_turns` ``distinct=N`` a large store needs only N real model
     passes, so 100k memories build in minutes on two shared cores. The stored vectors
     are real vectors of the model (of each turn's main sentence) and queries are
-    embedded in full; search cost does not depend on the vector values. Use it with
-    ``context_window_turns=0`` so that a document is exactly its turn.
+    embedded in full; search cost does not depend on the vector values.
     """
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.dim = inner.dim
-        self._cache: dict[str, npt.NDArray[np.float32]] = {}
+        super().__init__(inner, key=_main_sentence, cache_queries=False)
 
-    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Vectors of each text's first sentence (cached)."""
-        keys = [t.split(". ", 1)[0].rstrip(".") for t in texts]
-        missing = sorted({k for k in keys if k not in self._cache})
-        if missing:
-            self._cache.update(zip(missing, self.inner.embed_documents(missing), strict=True))
-        if not keys:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._cache[k] for k in keys]).astype(np.float32)
 
-    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
-        """The real model's query vector."""
-        return self.inner.embed_query(text)
+def _main_sentence(text: str) -> str:
+    return text.split(". ", 1)[0].rstrip(".")
 
 
 def build_store(
