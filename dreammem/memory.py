@@ -23,7 +23,7 @@ from dreammem.dream.memory_index import MemoryIndexPath
 from dreammem.dream.report import DreamReport
 from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
-from dreammem.engine import Engine
+from dreammem.engine import Engine, store_files
 from dreammem.errors import NotFoundError, ValidationError
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.graph import GraphPath
@@ -50,7 +50,7 @@ from dreammem.validation import (
 )
 from dreammem.write.records import TurnInput, build_core_memory, build_records
 
-__all__ = ["DreamMemory", "Turn"]
+__all__ = ["DreamMemory", "Turn", "store_files"]
 
 Turn = Mapping[str, Any]
 """One item of :meth:`DreamMemory.add_many`: the keyword arguments of :meth:`DreamMemory.add`

@@ -33,23 +33,32 @@ from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
 from dreammem.types import MemoryRecord
 
-__all__ = ["Engine", "resolve_paths"]
+__all__ = ["Engine", "resolve_paths", "store_files"]
 
 log = logging.getLogger(__name__)
 
 _DB_NAME = "dreammem.db"
 
 
-def resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
-    """The SQLite file and the FAISS file for a store path (a directory or a ``.db`` file)."""
-    if path is None:
-        return ":memory:", None
+def store_files(path: str | Path) -> tuple[Path, Path]:
+    """The SQLite file and the FAISS file of the embedded store at ``path``.
+
+    ``path`` is a ``.db`` (``.sqlite``, ``.sqlite3``) file or a directory holding
+    ``dreammem.db``; nothing is created.
+    """
     p = Path(path)
     if p.suffix in {".db", ".sqlite", ".sqlite3"}:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        return str(p), p.with_suffix(".faiss")
-    p.mkdir(parents=True, exist_ok=True)
-    return str(p / _DB_NAME), p / "vectors.faiss"
+        return p, p.with_suffix(".faiss")
+    return p / _DB_NAME, p / "vectors.faiss"
+
+
+def resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
+    """The SQLite file and the FAISS file for a store path, the folder made (``None``: in memory)."""
+    if path is None:
+        return ":memory:", None
+    database, vectors = store_files(path)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    return str(database), vectors
 
 
 def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphStore:
