@@ -7,8 +7,6 @@ dream to :mod:`dreammem.dream.service`.
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -19,44 +17,38 @@ from dreammem.config import DreamMemConfig
 from dreammem.dream import service as dream_service
 from dreammem.dream.context import DreamContext
 from dreammem.dream.journal import list_reports
-from dreammem.dream.memory_index import MemoryIndexPath
 from dreammem.dream.report import DreamReport
 from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.engine import Engine, store_files
-from dreammem.errors import NotFoundError, ValidationError
+from dreammem.errors import NotFoundError
 from dreammem.recall.base import RecallQuery
-from dreammem.recall.graph import GraphPath
-from dreammem.recall.keyword import KeywordPath
+from dreammem.recall.build import build_pipeline
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
-from dreammem.recall.temporal import TemporalPath
-from dreammem.recall.vector import VectorPath
-from dreammem.stores.base import GraphStore
+from dreammem.stores.base import GraphStore, RecordStore
 from dreammem.stores.faiss_index import FaissVectorIndex
-from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import tokenize
-from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
+from dreammem.twins import async_twin
+from dreammem.types import Kind, MemoryRecord, utcnow
 from dreammem.validation import (
     check_content,
     check_event_time,
+    check_filters,
     check_id,
     check_k,
     check_metadata,
     check_names,
-    check_role,
     check_user_id,
     require_id,
 )
-from dreammem.write.records import TurnInput, build_core_memory, build_records
+from dreammem.write.inputs import check_turns, memory_kind, turn_input
+from dreammem.write.records import build_core_memory
 
 __all__ = ["DreamMemory", "Turn", "store_files"]
 
 Turn = Mapping[str, Any]
-"""One item of :meth:`DreamMemory.add_many`: the keyword arguments of :meth:`DreamMemory.add`
-plus ``content`` and ``user_id``."""
-
-_TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
+"""One item of :meth:`DreamMemory.add_many`: the keyword arguments of ``add`` with ``content``."""
 
 
 class DreamMemory:
@@ -95,20 +87,12 @@ class DreamMemory:
         self.path = None if path is None else Path(path)
         self.engine = Engine(path, config=self.config, embedder=embedder, graph=graph, llm=llm)
         """The engine beneath: record store, derived indexes, locks, unit of work."""
+        self.store: RecordStore = self.engine.store
+        """The record store (the source of truth)."""
+        self.graph: GraphStore = self.engine.graph
+        """The graph store kept in step with the records."""
         self.reranker = reranker
         self._pipeline: RecallPipeline | None = None
-
-    # -- set-up -------------------------------------------------------------------
-
-    @property
-    def store(self) -> SQLiteRecordStore:
-        """The record store (the source of truth)."""
-        return self.engine.store
-
-    @property
-    def graph(self) -> GraphStore:
-        """The graph store kept in step with the records."""
-        return self.engine.graph
 
     @property
     def llm(self) -> Any | None:
@@ -133,17 +117,8 @@ class DreamMemory:
     def pipeline(self) -> RecallPipeline:
         """The recall pipeline (built on first use)."""
         if self._pipeline is None:
-            embedder = self.embedder
-            index = self.vector_index
-            paths: dict[str, Any] = {
-                "vector": VectorPath(index, embedder),
-                "keyword": KeywordPath(self.store, max_term_share=self.config.recall.keyword_max_term_share),
-                "temporal": TemporalPath(self.store, index, embedder),
-                "index": MemoryIndexPath(self.store),
-                "graph": GraphPath(self.graph, self.store),
-            }
-            self._pipeline = RecallPipeline(
-                self.store, paths, self.config.recall, self.reranker, embedder=embedder
+            self._pipeline = build_pipeline(
+                self.store, self.vector_index, self.embedder, self.graph, self.config.recall, self.reranker
             )
         return self._pipeline
 
@@ -194,20 +169,10 @@ class DreamMemory:
         Returns:
             The episodic record of each turn, in order.
         """
-        if isinstance(turns, Mapping | str | bytes) or not isinstance(turns, Iterable):
-            raise ValidationError(f"turns must be an iterable of mappings, got {type(turns).__name__}")
         now = utcnow()
-        inputs = [self._turn_input(t, now) for t in turns]
-        if not inputs:
-            return []
-        batches = [
-            build_records(t, extract_explicit=self.config.write.extract_explicit, now=now) for t in inputs
-        ]
-        records = [r for batch in batches for r in batch]
-        with self.engine.lock:
-            contexts = self.engine.context_texts(records)
-            changed = self.engine.persist(records, contexts, enqueue=[b[0] for b in batches])
-        return [changed.get(b[0].id, b[0]) for b in batches]
+        max_chars = self.config.write.max_content_chars
+        inputs = [turn_input(t, now, max_chars=max_chars) for t in check_turns(turns)]
+        return self.engine.add_turns(inputs, now) if inputs else []
 
     def remember(
         self,
@@ -232,46 +197,21 @@ class DreamMemory:
             The semantic record.
         """
         now = utcnow()
-        turn = self._turn_input(
+        turn = turn_input(
             {
                 "content": content,
                 "user_id": user_id,
                 "session_id": session_id,
-                "role": "user",
                 "metadata": metadata,
                 "agent_id": agent_id,
             },
             now,
+            max_chars=self.config.write.max_content_chars,
         )
-        try:
-            record_kind = Kind(kind)
-        except ValueError as exc:
-            raise ValidationError(f"unknown kind {kind!r}") from exc
-        if record_kind is Kind.TURN:
-            raise ValidationError("kind 'turn' is for conversation turns: use add()")
-        if not isinstance(pinned, bool):
-            raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
-        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
-            raise ValidationError("slot must be a non-empty str without NUL bytes")
+        record_kind = memory_kind(kind, pinned, slot)
         record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
-
-    def _turn_input(self, turn: Turn, now: datetime) -> TurnInput:
-        if not isinstance(turn, Mapping):
-            raise ValidationError(f"each turn must be a mapping, got {type(turn).__name__}")
-        unknown = set(turn) - _TURN_FIELDS
-        if unknown:
-            raise ValidationError(f"unknown turn fields: {sorted(unknown)}")
-        return TurnInput(
-            content=check_content(turn.get("content"), max_chars=self.config.write.max_content_chars),
-            user_id=check_user_id(turn.get("user_id")),
-            role=check_role(turn.get("role", "user")),
-            event_time=check_event_time(turn.get("event_time"), default=now),
-            session_id=check_id(turn.get("session_id"), "session_id"),
-            agent_id=check_id(turn.get("agent_id"), "agent_id"),
-            metadata=check_metadata(turn.get("metadata")),
-        )
 
     # -- read ---------------------------------------------------------------------------
 
@@ -303,7 +243,7 @@ class DreamMemory:
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())
-        if not self.engine.has_embedder and self.store.count(user) == 0:
+        if not self.engine.has_embedder and self.store.count(user) == 0:  # nothing to load a model for
             return RecallResult(
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
@@ -340,14 +280,7 @@ class DreamMemory:
         Returns:
             The record as it is now.
         """
-        record = self.get(memory_id, user_id=user_id)
-        if record.status is Status.DELETED:
-            return record
-        now = utcnow()
-        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
-        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
-        self.engine.update(deleted)
-        return deleted[0]
+        return self.engine.soft_delete(self.get(memory_id, user_id=user_id), twins=twins)
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.
@@ -367,24 +300,14 @@ class DreamMemory:
     ) -> list[MemoryRecord]:
         """Records of this user, newest first."""
         user = check_user_id(user_id)
-        try:
-            layers = [Layer(layer)] if layer else None
-            statuses = [Status(status)] if status else None
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from exc
+        layers, statuses = check_filters(layer, status)
         return self.store.find(user, layers=layers, statuses=statuses, limit=check_k(limit))
 
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
-        user = check_user_id(user_id)
-        session = require_id(session_id, "session_id")
-        turns = self.store.find(
-            user,
-            statuses=None,
-            kinds=[Kind.TURN],
-            session_id=session,
-            limit=self.config.write.working_memory_turns,
-        )
+        user, session = check_user_id(user_id), require_id(session_id, "session_id")
+        limit = self.config.write.working_memory_turns
+        turns = self.store.find(user, statuses=None, kinds=[Kind.TURN], session_id=session, limit=limit)
         return list(reversed(turns))
 
     def task_state(self, *, user_id: str, session_id: str) -> dict[str, Any]:
@@ -399,20 +322,7 @@ class DreamMemory:
 
     def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
         """Counts by status, the embedding model and the queue size."""
-        user = check_user_id(user_id) if user_id is not None else None
-        counts = {s.value: self.store.count(user, status=s) for s in Status}
-        model = self.store.get_meta("embedding_model")
-        out: dict[str, Any] = {
-            "records": counts,
-            "users": len(self.store.users()) if user is None else 1,
-            "embedding_model": model,
-            "vectors": self.engine.vector_count(user),
-            "schema_version": self.store.schema_version,
-            "graph_outbox": self.engine.graph_pending(),
-        }
-        if user is not None:
-            out["queue"] = self.store.queue_size(user)
-        return out
+        return self.engine.stats(check_user_id(user_id) if user_id is not None else None)
 
     # -- dreaming (logic in dreammem.dream) ----------------------------------------------------
 
@@ -485,10 +395,7 @@ class DreamMemory:
         return self.engine.reindex(embedder)
 
     def reindex_graph(self) -> int:
-        """Rebuild the graph of every user of this store from SQLite.
-
-        Returns:
-            How many active records were written to the graph (0 with no graph).
+        """Rebuild the graph of every user of this store from SQLite; returns the active records written.
 
         Raises:
             GraphUnavailableError: an external graph is down (the work stays queued
@@ -497,10 +404,7 @@ class DreamMemory:
         return self.engine.reindex_graph()
 
     def sync_graph(self) -> int:
-        """Replay graph writes queued while an external graph was unreachable.
-
-        Returns:
-            How many queued memories were written.
+        """Replay graph writes queued while an external graph was unreachable; returns how many.
 
         Raises:
             GraphUnavailableError: the graph is still down (nothing is lost).
@@ -519,29 +423,27 @@ class DreamMemory:
     ) -> None:
         self.close()
 
-    # -- async twins (run the sync method in a worker thread) ---------------------------------
+    # -- async twins (each runs its sync method in a worker thread) ---------------------------
 
-    async def aadd(self, content: str, **kwargs: Any) -> MemoryRecord:
-        """Async twin of :meth:`add`."""
-        return await asyncio.to_thread(lambda: self.add(content, **kwargs))
-
-    async def aadd_many(self, turns: Iterable[Turn]) -> list[MemoryRecord]:
-        """Async twin of :meth:`add_many`."""
-        items = list(turns)
-        return await asyncio.to_thread(self.add_many, items)
-
-    async def aremember(self, content: str, **kwargs: Any) -> MemoryRecord:
-        """Async twin of :meth:`remember`."""
-        return await asyncio.to_thread(lambda: self.remember(content, **kwargs))
-
-    async def arecall(self, query: str, **kwargs: Any) -> RecallResult:
-        """Async twin of :meth:`recall`."""
-        return await asyncio.to_thread(lambda: self.recall(query, **kwargs))
-
-    async def aget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
-        """Async twin of :meth:`get`."""
-        return await asyncio.to_thread(lambda: self.get(memory_id, user_id=user_id))
-
-    async def aforget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
-        """Async twin of :meth:`forget`."""
-        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id, twins=twins))
+    aadd = async_twin(add)
+    aadd_many = async_twin(add_many)
+    aremember = async_twin(remember)
+    arecall = async_twin(recall)
+    aget = async_twin(get)
+    aforget = async_twin(forget)
+    ahistory = async_twin(history)
+    aget_all = async_twin(get_all)
+    aworking_memory = async_twin(working_memory)
+    atask_state = async_twin(task_state)
+    aset_task_state = async_twin(set_task_state)
+    astats = async_twin(stats)
+    adream = async_twin(dream)
+    aundo_dream = async_twin(undo_dream)
+    amaybe_dream = async_twin(maybe_dream)
+    aend_task = async_twin(end_task)
+    aend_session = async_twin(end_session)
+    adreams = async_twin(dreams)
+    areindex = async_twin(reindex)
+    areindex_graph = async_twin(reindex_graph)
+    async_graph = async_twin(sync_graph)
+    aclose = async_twin(close)

@@ -11,10 +11,12 @@ nothing outside the engine touches its internals.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +26,15 @@ from dreammem.embed.models import resolve_embedder
 from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import VectorLifecycle
-from dreammem.engine.writes import context_texts, persist
-from dreammem.stores.base import GraphStore
+from dreammem.engine.writes import context_texts, write_new
+from dreammem.stores.base import GraphStore, RecordStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
-from dreammem.types import MemoryRecord
+from dreammem.types import MemoryRecord, Status, utcnow
+from dreammem.write.records import TurnInput, build_records
 
 __all__ = ["Engine", "resolve_paths", "store_files"]
 
@@ -98,9 +101,11 @@ class Engine:
         """The write lock: one unit of work at a time in this process."""
         self.dream_locks = UserLocks()
         """One dream at a time per user."""
-        self.store = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
-        self.graph = graph if graph is not None else _default_graph(config, self.store)
-        self._graph_sync = GraphSync(self.store, self.graph)
+        sqlite = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
+        self.store: RecordStore = sqlite
+        """The record store (the source of truth)."""
+        self.graph = graph if graph is not None else _default_graph(config, sqlite)
+        self._graph_sync = GraphSync(sqlite, self.graph)
         self._vectors = VectorLifecycle(self.store, faiss_path, config.vector_index)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False
@@ -158,6 +163,21 @@ class Engine:
         model = self.store.get_meta("embedding_model")
         return 0 if model is None else self.store.count_vectors(model, user_id)
 
+    def stats(self, user_id: str | None = None) -> dict[str, Any]:
+        """Counts by status, users, the embedding model, vectors, schema, outbox (and the queue)."""
+        store = self.store
+        out: dict[str, Any] = {
+            "records": {s.value: store.count(user_id, status=s) for s in Status},
+            "users": len(store.users()) if user_id is None else 1,
+            "embedding_model": store.get_meta("embedding_model"),
+            "vectors": self.vector_count(user_id),
+            "schema_version": store.schema_version,
+            "graph_outbox": self.graph_pending(),
+        }
+        if user_id is not None:
+            out["queue"] = store.queue_size(user_id)
+        return out
+
     # -- writing ---------------------------------------------------------------------------
 
     @contextmanager
@@ -177,8 +197,31 @@ class Engine:
     def persist(
         self, records: Sequence[MemoryRecord], contexts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
     ) -> dict[str, MemoryRecord]:
-        """Write new records (see :func:`dreammem.engine.writes.persist`); returns those superseded."""
-        return persist(self, records, contexts, enqueue=enqueue)
+        """Write new records, embedded here, in one unit of work; returns the records superseded.
+
+        See :func:`dreammem.engine.writes.write_new`; ``contexts`` are the records' keyword
+        contexts as raw text.
+        """
+        with self.lock:
+            embedder = self.ensure_embedder([r.content for r in records])
+            vectors = embedder.embed_documents([r.content for r in records])
+            with self.unit() as unit:
+                changed = write_new(unit, records, vectors, contexts, enqueue=enqueue, model=embedder.name)
+        return changed
+
+    def add_turns(self, turns: Sequence[TurnInput], now: datetime) -> list[MemoryRecord]:
+        """Store validated turns (and what the explicit-memory rules read off them) in one unit.
+
+        Returns:
+            The episodic record of each turn, as it is after the write.
+        """
+        extract = self.config.write.extract_explicit
+        batches = [build_records(t, extract_explicit=extract, now=now) for t in turns]
+        records = [r for batch in batches for r in batch]
+        with self.lock:
+            contexts = self.context_texts(records)
+            changed = self.persist(records, contexts, enqueue=[b[0] for b in batches])
+        return [changed.get(b[0].id, b[0]) for b in batches]
 
     def context_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Each record's keyword context (the previous turns of its session)."""
@@ -188,6 +231,16 @@ class Engine:
         """Write changed records back (each must exist); FAISS, BM25 rows and the graph follow."""
         with self.unit() as work:
             work.update(records)
+
+    def soft_delete(self, record: MemoryRecord, *, twins: bool) -> MemoryRecord:
+        """Mark a record (and, with ``twins``, its active twins) deleted; returns it as it is now."""
+        if record.status is Status.DELETED:
+            return record
+        now = utcnow()
+        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
+        self.update(deleted)
+        return deleted[0]
 
     # -- graph -----------------------------------------------------------------------------
 

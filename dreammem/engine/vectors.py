@@ -19,8 +19,8 @@ import numpy.typing as npt
 from dreammem.config import VectorIndexConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError
+from dreammem.stores.base import RecordStore
 from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
-from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
 
 __all__ = ["VectorLifecycle"]
@@ -35,7 +35,7 @@ class VectorLifecycle:
         ann: The approximate-search settings.
     """
 
-    def __init__(self, store: SQLiteRecordStore, path: Path | None, ann: VectorIndexConfig) -> None:
+    def __init__(self, store: RecordStore, path: Path | None, ann: VectorIndexConfig) -> None:
         self._store = store
         self._path = path
         self._ann = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)

@@ -1,6 +1,6 @@
 """The write path's unit: new records, their embeddings, queue entries and slot supersedes.
 
-One call of :func:`persist` is one transaction (through :meth:`Engine.unit`): the
+:func:`write_new` runs inside one unit of work (:meth:`dreammem.engine.Engine.unit`): the
 records and their vectors are inserted, turns are queued for the next dream, and a
 new semantic value of a slot supersedes the older ones by the rule of
 :mod:`dreammem.write.supersede`.
@@ -9,50 +9,49 @@ new semantic value of a slot supersedes the older ones by the rule of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
 
 from dreammem.engine.unit import UnitOfWork
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord
 from dreammem.write.supersede import later_value, superseded
 
-if TYPE_CHECKING:
-    from dreammem.engine.core import Engine
-
-__all__ = ["context_texts", "persist"]
+__all__ = ["context_texts", "write_new"]
 
 
-def persist(
-    engine: Engine,
+def write_new(
+    unit: UnitOfWork,
     records: Sequence[MemoryRecord],
+    vectors: npt.NDArray[np.float32],
     contexts: Sequence[str],
     *,
     enqueue: Sequence[MemoryRecord],
+    model: str,
 ) -> dict[str, MemoryRecord]:
-    """Write records with their embeddings, queue entries and supersedes in one unit of work.
+    """Inside a unit of work: insert new records, queue turns, supersede older slot values.
 
     Args:
-        engine: The engine to write through.
+        unit: The unit of work to write through.
         records: The new records.
+        vectors: Their embeddings (rows in order).
         contexts: Each record's keyword context (raw text; tokenised here).
         enqueue: The records to queue for the next dream.
+        model: The embedding model's name.
 
     Returns:
         The records whose status changed on the way (superseded), by id.
     """
-    with engine.lock:
-        embedder = engine.ensure_embedder([r.content for r in records])
-        vectors = embedder.embed_documents([r.content for r in records])
-        terms = [" ".join(tokenize(r.content)) for r in records]
-        context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
-        changed: list[MemoryRecord] = []
-        with engine.unit() as unit:
-            unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=embedder.name)
-            unit.store.enqueue(enqueue)
-            for record in records:
-                if record.slot is not None and record.layer is Layer.SEMANTIC:
-                    changed.extend(_supersede_slot(unit, record))
+    terms = [" ".join(tokenize(r.content)) for r in records]
+    context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
+    unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=model)
+    unit.store.enqueue(enqueue)
+    changed: list[MemoryRecord] = []
+    for record in records:
+        if record.slot is not None and record.layer is Layer.SEMANTIC:
+            changed.extend(_supersede_slot(unit, record))
     return {r.id: r for r in changed}
 
 
@@ -88,7 +87,7 @@ def _mark_superseded(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -
     return changed
 
 
-def context_texts(store: SQLiteRecordStore, records: Sequence[MemoryRecord], window: int) -> list[str]:
+def context_texts(store: RecordStore, records: Sequence[MemoryRecord], window: int) -> list[str]:
     """Each record's keyword context: the previous ``window`` turns of its session, or "".
 
     Matching a turn's context too (in a second, lower-weighted column) lets a

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from dreammem.errors import ValidationError
 
 if TYPE_CHECKING:
-    from dreammem.stores.base import GraphNeighbor, GraphStore
+    from dreammem.stores.graph_base import GraphNeighbor, GraphStore
 
 __all__ = ["TraversalLimits", "entity_weight", "is_hub", "traverse"]
 
@@ -91,7 +91,7 @@ def traverse(
     Ties are broken by recency (the order the backend lists a key's memories in),
     then by memory id, so every backend returns the same order for the same graph.
     """
-    from dreammem.stores.base import GraphNeighbor
+    from dreammem.stores.graph_base import GraphNeighbor
 
     if hops not in (1, 2):
         raise ValidationError(f"hops must be 1 or 2, got {hops!r}")
