@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,7 +26,7 @@ from dreammem.dream.report import DreamReport
 from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
-from dreammem.errors import ConfigError, NotFoundError, ValidationError
+from dreammem.errors import ConfigError, DreamMemError, NotFoundError, ValidationError
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
@@ -40,6 +39,7 @@ from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.vector_sync import VectorSync
 from dreammem.text.tokenize import contains_cjk, tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
 from dreammem.validation import (
@@ -118,9 +118,7 @@ class DreamMemory:
         self.llm = llm
         self._embedder: Embedder | None = embedder
         self._index: FaissVectorIndex | None = None
-        # The vector generation the in-memory index reflects; None once another instance
-        # on the same file wrote since (the index then lacks its vectors).
-        self._index_generation: str | None = None
+        self._vectors: VectorSync | None = None
         self.graph = graph if graph is not None else self._default_graph()
         self._graph_sync = GraphSync(self.store, self.graph) if self.graph is not None else None
         self.reranker = reranker
@@ -140,7 +138,9 @@ class DreamMemory:
         from dreammem.stores.neo4j import Neo4jGraphStore
 
         auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
-        return Neo4jGraphStore(graph_config.uri, auth=auth, database=graph_config.database)
+        return Neo4jGraphStore(
+            graph_config.uri, auth=auth, database=graph_config.database, timeout=graph_config.timeout
+        )
 
     def _bind_embedder(self, embedder: Embedder) -> None:
         """Check the embedder against the store and open the vector index."""
@@ -160,64 +160,38 @@ class DreamMemory:
         ann = self.config.vector_index
         settings = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)
         self._index = FaissVectorIndex(embedder.dim, self._faiss_path, ann=settings)
-        self._load_index()
-
-    def _load_index(self) -> None:
-        assert self._index is not None and self._embedder is not None
-        generation = self.store.get_meta("vector_generation") or "0"
-        trusted = self._sidecar_generation() == generation and self._index.load_file()
-        if not trusted:
-            self._rebuild_index()
-            return
-        self._index_generation = generation
-        owners: dict[str, set[int]] = {}
-        for user_id, rowids, _ in self.store.iter_active_vectors(self._embedder.name, self._embedder.dim):
-            owners.setdefault(user_id, set()).update(rowids)
-        self._index.set_owners(owners)
+        self._vectors = VectorSync(self.store, self._index, embedder.name)
+        self._vectors.load()
 
     def _rebuild_index(self) -> None:
         """Rebuild FAISS from the embeddings stored in SQLite."""
-        assert self._index is not None and self._embedder is not None
-        generation = self.store.get_meta("vector_generation") or "0"
-        self._index.reset()
-        for user_id, rowids, matrix in self.store.iter_active_vectors(
-            self._embedder.name, self._embedder.dim
-        ):
-            self._index.add(user_id, rowids, matrix)
-        self._index_generation = generation
-        self._flush_index()
-
-    def _sidecar(self) -> Path | None:
-        return None if self._faiss_path is None else self._faiss_path.with_suffix(".json")
-
-    def _sidecar_generation(self) -> str | None:
-        """The vector generation the FAISS file was written at (None: missing or unreadable)."""
-        sidecar = self._sidecar()
-        try:
-            data = json.loads(sidecar.read_text()) if sidecar is not None else None
-        except (OSError, ValueError):  # derived data, e.g. cut short by a crash: rebuild it
-            return None
-        return str(data.get("generation")) if isinstance(data, dict) else None
+        if self._vectors is not None:
+            self._vectors.rebuild()
 
     def _flush_index(self) -> None:
-        if self._index is None or self._faiss_path is None:
-            return
-        self._index.flush()
-        sidecar = self._sidecar()
-        assert sidecar is not None
-        tmp = sidecar.with_suffix(".json.tmp")
-        # A stale index is written too, but marked so that the next open rebuilds it.
-        tmp.write_text(json.dumps({"generation": self._index_generation or "stale"}))
-        tmp.replace(sidecar)  # never a half-written sidecar
+        """Write the FAISS file if it changed (raises only ``BackendError``)."""
+        if self._vectors is not None:
+            self._vectors.flush()
+
+    def _refresh_vectors(self) -> str | None:
+        """Bring FAISS up to what other processes wrote; the reason when it could not."""
+        if self._vectors is None:
+            return None
+        try:
+            self._vectors.refresh()
+        except DreamMemError as exc:  # degradation boundary: recall runs on the index as it is
+            log.warning("the vector index could not be refreshed: %s", exc)
+            return f"stale: could not read other processes' writes ({type(exc).__name__}: {exc})"
+        return None
 
     def _bump_generation(self) -> None:
-        """Count a change of the active vectors (inside the write's transaction)."""
+        """Count a change of the active vectors (inside the write's transaction).
+
+        Other processes do not need it (they follow the vector change log); it stays
+        a cheap counter of vector changes in the store's metadata.
+        """
         current = self.store.get_meta("vector_generation") or "0"
-        value = str(int(current) + 1)
-        self.store.set_meta("vector_generation", value)
-        if self._index is not None:
-            # Another instance on this file wrote since our index was built: it lacks those vectors.
-            self._index_generation = value if self._index_generation == current else None
+        self.store.set_meta("vector_generation", str(int(current) + 1))
 
     @property
     def embedder(self) -> Embedder:
@@ -579,6 +553,7 @@ class DreamMemory:
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
+        stale = self._refresh_vectors()
         with self._lock:
             self._flush_graph()
         rq = RecallQuery(
@@ -588,7 +563,10 @@ class DreamMemory:
             now=reference,
             session_id=check_id(session_id, "session_id"),
         )
-        return pipeline.run(rq, k, paths=paths)
+        result = pipeline.run(rq, k, paths=paths)
+        if stale is None:
+            return result
+        return dataclasses.replace(result, degraded={**result.degraded, "vector": stale})
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """One record of this user, whatever its status.
@@ -674,6 +652,7 @@ class DreamMemory:
         user = check_user_id(user_id) if user_id is not None else None
         counts = {s.value: self.store.count(user, status=s) for s in Status}
         model = self.store.get_meta("embedding_model")
+        self._refresh_vectors()
         if self._index is not None:
             vectors = self._index.count(user)
         else:  # the model is not loaded (yet): count the stored embeddings the index is built from
