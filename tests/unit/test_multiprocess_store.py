@@ -13,7 +13,7 @@ import pytest
 
 from dreammem import BackendError, DreamMemory
 from dreammem.embed import HashingEmbedder
-from dreammem.stores import files
+from dreammem.stores import files, vector_log
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore
@@ -93,6 +93,27 @@ def test_own_writes_and_recalls_skip_the_refresh_when_nobody_else_wrote(
         memory.recall("own write", user_id="u1")
     assert calls == []
     memory.close()
+
+
+def test_a_vector_index_that_cannot_be_brought_up_to_date_is_reported_degraded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader = _open(tmp_path)
+    old = reader.add("kayak trip in May", user_id="u1")
+    with _open(tmp_path) as writer:
+        writer.add("kayak lessons in June", user_id="u1")
+
+    def unreadable(*args: Any) -> list[int]:
+        raise BackendError("SQLite failed: disk I/O error")
+
+    monkeypatch.setattr(vector_log, "changed_rowids", unreadable)
+    result = reader.recall("kayak", user_id="u1")
+    assert "stale" in result.degraded["vector"] and "disk I/O error" in result.degraded["vector"]
+    assert old.id in result.ids  # recall still answers from what it has
+    monkeypatch.undo()
+    assert "vector" not in reader.recall("kayak", user_id="u1").degraded
+    assert reader.stats(user_id="u1")["vectors"] == 2
+    reader.close()
 
 
 # -- derived files are rebuilt, never trusted ------------------------------------------------
