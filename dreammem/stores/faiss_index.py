@@ -127,11 +127,6 @@ class FaissVectorIndex(VectorIndex):
             self._dirty = False
         return True
 
-    def held(self, ids: Sequence[int]) -> set[int]:
-        """Which of these row ids the index holds."""
-        with self._lock:
-            return {i for i in ids if i in self._owner}
-
     def counts(self) -> dict[str, int]:
         """How many vectors each user with any has."""
         with self._lock:

@@ -137,10 +137,8 @@ class VectorSync:
             active, gone = vector_log.current_vectors(self._store, changed, self.model, self.index.dim)
             self.index.remove(gone)
             for user_id, (rowids, matrix) in active.items():
-                known = self.index.held(rowids)
-                fresh = [n for n, rowid in enumerate(rowids) if rowid not in known]
-                if fresh:  # a row already held keeps its vector: embeddings never change in place
-                    self.index.add(user_id, [rowids[n] for n in fresh], matrix[fresh])
+                # A row already held is replaced too: an edited record is re-embedded in place.
+                self.index.add(user_id, rowids, matrix)
             self.index.sequence = upto
             self._seen_version = version
             return len(changed)
