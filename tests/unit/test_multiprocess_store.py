@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import multiprocessing
 import os
@@ -53,6 +54,16 @@ def test_a_record_forgotten_elsewhere_leaves_this_processs_vector_index(tmp_path
         other.forget(doomed.id, user_id="u1")
     assert reader.stats(user_id="u1")["vectors"] == 1
     assert _vector_ids(reader, "sailing Greece") == [kept.id]
+    reader.close()
+
+
+def test_a_record_edited_elsewhere_is_found_by_its_new_words(tmp_path: Path) -> None:
+    reader = _open(tmp_path)
+    record = reader.add("weekly standup on Monday", user_id="u1")
+    reader.add("quarterly review in March", user_id="u1")
+    with _open(tmp_path) as writer:  # re-embedded in place: same row id, new vector
+        writer.engine.update([dataclasses.replace(record, content="weekly standup moved to Thursday")])
+    assert _vector_ids(reader, "moved to Thursday")[0] == record.id
     reader.close()
 
 
