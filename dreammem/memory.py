@@ -7,6 +7,7 @@ dream to :mod:`dreammem.dream.service`.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -248,6 +249,7 @@ class DreamMemory:
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
+        stale = self.engine.refresh_vectors()
         self.engine.flush_graph()
         rq = RecallQuery(
             text=text,
@@ -256,7 +258,10 @@ class DreamMemory:
             now=reference,
             session_id=check_id(session_id, "session_id"),
         )
-        return pipeline.run(rq, k, paths=paths)
+        result = pipeline.run(rq, k, paths=paths)
+        if stale is None:
+            return result
+        return dataclasses.replace(result, degraded={**result.degraded, "vector": stale})
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """One record of this user, whatever its status.

@@ -71,7 +71,9 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     from dreammem.stores.neo4j import Neo4jGraphStore  # the neo4j driver loads only when asked for
 
     auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
-    return Neo4jGraphStore(graph_config.uri, auth=auth, database=graph_config.database)
+    return Neo4jGraphStore(
+        graph_config.uri, auth=auth, database=graph_config.database, timeout=graph_config.timeout
+    )
 
 
 class Engine:
@@ -156,6 +158,10 @@ class Engine:
         assert self._vectors.index is not None
         return self._vectors.index
 
+    def refresh_vectors(self) -> str | None:
+        """Bring FAISS up to what other processes committed; the reason when it could not."""
+        return self._vectors.refresh()
+
     def vector_count(self, user_id: str | None = None) -> int:
         """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""
         if self._vectors.index is not None:
@@ -166,6 +172,7 @@ class Engine:
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         """Counts by status, users, the embedding model, vectors, schema, outbox (and the queue)."""
         store = self.store
+        self.refresh_vectors()
         out: dict[str, Any] = {
             "records": {s.value: store.count(user_id, status=s) for s in Status},
             "users": len(store.users()) if user_id is None else 1,

@@ -145,5 +145,15 @@ def chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
 
 
 def split_sql(script: str) -> list[str]:
-    """Split a migration script into statements (no semicolons inside our literals)."""
-    return [s.strip() for s in script.split(";") if s.strip()]
+    """Split a migration script into complete statements (a trigger body keeps its ``;``)."""
+    statements: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        statements.append(pending.strip())
+    return statements
