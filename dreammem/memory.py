@@ -249,15 +249,9 @@ class DreamMemory:
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
-        stale = self.engine.refresh_vectors()
-        self.engine.flush_graph()
-        rq = RecallQuery(
-            text=text,
-            user_id=user,
-            limit=max(self.config.recall.candidates_per_path, k),
-            now=reference,
-            session_id=check_id(session_id, "session_id"),
-        )
+        stale = self.engine.catch_up()
+        limit, session = max(self.config.recall.candidates_per_path, k), check_id(session_id, "session_id")
+        rq = RecallQuery(text=text, user_id=user, limit=limit, now=reference, session_id=session)
         result = pipeline.run(rq, k, paths=paths)
         if stale is None:
             return result

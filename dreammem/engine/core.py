@@ -108,7 +108,7 @@ class Engine:
         """The record store (the source of truth)."""
         self.graph = graph if graph is not None else _default_graph(config, sqlite)
         self._graph_sync = GraphSync(sqlite, self.graph)
-        self._vectors = VectorLifecycle(self.store, faiss_path, config.vector_index)
+        self._vectors = VectorLifecycle(sqlite, faiss_path, config.vector_index)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False
         if embedder is not None:
@@ -161,6 +161,16 @@ class Engine:
     def refresh_vectors(self) -> str | None:
         """Bring FAISS up to what other processes committed; the reason when it could not."""
         return self._vectors.refresh()
+
+    def catch_up(self) -> str | None:
+        """Before a read: refresh FAISS from other processes' writes and replay the graph outbox.
+
+        Returns:
+            Why the vector index may be stale, or None when it is current.
+        """
+        stale = self.refresh_vectors()
+        self.flush_graph()
+        return stale
 
     def vector_count(self, user_id: str | None = None) -> int:
         """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""
