@@ -192,23 +192,37 @@ class SQLiteRecordStore:
     # -- plumbing ---------------------------------------------------------------
 
     def _migrate(self) -> None:
+        """Apply the missing migrations; safe when several processes open a new file at once."""
         with self._lock:
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version "
-                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
-            done = {r[0] for r in self._conn.execute("SELECT version FROM schema_version")}
-            for migration in MIGRATIONS:
-                if migration.version in done:
-                    continue
-                log.debug("applying migration %s %s", migration.version, migration.name)
-                with self.transaction():
+            if self._applied() >= {m.version for m in MIGRATIONS}:
+                return  # up to date: no write lock taken
+            # The write lock first, then the check again: another process may have
+            # migrated between our read and our lock.
+            with self.transaction() as conn:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version "
+                    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                done = self._applied()
+                for migration in MIGRATIONS:
+                    if migration.version in done:
+                        continue
+                    log.debug("applying migration %s %s", migration.version, migration.name)
                     for statement in _split_sql(migration.sql):
-                        self._conn.execute(statement)
-                    self._conn.execute(
+                        conn.execute(statement)
+                    conn.execute(
                         "INSERT INTO schema_version VALUES (?, ?, datetime('now'))",
                         (migration.version, migration.name),
                     )
+
+    def _applied(self) -> set[int]:
+        """The migrations recorded in the file (none in a new file)."""
+        exists = self._conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        if exists is None:
+            return set()
+        return {int(r[0]) for r in self._conn.execute("SELECT version FROM schema_version")}
 
     @property
     def schema_version(self) -> int:
@@ -350,6 +364,20 @@ class SQLiteRecordStore:
             )
             if cursor.rowcount != 1:
                 raise BackendError(f"record {record.id} not found for update")
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete records of this user outright, with their keyword rows (undo only).
+
+        Returns:
+            The ids that existed.
+        """
+        rowids = self.rowids(user_id, ids)
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids.values()])
+            conn.executemany(
+                "DELETE FROM records WHERE user_id = ? AND id = ?", [(user_id, i) for i in rowids]
+            )
+        return list(rowids)
 
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """Records of this user with these ids, in the order asked (missing ids skipped)."""
@@ -601,6 +629,11 @@ class SQLiteRecordStore:
             conn.execute(_INSERT_FTS, (rowid, terms, context))
         self._term_shares.note_writes(1)
 
+    def set_match_terms(self, rowid: int, terms: str) -> None:
+        """Replace a record's own full-text terms, keeping its context terms."""
+        row = self.fetchone("SELECT context FROM records_fts WHERE rowid = ?", (rowid,))
+        self.set_match_text(rowid, terms, str(row[0]) if row is not None and row[0] else "")
+
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
         rows = self.fetchall(
@@ -694,6 +727,12 @@ class SQLiteRecordStore:
                 "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?, ?, ?)",
                 [(rid, model, data[i].tobytes()) for i, rid in enumerate(rowids)],
             )
+
+    def clear_vectors(self) -> None:
+        """Drop every stored embedding and the model they were made with (before a model switch)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM vectors")
+            conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
 
     def iter_active_vectors(
         self, model: str, dim: int, batch: int = 10_000
@@ -816,5 +855,15 @@ def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _split_sql(script: str) -> list[str]:
-    """Split a migration script into statements (no semicolons inside our literals)."""
-    return [s.strip() for s in script.split(";") if s.strip()]
+    """Split a migration script into complete statements (a trigger body keeps its ``;``)."""
+    statements: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        statements.append(pending.strip())
+    return statements

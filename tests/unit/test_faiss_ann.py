@@ -123,7 +123,6 @@ def test_file_round_trip_keeps_shards_and_results(tmp_path: Path) -> None:
     index.flush()
     loaded = FaissVectorIndex(DIM, path, ann=SMALL)
     assert loaded.load_file()
-    loaded.set_owners({"big": set(range(1000)), "small": set(range(5000, 5050))})
     assert loaded.is_approximate("big") and not loaded.is_approximate("small")
     for q in _clustered(5, 7):
         assert loaded.search("big", q, 10) == index.search("big", q, 10)
@@ -158,10 +157,10 @@ def test_memory_past_the_threshold_reopens_and_recalls(tmp_path: Path) -> None:
     ] + [{"content": "note about topic 3 from another user", "user_id": "u2", "event_time": t0}]
     with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
         memory.add_many(turns)
-        assert memory._index is not None and memory._index.is_approximate("u1")
+        assert memory.vector_index.is_approximate("u1")
         first = [h.id for h in memory.recall("topic 3 item 3", user_id="u1", k=5).hits]
     with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
-        assert memory._index is not None and memory._index.is_approximate("u1")
+        assert memory.vector_index.is_approximate("u1")
         again = memory.recall("topic 3 item 3", user_id="u1", k=5)
         assert [h.id for h in again.hits] == first
         assert all(h.record.user_id == "u1" for h in again.hits)
