@@ -129,11 +129,8 @@ def user_graph(memory: DreamMemory, *, user_id: str, limit: int = 50) -> GraphVi
     """The graph around a user's newest ``limit`` active memories.
 
     Raises:
-        ConfigError: the store was opened without a graph.
         ScopeError: a missing or malformed user id.
     """
-    if memory.graph is None:
-        raise ConfigError("this store has no graph (open it with the default or a Neo4j graph)")
     records = memory.get_all(user_id=user_id, limit=limit)
     mentioned = memory.graph.entities_of(user_id, [r.id for r in records])
     nodes: dict[str, GraphNode] = {}

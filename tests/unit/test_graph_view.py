@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from dreammem import ConfigError, DreamMemory, ScopeError
+from dreammem import DreamMemory, ScopeError
 from dreammem.embed import HashingEmbedder
 from dreammem.graph_view import user_graph
 
@@ -47,7 +47,7 @@ def test_svg_is_well_formed_and_escapes_content(memory: DreamMemory) -> None:
     assert "Lena <b>moved</b> to Oslo & likes it." in texts and "Tom Becker" in texts
 
 
-def test_limit_scope_and_no_graph() -> None:
+def test_limit_and_scope() -> None:
     m = DreamMemory(None, embedder=HashingEmbedder())
     for n in range(5):
         m.add(f"Order #{1000 + n} was placed.", user_id="a")
@@ -55,6 +55,3 @@ def test_limit_scope_and_no_graph() -> None:
     assert user_graph(m, user_id="nobody").nodes == ()
     with pytest.raises(ScopeError):
         user_graph(m, user_id="")
-    m.graph = None  # a store opened without a graph
-    with pytest.raises(ConfigError):
-        user_graph(m, user_id="a")
