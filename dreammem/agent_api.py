@@ -17,8 +17,9 @@ from typing import Any
 
 from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
-from dreammem.recall.packing import PackedContext
+from dreammem.recall.packing import PackedContext, provenance
 from dreammem.recall.result import RecallResult
+from dreammem.text.escape import escape_memory_text, remove_invisible
 from dreammem.types import Kind, MemoryRecord, Role, Status
 from dreammem.validation import check_content, check_id, check_user_id
 
@@ -73,13 +74,18 @@ class SearchOutput:
 
 
 def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
-    """One JSON-friendly dict per hit: content, trace and record fields."""
+    """One JSON-friendly dict per hit: content, trace and record fields.
+
+    ``content`` has invisible characters removed (it is meant for prompts);
+    ``source`` says where the memory came from ("user said", "tool returned", ...).
+    """
     out = []
     for hit in result:
         record = hit.record
         out.append(
             {
-                "content": record.content,
+                "content": remove_invisible(record.content),
+                "source": provenance(record),
                 "layer": record.layer.value,
                 "kind": record.kind.value,
                 "event_time": record.event_time.isoformat(),
@@ -99,12 +105,17 @@ def save_memory(
 
 
 def search_memory(memory: DreamMemory, query: str, *, user_id: str, k: int = 5) -> SearchOutput:
-    """Recall for a query; render each hit on one line with its id."""
+    """Recall for a query; render each hit on one line with its id and where it came from.
+
+    Memory text is escaped like the prompt block's (:func:`escape_memory_text`), so a
+    memory cannot forge another result line, a tag or hidden text.
+    """
     result = memory.recall(query, user_id=user_id, k=k)
     if not result.hits:
         return SearchOutput("No memories found.", [])
     lines = [
-        f"[{hit.record.id}] ({hit.record.event_time.date().isoformat()}) {hit.record.content}"
+        f"[{hit.record.id}] ({hit.record.event_time.date().isoformat()}) "
+        f"{provenance(hit.record)}: {escape_memory_text(hit.record.content)}"
         for hit in result
     ]
     return SearchOutput("\n".join(lines), hit_metadata(result))

@@ -50,6 +50,7 @@ from dreammem.validation import (
     check_metadata,
     check_names,
     check_role,
+    check_slot,
     check_user_id,
     require_id,
 )
@@ -384,9 +385,7 @@ class DreamMemory:
             raise ValidationError("kind 'turn' is for conversation turns: use add()")
         if not isinstance(pinned, bool):
             raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
-        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
-            raise ValidationError("slot must be a non-empty str without NUL bytes")
-        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
         with self._lock:
             self._persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record

@@ -29,6 +29,7 @@ __all__ = [
     "check_metadata",
     "check_names",
     "check_role",
+    "check_slot",
     "check_user_id",
     "require_id",
 ]
@@ -96,6 +97,16 @@ def check_names(values: object, what: str) -> list[str]:
     if not all(isinstance(name, str) for name in names):
         raise ValidationError(f"{what} must contain only str names, got {names!r}")
     return names
+
+
+def check_slot(slot: object) -> str | None:
+    """Validate an optional memory slot name (a non-empty str of valid Unicode without NUL)."""
+    if slot is None:
+        return None
+    text = _check_text(slot, "slot")
+    if not text.strip():
+        raise ValidationError("slot must not be empty")
+    return text
 
 
 def check_content(content: object, *, max_chars: int) -> str:
