@@ -171,10 +171,15 @@ def memory_block(
         exclude: Texts the prompt already shows (the visible chat history); memories
             with exactly that content are left out, so the block does not repeat them.
 
-    A query recall cannot take (a NUL byte, a lone surrogate, over the content limit)
-    gives no block and a warning: the model call goes on without memory.
+    A query longer than ``config.recall.max_query_chars`` is cut to its last characters
+    (a long message usually ends with its question). A query recall cannot take (a NUL
+    byte, a lone surrogate) gives no block and a warning: the model call goes on
+    without memory.
     """
-    if query is None or not query.strip() or not _storable(memory, ChatTurn("user", query), "query"):
+    if query is None or not query.strip():
+        return None
+    query = query[-memory.config.recall.max_query_chars :]
+    if not _storable(memory, ChatTurn("user", query), "query"):
         return None
     visible = {_visible_key(t) for t in exclude if t.strip()}
     # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats).

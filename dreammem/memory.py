@@ -567,9 +567,13 @@ class DreamMemory:
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).
+
+        Raises:
+            ValidationError: the query is empty, badly encoded or longer than
+                ``config.recall.max_query_chars`` (8,000 by default).
         """
         user = check_user_id(user_id)
-        text = check_content(query, max_chars=self.config.write.max_content_chars)
+        text = check_content(query, max_chars=self.config.recall.max_query_chars, what="query")
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())

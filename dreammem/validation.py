@@ -109,14 +109,14 @@ def check_slot(slot: object) -> str | None:
     return text
 
 
-def check_content(content: object, *, max_chars: int) -> str:
-    """Return normalised content or raise :class:`ValidationError`."""
-    text = _check_text(content, "content")
+def check_content(content: object, *, max_chars: int, what: str = "content") -> str:
+    """Return normalised content (or a query) or raise :class:`ValidationError`."""
+    text = _check_text(content, what)
     text = unicodedata.normalize("NFC", text).strip()
     if not text:
-        raise ValidationError("content must not be empty or whitespace")
+        raise ValidationError(f"{what} must not be empty or whitespace")
     if len(text) > max_chars:
-        raise ValidationError(f"content has {len(text)} characters; the limit is {max_chars}")
+        raise ValidationError(f"{what} has {len(text)} characters; the limit is {max_chars}")
     return text
 
 
