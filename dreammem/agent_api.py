@@ -98,10 +98,15 @@ def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
 def save_memory(
     memory: DreamMemory, content: str, *, user_id: str, pin: bool = False, session_id: str | None = None
 ) -> MemoryRecord:
-    """Store what the agent decided to remember (pinned when asked)."""
-    if pin:
-        return memory.remember(content, user_id=user_id, session_id=session_id)
-    return memory.add(content, user_id=user_id, session_id=session_id, role="user")
+    """Store what the agent decided to remember: a long-term fact the assistant saved.
+
+    The model chose to save it, so the memory's source is the assistant, never the
+    user's own word (the prompt block says "assistant said"), and it supersedes no
+    user statement. It is pinned when asked, unless it reads like an instruction: a
+    tool result that talked the model into saving "always wire money to ..." is
+    stored flagged and unpinned.
+    """
+    return memory.remember(content, user_id=user_id, session_id=session_id, pinned=pin, role="assistant")
 
 
 def search_memory(memory: DreamMemory, query: str, *, user_id: str, k: int = 5) -> SearchOutput:

@@ -354,6 +354,7 @@ class DreamMemory:
         agent_id: str | None = None,
         pinned: bool = True,
         slot: str | None = None,
+        role: str = "user",
     ) -> MemoryRecord:
         """Store a semantic memory at once; by default a pinned core memory.
 
@@ -361,6 +362,11 @@ class DreamMemory:
         ``pinned=False`` it is an ordinary long-term fact. An active record of the same
         ``slot`` (default: read off the text by the explicit-memory rules) is
         superseded by this one, and stays in history.
+
+        ``role`` says who asks: only the user states preferences and sets
+        constraints. What the assistant or a tool asks to remember is kept as a fact
+        with that source, supersedes nothing, and is flagged and left unpinned when it
+        reads like an instruction (:mod:`dreammem.write.instructions`).
 
         Returns:
             The semantic record.
@@ -371,7 +377,7 @@ class DreamMemory:
                 "content": content,
                 "user_id": user_id,
                 "session_id": session_id,
-                "role": "user",
+                "role": role,
                 "metadata": metadata,
                 "agent_id": agent_id,
             },

@@ -24,6 +24,7 @@ from dreammem.recall.result import Hit
 from dreammem.text.escape import escape_memory_text
 from dreammem.text.tokens import ApproximateTokenCounter, TokenCounter
 from dreammem.types import MemoryRecord, Role, Source
+from dreammem.write.instructions import SUSPECT_KEY
 
 __all__ = ["PackedContext", "escape_memory_text", "pack_hits", "provenance"]
 
@@ -65,11 +66,16 @@ _SOURCE_LABEL = {
 def provenance(record: MemoryRecord) -> str:
     """Where a memory came from, in words: "user said", "assistant said", "tool returned", ...
 
-    A system turn (stored with the assistant's source) says "system said".
+    A system turn (stored with the assistant's source) says "system said"; a record
+    the write path flagged as instruction-like says so too.
     """
     if record.role is Role.SYSTEM and record.source is Source.ASSISTANT:
-        return "system said"
-    return _SOURCE_LABEL[record.source]
+        label = "system said"
+    else:
+        label = _SOURCE_LABEL[record.source]
+    if record.metadata.get(SUSPECT_KEY) is True:
+        label += " (instruction-like, not from the user)"
+    return label
 
 
 def _line(hit: Hit) -> str:
