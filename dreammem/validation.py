@@ -133,15 +133,29 @@ def check_role(role: object) -> Role:
     raise ValidationError(f"role must be one of {allowed}; got {role!r}")
 
 
+_EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+_LATEST = datetime(9998, 12, 31, tzinfo=UTC)
+
+
 def check_event_time(value: object, *, default: datetime) -> datetime:
-    """Return an aware UTC datetime (naive input is taken as UTC)."""
+    """Return an aware UTC datetime (naive input is taken as UTC).
+
+    Times from year 2 to 9998 are accepted: a day or a year of arithmetic around
+    them (windows, reports, decay) must not overflow Python's date range.
+    """
     if value is None:
         return default
     if not isinstance(value, datetime):
         raise ValidationError(f"event_time must be a datetime, got {type(value).__name__}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        if value.tzinfo is None or value.utcoffset() is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValidationError(f"{value!r} is outside the supported date range") from exc
+    if not _EARLIEST <= value <= _LATEST:
+        raise ValidationError(f"{value.isoformat()} is outside the years 2 to 9998")
+    return value
 
 
 def check_metadata(metadata: object) -> dict[str, Any]:

@@ -50,11 +50,11 @@ __all__ = [
     "parse_time_query",
 ]
 
-MAX_DATEPARSER_SPANS = 8
+MAX_DATEPARSER_SPANS = 4
 """At most this many spans of a query go through dateparser (the first ones)."""
 ANCHOR_CHARS = 120
 """An event anchor ("before the trip to Paris") is at most this many characters."""
-SPAN_CHARS = 96
+SPAN_CHARS = 48
 """A span is the time word with up to this many characters of context, cut at spaces."""
 
 Order = Literal["latest", "earliest"]
