@@ -5,7 +5,8 @@ history, and the LlamaIndex memory, block, retriever and tools each get arbitrar
 arguments. Whatever comes in:
 
 * only typed errors come out (:class:`~dreammem.errors.DreamMemError` subclasses; for
-  framework tool schemas, the framework's own pydantic ``ValidationError``);
+  framework tool schemas, the framework's own pydantic ``ValidationError``; for LangGraph
+  store namespaces, LangGraph's ``InvalidNamespaceError``);
 * no call takes longer than :data:`BOUND_S` seconds;
 * a canary memory written first is still recalled afterwards, unchanged.
 
@@ -32,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.store.base import GetOp, PutOp, SearchOp
+from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.schema import QueryBundle
 from typer.testing import CliRunner
@@ -297,7 +298,7 @@ def test_langchain_store(memory: DreamMemory, namespace: list[str], key: Any, va
     ns = tuple(n if n != OWNER else "u2" for n in namespace)
     ops: list[Any] = [PutOp(ns, key, value), GetOp(ns, key), SearchOp(ns, query=query, limit=3)]
     for op in ops:
-        _call(memory, lambda o=op: store.batch([o]), (DreamMemError, ValueError))  # type: ignore[misc]
+        _call(memory, lambda o=op: store.batch([o]), (DreamMemError, InvalidNamespaceError))  # type: ignore[misc]
 
 
 @FUZZ
