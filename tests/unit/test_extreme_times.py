@@ -1,6 +1,7 @@
 """Times at the edges of Python's date range are typed errors, not OverflowErrors deep inside.
 
-Found by the fuzz suite: ``dream(now=datetime.max)`` overflowed while writing its report.
+Found while probing the fuzz suite's edge times: ``dream(now=datetime.max)`` overflowed while
+writing its report.
 """
 
 from __future__ import annotations
