@@ -18,7 +18,9 @@ from rich.console import Console
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import SentenceTransformerEmbedder, resolve_embedder
+from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
+from dreammem_bench.loco_cli import run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
 from dreammem_bench.report import build_report, render_table
@@ -119,8 +121,19 @@ def locomo(
     train_observations: Annotated[
         bool, typer.Option(help="With --folds: also train on the annotated observations.")
     ] = True,
+    loco: Annotated[
+        bool,
+        typer.Option(
+            "--loco",
+            help="Leave-one-conversation-out: choose the fusion settings (rrf_k, path weights) on the "
+            "other conversations and score each held-out one; per-fold numbers and their spread, "
+            "beside the shipped settings (dreammem only; --methods, --ablate and --folds do not apply).",
+        ),
+    ] = False,
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
+    if loco and (folds or ablate):
+        raise ConfigError("--loco runs alone: leave out --folds and --ablate")
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
     if rerank_blend is not None:
@@ -144,6 +157,22 @@ def locomo(
         )
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}
+    if loco:
+        rr = load_reranker(reranker, max_length=rerank_max_length, quantize=rerank_quantize)
+        extra.update(data=str(data), k=k, conversations=[c.sample_id for c in conversations])
+        extra["reranker"] = None if rr is None else rr.name
+        run_loco_command(
+            conversations,
+            config=cfg,
+            embedder=own,
+            reranker=rr,
+            k=k,
+            progress=_progress,
+            console=console,
+            report=extra,
+            json_out=json_out,
+        )
+        return
     if folds:
         from dreammem.rerank.training import TrainingConfig
 
