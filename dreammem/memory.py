@@ -310,6 +310,7 @@ class DreamMemory(LookupMixin):
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
+        stale = self.engine.refresh_vectors()
         self.engine.flush_graph()
         rq = RecallQuery(
             text=text,
@@ -318,7 +319,10 @@ class DreamMemory(LookupMixin):
             now=reference,
             session_id=check_id(session_id, "session_id"),
         )
-        return pipeline.run(rq, k, paths=paths)
+        result = pipeline.run(rq, k, paths=paths)
+        if stale is None:
+            return result
+        return dataclasses.replace(result, degraded={**result.degraded, "vector": stale})
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """One record of this user, whatever its status.
@@ -404,6 +408,7 @@ class DreamMemory(LookupMixin):
         user = check_user_id(user_id) if user_id is not None else None
         counts = {s.value: self.store.count(user, status=s) for s in Status}
         model = self.store.get_meta("embedding_model")
+        self.engine.refresh_vectors()
         out: dict[str, Any] = {
             "records": counts,
             "users": len(self.store.users()) if user is None else 1,
