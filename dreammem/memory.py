@@ -23,6 +23,8 @@ from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.engine import Engine, store_files
 from dreammem.errors import NotFoundError
+from dreammem.llm import LLM
+from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.build import build_pipeline
 from dreammem.recall.pipeline import RecallPipeline, Reranker
@@ -40,6 +42,7 @@ from dreammem.validation import (
     check_k,
     check_metadata,
     check_names,
+    check_slot,
     check_user_id,
     require_id,
 )
@@ -52,7 +55,7 @@ Turn = Mapping[str, Any]
 """One item of :meth:`DreamMemory.add_many`: the keyword arguments of ``add`` with ``content``."""
 
 
-class DreamMemory:
+class DreamMemory(LookupMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -82,7 +85,7 @@ class DreamMemory:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
         graph: GraphStore | None = None,
-        llm: Any | None = None,
+        llm: LLM | None = None,
     ) -> None:
         self.config = config or DreamMemConfig()
         self.path = None if path is None else Path(path)
@@ -96,12 +99,12 @@ class DreamMemory:
         self._pipeline: RecallPipeline | None = None
 
     @property
-    def llm(self) -> Any | None:
+    def llm(self) -> LLM | None:
         """The optional ``prompt -> completion`` callable for extraction and dreaming."""
         return self.engine.llm
 
     @llm.setter
-    def llm(self, value: Any | None) -> None:
+    def llm(self, value: LLM | None) -> None:
         self.engine.llm = value
 
     @property
@@ -186,6 +189,7 @@ class DreamMemory:
         agent_id: str | None = None,
         pinned: bool = True,
         slot: str | None = None,
+        role: str = "user",
     ) -> MemoryRecord:
         """Store a semantic memory at once; by default a pinned core memory.
 
@@ -193,6 +197,11 @@ class DreamMemory:
         ``pinned=False`` it is an ordinary long-term fact. An active record of the same
         ``slot`` (default: read off the text by the explicit-memory rules) is
         superseded by this one, and stays in history.
+
+        ``role`` says who asks: only the user states preferences and sets
+        constraints. What the assistant or a tool asks to remember is kept as a fact
+        with that source, supersedes nothing, and is flagged and left unpinned when it
+        reads like an instruction (:mod:`dreammem.write.instructions`).
 
         Returns:
             The semantic record.
@@ -203,14 +212,15 @@ class DreamMemory:
                 "content": content,
                 "user_id": user_id,
                 "session_id": session_id,
+                "role": role,
                 "metadata": metadata,
                 "agent_id": agent_id,
             },
             now,
             max_chars=self.config.write.max_content_chars,
         )
-        record_kind = memory_kind(kind, pinned, slot)
-        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
+        record_kind = memory_kind(kind, pinned)
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
 
@@ -238,9 +248,13 @@ class DreamMemory:
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).
+
+        Raises:
+            ValidationError: the query is empty, badly encoded or longer than
+                ``config.recall.max_query_chars`` (8,000 by default).
         """
         user = check_user_id(user_id)
-        text = check_content(query, max_chars=self.config.write.max_content_chars)
+        text = check_content(query, max_chars=self.config.recall.max_query_chars, what="query")
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())

@@ -27,6 +27,7 @@ from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import VectorLifecycle
 from dreammem.engine.writes import context_texts, write_new
+from dreammem.llm import LLM
 from dreammem.stores.base import GraphStore, RecordStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
@@ -94,7 +95,7 @@ class Engine:
         config: DreamMemConfig,
         embedder: Embedder | None = None,
         graph: GraphStore | None = None,
-        llm: Any | None = None,
+        llm: LLM | None = None,
     ) -> None:
         db_path, faiss_path = resolve_paths(path)
         self.config = config

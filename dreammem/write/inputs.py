@@ -49,8 +49,8 @@ def turn_input(turn: object, now: datetime, *, max_chars: int) -> TurnInput:
     )
 
 
-def memory_kind(kind: str, pinned: object, slot: object) -> Kind:
-    """The kind of a memory given to ``remember``, with its ``pinned`` flag and ``slot`` checked."""
+def memory_kind(kind: str, pinned: object) -> Kind:
+    """The kind of a memory given to ``remember``, with its ``pinned`` flag checked."""
     try:
         record_kind = Kind(kind)
     except ValueError as exc:
@@ -59,6 +59,4 @@ def memory_kind(kind: str, pinned: object, slot: object) -> Kind:
         raise ValidationError("kind 'turn' is for conversation turns: use add()")
     if not isinstance(pinned, bool):
         raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
-    if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
-        raise ValidationError("slot must be a non-empty str without NUL bytes")
     return record_kind
