@@ -7,12 +7,20 @@ import inspect
 from pathlib import Path
 
 from dreammem import DreamMemory
+from dreammem.dream.methods import DreamMethods
 from dreammem.embed import HashingEmbedder
+
+FACADE = (DreamMemory, DreamMethods)
+"""The facade and its dream methods (the look-up mixin's reads have no twins)."""
+
+
+def _members() -> dict[str, object]:
+    return {name: member for cls in FACADE for name, member in vars(cls).items()}
 
 
 def _public_sync() -> list[str]:
     names = []
-    for name, member in vars(DreamMemory).items():
+    for name, member in _members().items():
         if name.startswith("_") or not inspect.isfunction(member) or inspect.iscoroutinefunction(member):
             continue
         names.append(name)
@@ -28,7 +36,7 @@ def test_every_public_method_has_a_twin_with_its_signature() -> None:
         assert inspect.signature(twin) == inspect.signature(getattr(DreamMemory, name)), name
     extra = {
         name[1:]
-        for name, member in vars(DreamMemory).items()
+        for name, member in _members().items()
         if name.startswith("a") and inspect.iscoroutinefunction(member)
     }
     assert extra == set(names)
