@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dreammem.bench.cli import bench_app
+from dreammem.bench.gate_cli import bench_gate
 from dreammem.bench.graph_cli import bench_graph
 from dreammem.bench.latency_cli import bench_latency
 from dreammem.bench.train_cli import train_reranker
@@ -38,6 +39,7 @@ app.add_typer(bench_app, name="bench")
 bench_app.command("graph")(bench_graph)
 bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
+bench_app.command("gate")(bench_gate)
 app.add_typer(dream_app, name="dream")
 app.command("train-reranker")(train_reranker)
 

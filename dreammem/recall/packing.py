@@ -3,15 +3,19 @@
 The block looks like::
 
     <memory>
-    - [pinned] (2024-05-01) The user prefers Excel reports.
-    - (2024-04-28) Order #48213 ships on 2024-07-15.
+    - (2024-05-03 09:12 UTC) From now on the user wants PDF reports.
+    - [earlier, possibly outdated] (2024-04-28 16:40 UTC) The user prefers Excel reports.
+    - [pinned] (2024-04-01 08:00 UTC) Always answer in English.
     </memory>
 
 Memory text is escaped so it can never close or forge the block's tags: ``<`` and
 ``>`` (and look-alikes that normalise to them) become ``‹`` and ``›`` inside
 memories, and line breaks collapse so every memory is one line of the block.
-Pinned memories come first, then by score; memories that do not fit the budget are
-left out and reported.
+Memories come in recall order (:class:`~dreammem.recall.result.RecallResult`: ranked
+hits, newest first among versions of the same subject, then core memories); each
+carries its date and time (UTC). An older memory that a newer active one may have
+replaced is marked ``[earlier, possibly outdated]``. Memories that do not fit the
+budget are left out and reported.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from dreammem.recall.result import Hit
 from dreammem.text.tokens import ApproximateTokenCounter, TokenCounter
 
-__all__ = ["PackedContext", "escape_memory_text", "pack_hits"]
+__all__ = ["PackedContext", "escape_memory_text", "format_when", "hit_label", "pack_hits"]
 
 OPEN_TAG = "<memory>"
 CLOSE_TAG = "</memory>"
@@ -64,17 +69,27 @@ def escape_memory_text(text: str) -> str:
     return " ".join(_INVISIBLE.sub("", text.translate(_ANGLE)).split())
 
 
-def _line(hit: Hit) -> str:
+def format_when(when: datetime) -> str:
+    """A memory's time as shown to the model: date and time to the minute, in UTC."""
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def hit_label(hit: Hit) -> str:
+    """A hit's tags and time: ``"[pinned] (2024-05-01 08:00 UTC)"``."""
     record = hit.record
-    tag = "[pinned] " if record.pinned else ""
-    when = record.event_time.date().isoformat()
-    return f"- {tag}({when}) {escape_memory_text(record.content)}"
+    tags = [t for t, on in (("pinned", record.pinned), ("earlier, possibly outdated", hit.outdated_by)) if on]
+    tag = f"[{'; '.join(tags)}] " if tags else ""
+    return f"{tag}({format_when(record.event_time)})"
+
+
+def _line(hit: Hit) -> str:
+    return f"- {hit_label(hit)} {escape_memory_text(hit.record.content)}"
 
 
 def pack_hits(hits: Sequence[Hit], *, max_tokens: int, counter: TokenCounter | None = None) -> PackedContext:
-    """Render hits, pinned first, then by score, until the token budget is spent."""
+    """Render hits in the order given until the token budget is spent."""
     count = counter or ApproximateTokenCounter()
-    ordered = sorted(hits, key=lambda h: (not h.record.pinned, -h.score))
+    ordered = list(hits)
     frame = count(f"{OPEN_TAG}\n\n{CLOSE_TAG}")
     used = frame
     lines: list[str] = []

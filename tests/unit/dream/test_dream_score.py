@@ -52,7 +52,8 @@ def test_rules_for_user_statements(text: str, expected: int) -> None:
 def test_tool_output_is_capped_and_errors_are_low() -> None:
     assert rule_score(rec("fetched 3 rows from sales", role=Role.TOOL))[0] <= 3
     assert rule_score(rec("ERROR: export timed out", role=Role.TOOL, priority=Priority.LOW))[0] <= 2
-    assert rule_score(rec("Sure, happy to help!", role=Role.ASSISTANT)) == (1, "filler", True)
+    assert rule_score(rec("Sure, happy to help!", role=Role.ASSISTANT)) == (1, "small talk", True)
+    assert rule_score(rec("Let me check the logs for you", role=Role.ASSISTANT)) == (1, "filler", True)
 
 
 def test_names_raise_undecided_user_turns() -> None:
