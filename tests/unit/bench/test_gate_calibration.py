@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dreammem.bench.gate import GRID, GateQuery, leave_one_out, load_absent, spread
+from dreammem_bench.gate import GRID, GateQuery, leave_one_out, load_absent, spread
 
 
 def _asked(group: str, cosine: float) -> GateQuery:

@@ -26,9 +26,9 @@ from importlib import resources
 
 import numpy as np
 
-from dreammem.bench.chinese import load_pairs
-from dreammem.bench.locomo import LocomoConversation
-from dreammem.bench.methods import DreamMemMethod
+from dreammem_bench.chinese import load_pairs
+from dreammem_bench.locomo import LocomoConversation
+from dreammem_bench.methods import DreamMemMethod
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.recall.gate import passes_relevance, query_passes
@@ -64,7 +64,7 @@ class FloorFold:
 
 def load_absent() -> dict[str, list[str]]:
     """The shipped absent-topic questions, ``{"en": [...], "zh": [...]}``."""
-    text = resources.files("dreammem.bench").joinpath("data/absent_questions.json").read_text("utf-8")
+    text = resources.files("dreammem_bench").joinpath("data/absent_questions.json").read_text("utf-8")
     data = json.loads(text)
     return {"en": list(data["en"]), "zh": list(data["zh"])}
 

@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dreammem.bench.gate import FloorFold, collect_locomo, leave_one_out, load_absent, spread, zh_folds
-from dreammem.bench.locomo import load_locomo
+from dreammem_bench.gate import FloorFold, collect_locomo, leave_one_out, load_absent, spread, zh_folds
+from dreammem_bench.locomo import load_locomo
 from dreammem.recall.gate import CALIBRATED_FLOORS
 
 __all__ = ["bench_gate"]
