@@ -131,7 +131,9 @@ class RecallConfig(_Frozen):
         "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
         "at 0.1); None keeps every term.",
     )
-    relevance_floor: float | Literal["auto"] | None = Field(
+    relevance_floor: (
+        Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)] | Literal["auto"] | None
+    ) = Field(
         "auto",
         description="Cosine floor below which a memory is not relevant to the query, so a query "
         "with no relevant memory recalls nothing but core memories (dreammem.recall.gate). 'auto': "

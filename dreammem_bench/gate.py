@@ -26,12 +26,12 @@ from importlib import resources
 
 import numpy as np
 
-from dreammem_bench.chinese import load_pairs
-from dreammem_bench.locomo import LocomoConversation
-from dreammem_bench.methods import DreamMemMethod
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.recall.gate import passes_relevance, query_passes
+from dreammem_bench.chinese import load_pairs
+from dreammem_bench.locomo import LocomoConversation
+from dreammem_bench.methods import DreamMemMethod
 
 __all__ = ["GRID", "FloorFold", "GateQuery", "collect_locomo", "leave_one_out", "load_absent", "zh_folds"]
 

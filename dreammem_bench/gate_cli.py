@@ -11,9 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dreammem.recall.gate import CALIBRATED_FLOORS
 from dreammem_bench.gate import FloorFold, collect_locomo, leave_one_out, load_absent, spread, zh_folds
 from dreammem_bench.locomo import load_locomo
-from dreammem.recall.gate import CALIBRATED_FLOORS
 
 __all__ = ["bench_gate"]
 

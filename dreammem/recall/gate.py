@@ -29,7 +29,7 @@ from dreammem.embed.models import MINILM, E5Embedder
 __all__ = ["CALIBRATED_FLOORS", "floor_for", "passes_relevance", "query_passes"]
 
 CALIBRATED_FLOORS: Mapping[str, float] = {
-    MINILM: 0.30,
+    MINILM: 0.35,
     E5Embedder.name: 0.86,
 }
 """Cosine floors per embedding model, chosen on data (docs/BENCHMARKS.md, "Relevance floor")."""

@@ -6,7 +6,8 @@
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
           candidates, its rank fused with the first-stage rank -> time decay (episodic)
           -> per-layer floors -> relevance floor -> by score, newest first among equal
-          scores -> at most k hits, core (pinned) memories from their budget -> touch
+          scores -> the current value before an earlier one it may replace (marked)
+          -> at most k hits, core (pinned) memories from their budget -> touch
 
 ``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
 memory; those that did not rank are added after the ranked hits from a budget of
@@ -34,6 +35,7 @@ from dreammem.embed.base import Embedder
 from dreammem.errors import ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
+from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
 from dreammem.recall.gate import floor_for, passes_relevance, query_passes
 from dreammem.recall.result import Hit, RecallResult
@@ -137,7 +139,10 @@ class RecallPipeline:
             clock.lap("rerank", start)
         start = time.perf_counter()
         kept = self._relevant(self._finish(query, scored), ranked, sole=bool(claimed))
-        ranked_hits = [self._hit(s) for s in kept]
+        twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
+        ranked_hits = current_first(
+            [self._hit(s) for s in kept], lambda ids: self._records(query.user_id, ids), twin_marks
+        )
         core = self._pinned(query.user_id, {h.id for h in ranked_hits}, degraded)
         ordered = tuple(with_core_memories(ranked_hits, core, k=k, config=self.config))
         clock.lap("order", start)
@@ -263,6 +268,10 @@ class RecallPipeline:
             return kept
         passes = query_passes([c.score for c in ranked.get("vector", ())], floor)
         return [s for s in kept if passes_relevance(s.fused.path_scores, floor=floor, query_passes=passes)]
+
+    def _records(self, user_id: str, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The user's records by id (the newer versions older hits point at)."""
+        return {r.id: r for r in self._store.get(user_id, list(ids))}
 
     def _pinned(self, user_id: str, ranked: set[str], degraded: dict[str, str]) -> list[Hit]:
         """The user's pinned memories that did not rank, newest first."""

@@ -150,3 +150,11 @@ def test_topical_last_time_still_finds_the_topic(memory: DreamMemory) -> None:
     assert result[0].record.session_id == "s0"
     zh = memory.recall("上次说到大提琴老师怎么样", user_id="u1", k=2, now=T0 + timedelta(days=20))
     assert zh.ids  # a topic is named: content matching decides, not only the newest session
+
+
+@pytest.mark.parametrize("bad", [2.0, -1.5, float("nan"), "high", -1])
+def test_a_bad_floor_or_budget_is_a_config_error(bad: object) -> None:
+    from pydantic import ValidationError as PydanticError
+
+    with pytest.raises(PydanticError):
+        RecallConfig(relevance_floor=bad, pinned_max_count=bad if isinstance(bad, int) else 2)  # type: ignore[arg-type]

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -141,3 +142,27 @@ def test_spent_budget_keeps_rule_scores() -> None:
     scored, notes = score(records, llm=_llm(fake, calls=1), context=DreamContext(), batch_size=5)
     assert [s.score for s in scored] == [5] * 5 + [2] * 5
     assert any("budget spent" in n for n in notes)
+
+
+def test_a_run_of_chit_chat_is_archived_not_summarised(tmp_path: Path) -> None:
+    from dreammem import DreamMemory
+    from dreammem.embed import HashingEmbedder
+    from tests.unit.dream.support import seed
+
+    chat = [
+        ("s1", "user", "The weather is nice today."),
+        ("s1", "assistant", "Got it."),
+        ("s1", "user", "How are you doing?"),
+        ("s1", "assistant", "Understood, thanks!"),
+        ("s1", "user", "今天天气真不错。"),
+        ("s1", "assistant", "text text text"),
+        ("s1", "user", "Our new office is in Leeds, second floor"),
+    ]
+    with DreamMemory(tmp_path / "m", embedder=HashingEmbedder()) as memory:
+        records = seed(memory, turns=chat)
+        report = memory.dream(user_id="u1")
+        archived = {c.id for c in report.archived}
+        assert {r.id for r in records[:6]} <= archived
+        assert not [d for d in report.distilled if d.kind == "summary" and "weather" in d.content]
+        recalled = [h.record.content for h in memory.recall("weather today", user_id="u1", k=5)]
+        assert all("Leeds" in text for text in recalled)  # the chit-chat is gone, the fact stays
