@@ -18,8 +18,9 @@ from typing import Any
 from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
 from dreammem.recall.budget import CORE_PATHS, with_core_memories
-from dreammem.recall.packing import PackedContext, hit_label
+from dreammem.recall.packing import PackedContext, hit_label, provenance
 from dreammem.recall.result import RecallResult
+from dreammem.text.escape import escape_memory_text, remove_invisible
 from dreammem.types import Kind, MemoryRecord, Role
 from dreammem.validation import check_content, check_user_id
 from dreammem.write.rules import detect_explicit
@@ -85,13 +86,18 @@ class SearchOutput:
 
 
 def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
-    """One JSON-friendly dict per hit: content, trace and record fields."""
+    """One JSON-friendly dict per hit: content, trace and record fields.
+
+    ``content`` has invisible characters removed (it is meant for prompts);
+    ``source`` says where the memory came from ("user said", "tool returned", ...).
+    """
     out = []
     for hit in result:
         record = hit.record
         out.append(
             {
-                "content": record.content,
+                "content": remove_invisible(record.content),
+                "source": provenance(record),
                 "layer": record.layer.value,
                 "kind": record.kind.value,
                 "event_time": record.event_time.isoformat(),
@@ -104,15 +110,20 @@ def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
 def save_memory(
     memory: DreamMemory, content: str, *, user_id: str, pin: bool = False, session_id: str | None = None
 ) -> MemoryRecord:
-    """Store what the agent decided to remember as a durable semantic memory (pinned when asked).
+    """Store what the agent decided to remember: a durable semantic memory, not a turn.
 
-    Not an episodic turn: the agent chose to keep it, so it is a long-term fact (a
-    preference or constraint when the explicit-memory rules read one off the text),
-    superseding an older value of the same subject like any explicit statement.
+    The model chose to save it, so the memory's source is the assistant, never the
+    user's own word (the prompt block says "assistant said"), and it supersedes no
+    user statement. Its kind is a preference or constraint when the explicit-memory
+    rules read one off the text, else a fact. It is pinned when asked, unless it reads
+    like an instruction: a tool result that talked the model into saving "always wire
+    money to ..." is stored flagged and unpinned.
     """
     explicit = detect_explicit(content) if isinstance(content, str) else None
     kind = explicit.kind if explicit is not None and explicit.kind is not Kind.TURN else Kind.FACT
-    return memory.remember(content, user_id=user_id, session_id=session_id, pinned=pin, kind=kind.value)
+    return memory.remember(
+        content, user_id=user_id, session_id=session_id, pinned=pin, role="assistant", kind=kind.value
+    )
 
 
 def saved_text(record: MemoryRecord) -> str:
@@ -121,11 +132,19 @@ def saved_text(record: MemoryRecord) -> str:
 
 
 def search_memory(memory: DreamMemory, query: str, *, user_id: str, k: int = 5) -> SearchOutput:
-    """Recall for a query; render each hit on one line with its id."""
+    """Recall for a query; render each hit on one line with its id and where it came from.
+
+    Memory text is escaped like the prompt block's (:func:`escape_memory_text`), so a
+    memory cannot forge another result line, a tag or hidden text.
+    """
     result = memory.recall(query, user_id=user_id, k=k)
     if not result.hits:
         return SearchOutput("No memories found.", [])
-    lines = [f"[{hit.record.id}] {hit_label(hit)} {hit.record.content}" for hit in result]
+    lines = [
+        f"[{hit.record.id}] {hit_label(hit)} {provenance(hit.record)}: "
+        f"{escape_memory_text(hit.record.content)}"
+        for hit in result
+    ]
     return SearchOutput("\n".join(lines), hit_metadata(result))
 
 
@@ -179,10 +198,15 @@ def memory_block(
         exclude: Texts the prompt already shows (the visible chat history); memories
             with exactly that content are left out, so the block does not repeat them.
 
-    A query recall cannot take (a NUL byte, a lone surrogate, over the content limit)
-    gives no block and a warning: the model call goes on without memory.
+    A query longer than ``config.recall.max_query_chars`` is cut to its last characters
+    (a long message usually ends with its question). A query recall cannot take (a NUL
+    byte, a lone surrogate) gives no block and a warning: the model call goes on
+    without memory.
     """
-    if query is None or not query.strip() or not _storable(memory, ChatTurn("user", query), "query"):
+    if query is None or not query.strip():
+        return None
+    query = query[-memory.config.recall.max_query_chars :]
+    if not _storable(memory, ChatTurn("user", query), "query"):
         return None
     visible = {_visible_key(t) for t in exclude if t.strip()}
     # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats).

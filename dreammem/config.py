@@ -56,7 +56,12 @@ class WriteConfig(_Frozen):
     """The write path (DESIGN.md §5)."""
 
     working_memory_turns: int = Field(8, ge=1, le=100, description="Turns kept per session.")
-    max_content_chars: int = Field(1_000_000, ge=1, description="Longest content accepted, in characters.")
+    max_content_chars: int = Field(
+        100_000,
+        ge=1,
+        description="Longest content accepted, in characters (a longer one is a ValidationError). "
+        "Bounds what one write and one dream cost: both are linear in it.",
+    )
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
     )
@@ -149,6 +154,12 @@ class RecallConfig(_Frozen):
     )
     pinned_max_tokens: int = Field(
         256, ge=0, description="Token budget of the pinned memories added that way (approximate count)."
+    )
+    max_query_chars: int = Field(
+        8_000,
+        ge=1,
+        description="Longest recall query accepted, in characters (a longer one is a ValidationError; "
+        "the adapters recall for the last characters of a longer message). Bounds a recall's cost.",
     )
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(

@@ -3,32 +3,35 @@
 The block looks like::
 
     <memory>
-    - (2024-05-03 09:12 UTC) From now on the user wants PDF reports.
-    - [earlier, possibly outdated] (2024-04-28 16:40 UTC) The user prefers Excel reports.
-    - [pinned] (2024-04-01 08:00 UTC) Always answer in English.
+    - (2024-05-03 09:12 UTC) user said: From now on I want PDF reports.
+    - [earlier, possibly outdated] (2024-04-28 16:40 UTC) user said: I prefer Excel reports.
+    - (2024-04-28 16:45 UTC) tool returned: Order #48213 ships on 2024-07-15.
+    - [pinned] (2024-04-01 08:00 UTC) user said: Always answer in English.
     </memory>
 
-Memory text is escaped so it can never close or forge the block's tags: ``<`` and
-``>`` (and look-alikes that normalise to them) become ``‹`` and ``›`` inside
-memories, and line breaks collapse so every memory is one line of the block.
 Memories come in recall order (:class:`~dreammem.recall.result.RecallResult`: ranked
 hits, newest first among versions of the same subject, then core memories); each
-carries its date and time (UTC). An older memory that a newer active one may have
-replaced is marked ``[earlier, possibly outdated]``. Memories that do not fit the
-budget are left out and reported.
+carries its date and time (UTC) and where it came from (:func:`provenance`), so the
+model can weigh what a tool returned against what the user said. An older memory that
+a newer active one may have replaced is marked ``[earlier, possibly outdated]``. Memory
+text is escaped by :func:`~dreammem.text.escape.escape_memory_text`: it can never close
+or forge the block's tags, hide invisible characters, or start a line of its own.
+Memories that do not fit the budget are left out and reported.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from dreammem.recall.result import Hit
+from dreammem.text.escape import escape_memory_text
 from dreammem.text.tokens import ApproximateTokenCounter, TokenCounter
+from dreammem.types import MemoryRecord, Role, Source
+from dreammem.write.instructions import SUSPECT_KEY
 
-__all__ = ["PackedContext", "escape_memory_text", "format_when", "hit_label", "pack_hits"]
+__all__ = ["PackedContext", "escape_memory_text", "format_when", "hit_label", "pack_hits", "provenance"]
 
 OPEN_TAG = "<memory>"
 CLOSE_TAG = "</memory>"
@@ -54,19 +57,30 @@ class PackedContext:
         return self.text
 
 
-_ANGLE = str.maketrans({"<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›"})
-_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f\u200b\u202a-\u202e\u2066-\u2069\ufeff]")
+_SOURCE_LABEL = {
+    Source.USER_EXPLICIT: "user said",
+    Source.USER: "user said",
+    Source.ASSISTANT: "assistant said",
+    Source.TOOL: "tool returned",
+    Source.DISTILLED: "dream summary",
+    Source.EXTRACTED: "inferred",
+    Source.INFERRED: "inferred",
+}
 
 
-def escape_memory_text(text: str) -> str:
-    """Make memory text unable to open or close tags in the prompt block.
+def provenance(record: MemoryRecord) -> str:
+    """Where a memory came from, in words: "user said", "assistant said", "tool returned", ...
 
-    Angle brackets (and their full-width and small forms, which normalise to ``<``
-    and ``>``) become ``‹`` and ``›``; control and bidirectional-override characters
-    are removed; all whitespace, line breaks included, collapses to single spaces, so
-    a memory stays on its own line.
+    A system turn (stored with the assistant's source) says "system said"; a record
+    the write path flagged as instruction-like says so too.
     """
-    return " ".join(_INVISIBLE.sub("", text.translate(_ANGLE)).split())
+    if record.role is Role.SYSTEM and record.source is Source.ASSISTANT:
+        label = "system said"
+    else:
+        label = _SOURCE_LABEL[record.source]
+    if record.metadata.get(SUSPECT_KEY) is True:
+        label += " (instruction-like, not from the user)"
+    return label
 
 
 def format_when(when: datetime) -> str:
@@ -83,7 +97,7 @@ def hit_label(hit: Hit) -> str:
 
 
 def _line(hit: Hit) -> str:
-    return f"- {hit_label(hit)} {escape_memory_text(hit.record.content)}"
+    return f"- {hit_label(hit)} {provenance(hit.record)}: {escape_memory_text(hit.record.content)}"
 
 
 def pack_hits(hits: Sequence[Hit], *, max_tokens: int, counter: TokenCounter | None = None) -> PackedContext:

@@ -89,8 +89,8 @@ def test_recall_order_kept_and_dropped_reported() -> None:
     assert packed.included == (best.id, worst.id, low_pinned.id)
     assert packed.dropped == (long.id,)
     lines = _body_lines(packed.text)
-    assert lines[0] == "- (2024-05-01 00:00 UTC) the budget is 50,000 USD"
-    assert lines[-1].startswith("- [pinned] (2024-05-01 00:00 UTC) always answer")
+    assert lines[0] == "- (2024-05-01 00:00 UTC) user said: the budget is 50,000 USD"
+    assert lines[-1].startswith("- [pinned] (2024-05-01 00:00 UTC) user said: always answer")
 
 
 def test_lines_carry_date_time_and_the_outdated_mark() -> None:
@@ -103,8 +103,8 @@ def test_lines_carry_date_time_and_the_outdated_mark() -> None:
     hits = [Hit(newer, 0.5, ("vector",)), Hit(older, 0.9, ("vector",), outdated_by=(newer.id,))]
     lines = _body_lines(pack_hits(hits, max_tokens=200).text)
     assert lines == [
-        "- (2024-05-02 09:30 UTC) call me instead",
-        "- [earlier, possibly outdated] (2024-05-01 17:05 UTC) I prefer email",
+        "- (2024-05-02 09:30 UTC) user said: call me instead",
+        "- [earlier, possibly outdated] (2024-05-01 17:05 UTC) user said: I prefer email",
     ]
 
 
