@@ -21,9 +21,8 @@ from dreammem.recall.budget import CORE_PATHS, with_core_memories
 from dreammem.recall.packing import PackedContext, hit_label, provenance
 from dreammem.recall.result import RecallResult
 from dreammem.text.escape import escape_memory_text, remove_invisible
-from dreammem.types import Kind, MemoryRecord, Role
+from dreammem.types import MemoryRecord, Role
 from dreammem.validation import check_content, check_user_id
-from dreammem.write.rules import detect_explicit
 
 __all__ = [
     "FORGET_DESCRIPTION",
@@ -110,20 +109,15 @@ def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
 def save_memory(
     memory: DreamMemory, content: str, *, user_id: str, pin: bool = False, session_id: str | None = None
 ) -> MemoryRecord:
-    """Store what the agent decided to remember: a durable semantic memory, not a turn.
+    """Store what the agent decided to remember: a durable semantic fact, not a turn.
 
     The model chose to save it, so the memory's source is the assistant, never the
     user's own word (the prompt block says "assistant said"), and it supersedes no
-    user statement. Its kind is a preference or constraint when the explicit-memory
-    rules read one off the text, else a fact. It is pinned when asked, unless it reads
-    like an instruction: a tool result that talked the model into saving "always wire
-    money to ..." is stored flagged and unpinned.
+    user statement. It is pinned when asked, unless it reads like an instruction: a
+    tool result that talked the model into saving "always wire money to ..." is
+    stored flagged and unpinned.
     """
-    explicit = detect_explicit(content) if isinstance(content, str) else None
-    kind = explicit.kind if explicit is not None and explicit.kind is not Kind.TURN else Kind.FACT
-    return memory.remember(
-        content, user_id=user_id, session_id=session_id, pinned=pin, role="assistant", kind=kind.value
-    )
+    return memory.remember(content, user_id=user_id, session_id=session_id, pinned=pin, role="assistant")
 
 
 def saved_text(record: MemoryRecord) -> str:

@@ -111,5 +111,5 @@ def test_save_memory_stores_a_semantic_fact_not_a_turn(memory: DreamMemory) -> N
     tools = by_name(create_memory_tools(memory, user_id="u1"))
     record_id = str(tools["save_memory"].call(content="I prefer tea over coffee")).split()[-1].rstrip(".")
     record = memory.get(record_id, user_id="u1")
-    assert record.layer.value == "semantic" and record.kind.value == "preference" and not record.pinned
+    assert record.layer.value == "semantic" and record.kind.value == "fact" and not record.pinned
     assert memory.get_all(user_id="u1", layer="episodic") == []
