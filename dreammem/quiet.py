@@ -24,7 +24,7 @@ _jieba_lock = threading.Lock()
 @contextmanager
 def quiet_model_load() -> Iterator[None]:
     """Load a transformers model inside this block without its progress bars."""
-    from transformers.utils import logging as hf_logging
+    from transformers.utils import logging as hf_logging  # noqa: PLC0415 - heavy (transformers): only when a model loads
 
     with _load_lock:
         was_enabled = hf_logging.is_progress_bar_enabled()
@@ -44,7 +44,7 @@ def quiet_jieba() -> ModuleType:
     Every use of jieba (``jieba.cut_for_search``, ``jieba.posseg``) goes through this,
     so whichever comes first loads the dictionary quietly.
     """
-    import jieba
+    import jieba  # noqa: PLC0415 - jieba loads its dictionary machinery: only for Chinese text
 
     jieba.setLogLevel(logging.WARNING)
     with _jieba_lock:

@@ -19,9 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dreammem.recall.result import Hit
 from dreammem.text.tokens import ApproximateTokenCounter, TokenCounter
+
+if TYPE_CHECKING:  # result.py builds packed blocks with this module
+    from dreammem.recall.result import Hit
 
 __all__ = ["PackedContext", "escape_memory_text", "pack_hits"]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,7 @@ class CrossEncoderReranker:
             raise ConfigError("batch_size must be at least 1")
         if threads is not None and threads < 1:
             raise ConfigError("threads must be at least 1 (or None for torch's setting)")
-        from sentence_transformers import CrossEncoder
+        from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
 
         self.name = str(model_name_or_path)
         self.max_length = max_length
@@ -94,9 +95,7 @@ class CrossEncoderReranker:
             self._quantize()
 
     def _quantize(self) -> None:
-        import warnings
-
-        import torch
+        import torch  # noqa: PLC0415 - heavy: only with a loaded model
 
         inner = self._model.model
         try:
@@ -124,7 +123,7 @@ class CrossEncoderReranker:
         """One relevance score per text (raw logits: higher is more relevant)."""
         if not texts:
             return []
-        import torch
+        import torch  # noqa: PLC0415 - heavy: only with a loaded model
 
         pairs = [(query, text) for text in texts]
         with self._lock, torch_threads(self.threads), torch.inference_mode():
