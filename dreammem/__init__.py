@@ -13,6 +13,7 @@ Quick start::
 import logging
 
 from dreammem.config import DreamMemConfig, load_config
+from dreammem.crud import ImportResult, MemoryPage, PurgeResult
 from dreammem.errors import (
     BackendError,
     ConfigError,
@@ -24,6 +25,7 @@ from dreammem.errors import (
     ValidationError,
 )
 from dreammem.memory import DreamMemory
+from dreammem.recall.filters import RecallFilter
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
@@ -35,12 +37,16 @@ __all__ = [
     "DreamMemory",
     "GraphUnavailableError",
     "Hit",
+    "ImportResult",
     "Kind",
     "LLMError",
     "Layer",
+    "MemoryPage",
     "MemoryRecord",
     "NotFoundError",
     "Priority",
+    "PurgeResult",
+    "RecallFilter",
     "RecallResult",
     "Role",
     "ScopeError",

@@ -1,7 +1,8 @@
 """The ``dreammem`` command line (built on typer; tables by rich).
 
 Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
-``reindex``. The store path comes from ``--path`` or ``$DREAMMEM_PATH`` (default
+``reindex``; ``list``, ``history``, ``export``, ``import``, ``purge`` (in
+:mod:`dreammem.cli_crud`). The store path comes from ``--path`` or ``$DREAMMEM_PATH`` (default
 ``./.dreammem``).
 """
 
@@ -24,6 +25,7 @@ from dreammem.bench.cli import bench_app
 from dreammem.bench.graph_cli import bench_graph
 from dreammem.bench.latency_cli import bench_latency
 from dreammem.bench.train_cli import train_reranker
+from dreammem.cli_crud import export_command, history_command, import_command, list_command, purge_command
 from dreammem.cli_dream import bench_dream, dream_app
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
@@ -40,6 +42,11 @@ bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
 app.add_typer(dream_app, name="dream")
 app.command("train-reranker")(train_reranker)
+app.command("list")(list_command)
+app.command("history")(history_command)
+app.command("export")(export_command)
+app.command("import")(import_command)
+app.command("purge")(purge_command)
 
 PathOpt = Annotated[
     Path | None,

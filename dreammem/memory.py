@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.crud import CrudMixin
 from dreammem.dream import service as dream_service
 from dreammem.dream.context import DreamContext
 from dreammem.dream.forget import superseded
@@ -29,6 +30,7 @@ from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.errors import ConfigError, NotFoundError, ValidationError
 from dreammem.recall.base import RecallQuery
+from dreammem.recall.filters import RecallFilter
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
@@ -64,6 +66,10 @@ Turn = Mapping[str, Any]
 plus ``content`` and ``user_id``."""
 
 _DB_NAME = "dreammem.db"
+_HEADROOM = 4
+"""A filtered recall asks each path for this many times more candidates."""
+_SUBSET_LIMIT = 50_000
+"""Up to this many rows a filter's columns select, the vector path searches only them."""
 
 
 def _resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
@@ -77,7 +83,7 @@ def _resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
     return str(p / _DB_NAME), p / "vectors.faiss"
 
 
-class DreamMemory:
+class DreamMemory(CrudMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -446,34 +452,42 @@ class DreamMemory:
         return texts
 
     def _persist(
-        self, records: Sequence[MemoryRecord], contexts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
+        self,
+        records: Sequence[MemoryRecord],
+        contexts: Sequence[str],
+        *,
+        enqueue: Sequence[MemoryRecord],
+        supersede: bool = True,
     ) -> dict[str, MemoryRecord]:
         """Write records, their embeddings, queue entries and supersedes in one transaction.
+
+        Only active records are embedded (an import brings history versions too);
+        ``supersede=False`` keeps the statuses as given.
 
         Returns:
             The records whose status changed on the way (superseded), by id.
         """
         embedder = self._ensure_embedder([r.content for r in records])
-        vectors = embedder.embed_documents([r.content for r in records])
+        active = [n for n, r in enumerate(records) if r.is_active]
+        vectors = embedder.embed_documents([records[n].content for n in active])
         terms = [" ".join(tokenize(r.content)) for r in records]
         context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
         superseded: list[MemoryRecord] = []
         with self.store.transaction():
             rowids = self.store.insert(records, terms, context_terms)
-            self.store.put_vectors(rowids, embedder.name, vectors)
+            self.store.put_vectors([rowids[n] for n in active], embedder.name, vectors)
             self.store.enqueue(enqueue)
-            for record in records:
+            for record in records if supersede else ():
                 if record.slot is not None and record.layer is Layer.SEMANTIC:
                     superseded.extend(self._supersede_slot(record))
             self._bump_generation()
             self._stage_graph([*records, *superseded])
         assert self._index is not None
         by_user: dict[str, list[int]] = {}
-        for record, rowid in zip(records, rowids, strict=True):
-            by_user.setdefault(record.user_id, []).append(rowid)
-        for user_id, ids in by_user.items():
-            positions = [rowids.index(i) for i in ids]
-            self._index.add(user_id, ids, vectors[positions])
+        for position, n in enumerate(active):
+            by_user.setdefault(records[n].user_id, []).append(position)
+        for user_id, positions in by_user.items():
+            self._index.add(user_id, [rowids[active[p]] for p in positions], vectors[positions])
         self._after_status_change(superseded)
         self._flush_graph()
         return {r.id: r for r in superseded}
@@ -555,6 +569,7 @@ class DreamMemory:
         session_id: str | None = None,
         now: datetime | None = None,
         paths: Sequence[str] | None = None,
+        filters: RecallFilter | Mapping[str, Any] | None = None,
     ) -> RecallResult:
         """Find the memories that matter for a query.
 
@@ -568,12 +583,17 @@ class DreamMemory:
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).
+            filters: Only memories that meet these conditions: a
+                :class:`~dreammem.recall.filters.RecallFilter` or a mapping of its
+                fields (``metadata``, ``agent_id``, ``session_id``, ``layers``, ``kinds``).
+                Each path is then asked for four times as many candidates.
         """
         user = check_user_id(user_id)
         text = check_content(query, max_chars=self.config.write.max_content_chars)
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())
+        condition = RecallFilter.parse(filters)
         if self._embedder is None and self.store.count(user) == 0:
             return RecallResult(
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
@@ -584,11 +604,25 @@ class DreamMemory:
         rq = RecallQuery(
             text=text,
             user_id=user,
-            limit=max(self.config.recall.candidates_per_path, k),
+            limit=max(self.config.recall.candidates_per_path, k) * (1 if condition is None else _HEADROOM),
             now=reference,
             session_id=check_id(session_id, "session_id"),
+            filter=condition,
+            allowed=None if condition is None else self._allowed(user, condition),
         )
         return pipeline.run(rq, k, paths=paths)
+
+    def _allowed(self, user_id: str, condition: RecallFilter) -> frozenset[int] | None:
+        """The rows a filtered recall's vector path searches (the filter's columns; None: too many)."""
+        found = self.store.filter_rowids(
+            user_id,
+            agent_id=condition.agent_id,
+            session_id=condition.session_id,
+            layers=None if condition.layers is None else sorted(condition.layers),
+            kinds=None if condition.kinds is None else sorted(condition.kinds),
+            limit=_SUBSET_LIMIT,
+        )
+        return None if found is None else frozenset(found)
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """One record of this user, whatever its status.
@@ -628,23 +662,6 @@ class DreamMemory:
         """
         record = self.get(memory_id, user_id=user_id)
         return self.store.history_chain(record.user_id, record.id) or [record]
-
-    def get_all(
-        self,
-        *,
-        user_id: str,
-        layer: str | None = None,
-        status: str | None = "active",
-        limit: int = 100,
-    ) -> list[MemoryRecord]:
-        """Records of this user, newest first."""
-        user = check_user_id(user_id)
-        try:
-            layers = [Layer(layer)] if layer else None
-            statuses = [Status(status)] if status else None
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from exc
-        return self.store.find(user, layers=layers, statuses=statuses, limit=check_k(limit))
 
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
