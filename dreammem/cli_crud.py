@@ -3,7 +3,7 @@
 ::
 
     dreammem list --user U [--layer L] [--status S|all] [--limit N] [--offset N] [--json]
-    dreammem history MEMORY_ID --user U [--json]
+    dreammem history MEMORY_ID --user U [--json]       (ids may be unique prefixes)
     dreammem export --user U [--out FILE]
     dreammem import FILE --user U
     dreammem purge (MEMORY_ID | --all) --user U [--dry-run] [--yes]
@@ -21,15 +21,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.cli_dream import ConfigOpt, PathOpt
-from dreammem.cli_dream import _open as open_store
+from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve_memory_id
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
 
 __all__ = ["export_command", "history_command", "import_command", "list_command", "purge_command"]
 
 console = Console()
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (scope).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
@@ -82,7 +80,7 @@ def history_command(
 ) -> None:
     """Every version of a memory, oldest first (edits, superseded values)."""
     with open_store(path, config) as memory:
-        chain = memory.history(memory_id, user_id=user)
+        chain = memory.history(resolve_memory_id(memory, memory_id, user), user_id=user)
     if as_json:
         typer.echo(json.dumps([r.to_dict() for r in chain], ensure_ascii=False))
         return
@@ -110,7 +108,7 @@ def export_command(
 
 def import_command(file: Path, user: UserOpt, path: PathOpt = None, config: ConfigOpt = None) -> None:
     """Import an export file as this user's memory (records already there are skipped)."""
-    with open_store(path, config) as memory:
+    with open_store(path, config, create=True) as memory:
         result = memory.import_(file, user_id=user)
     typer.echo(
         f"imported {result.imported} records ({result.skipped} already there), "
@@ -134,6 +132,8 @@ def purge_command(
     if (memory_id is None) == (not everything):
         raise ValidationError("give a MEMORY_ID or --all (not both)")
     with open_store(path, config) as memory:
+        if memory_id is not None:
+            memory_id = resolve_memory_id(memory, memory_id, user)
         preview = memory.purge(memory_id, user_id=user, dry_run=True)
         if dry_run or not preview.purged:
             typer.echo(f"would erase {len(preview.purged)} records: {', '.join(preview.purged)}")

@@ -1,18 +1,15 @@
-"""``dreammem dream`` and ``dreammem bench dream``: run, inspect and undo dreams; the benchmark.
+"""``dreammem dream``: run, inspect and undo dreams.
 
 ::
 
     dreammem dream --user U [--dry-run] [--level 2] [--json]
     dreammem dream undo DREAM_ID [--user U]
     dreammem dream log --user U
-    dreammem bench dream [--json OUT]
 """
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -20,23 +17,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.config import DreamMemConfig, load_config
+from dreammem.cli_common import ConfigOpt, PathOpt, open_store, resolve_dream_id
+from dreammem.cli_progress import progress_bar
 from dreammem.dream.report import DreamReport
-from dreammem.errors import NotFoundError
-from dreammem.memory import DreamMemory
 
-__all__ = ["bench_dream", "dream_app", "print_report"]
+__all__ = ["dream_app", "print_report"]
 
 console = Console()
 dream_app = typer.Typer(
     help="Consolidate a user's short-term memory (or undo / list dreams).", invoke_without_command=True
 )
 
-PathOpt = Annotated[
-    Path | None,
-    typer.Option("--path", "-p", help="Store dir or .db file (default $DREAMMEM_PATH or ./.dreammem)."),
-]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
 _CONTENT_CHARS = 70
 _COUNT_COLUMNS = (
     "queued",
@@ -48,11 +39,6 @@ _COUNT_COLUMNS = (
     "archived",
     "guard_kept",
 )
-
-
-def _open(path: Path | None, config: Path | None) -> DreamMemory:
-    target = path or Path(os.environ.get("DREAMMEM_PATH", ".dreammem"))
-    return DreamMemory(target, config=load_config(config) if config else DreamMemConfig())
 
 
 def _short(text: str) -> str:
@@ -114,7 +100,7 @@ def dream(
         return
     if user is None:
         raise typer.BadParameter("--user is required", param_hint="--user")
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory, progress_bar(f"dreaming for {user}", None):
         report = memory.dream(user_id=user, dry_run=dry_run, level=level)
     if as_json:
         console.print_json(json.dumps(report.to_dict(), ensure_ascii=False))
@@ -131,13 +117,9 @@ def undo(
     path: PathOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Restore the state before a dream (undo newer dreams first)."""
-    from dreammem.dream.journal import dream_owner
-
-    with _open(path, config) as memory:
-        owner = user or dream_owner(memory.store, dream_id)
-        if owner is None:
-            raise NotFoundError(f"no dream {dream_id!r}")
+    """Restore the state before a dream (undo newer dreams first); DREAM_ID may be a unique prefix."""
+    with open_store(path, config) as memory:
+        dream_id, owner = resolve_dream_id(memory, dream_id, user)
         result = memory.undo_dream(dream_id, user_id=owner)
     console.print(
         f"undid {result.dream_id}: {len(result.deleted)} records deleted, {len(result.restored)} restored, "
@@ -155,7 +137,7 @@ def log_(
     config: ConfigOpt = None,
 ) -> None:
     """List a user's dreams, newest first."""
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory:
         reports = memory.dreams(user_id=user, limit=limit)
     table = Table(title=f"dreams of {user}")
     for column in ("dream id", "level", "finished", "trigger", "mode", "queued", "new", "archived"):
@@ -173,34 +155,3 @@ def log_(
             str(c["archived"]),
         )
     console.print(table)
-
-
-def bench_dream(
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write {rules, scripted_llm} metrics here.")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Stream seed.")] = 0,
-    dreams: Annotated[int, typer.Option(help="Dreams (batches) per stream.")] = 10,
-    per_dream: Annotated[int, typer.Option(help="Turns per dream.")] = 200,
-) -> None:
-    """Dream benchmark: synthetic English and Chinese streams, real MiniLM; rules, scripted LLM, no dream."""
-    from dreammem.bench.dream import METRIC_KEYS, run_benchmark, summary_rows
-
-    result = run_benchmark(seed=seed, batches=dreams, per_batch=per_dream, progress=console.log)
-    table = Table(title=f"dream benchmark: {dreams} dreams x {per_dream} turns per language, seed {seed}")
-    columns = ["mode", "language", *METRIC_KEYS, "dream_cpu_seconds", "active", "guard_kept", "llm_rejected"]
-    for column in columns:
-        table.add_column(column.replace("_", " "), justify="right")
-    rows = summary_rows(result)
-    for mode in ("rules", "scripted_llm", "no_dream"):
-        rows.append({"mode": mode, "language": "all", **result.metrics(mode)})
-    for row in rows:
-        table.add_row(*(str(row.get(c, "")) for c in columns))
-    console.print(table)
-    console.print(
-        "targets: constraint_survival 1.0, newest_wins 1.0, compression 8-12, invented_numbers 0, "
-        f"llm_calls_per_200 <= 12, dream_seconds_200 <= 1 (rules); total {result.seconds:.1f}s"
-    )
-    if json_out is not None:
-        json_out.write_text(json.dumps(result.to_json(), indent=2))
-        console.print(f"wrote {json_out}")

@@ -57,7 +57,7 @@ from dreammem.validation import (
 )
 from dreammem.write.records import TurnInput, build_core_memory, build_records
 
-__all__ = ["DreamMemory", "Turn"]
+__all__ = ["DreamMemory", "Turn", "store_files"]
 
 log = logging.getLogger(__name__)
 
@@ -72,15 +72,24 @@ _SUBSET_LIMIT = 50_000
 """Up to this many rows a filter's columns select, the vector path searches only them."""
 
 
+def store_files(path: str | Path) -> tuple[Path, Path]:
+    """The SQLite file and the FAISS file of the embedded store at ``path``.
+
+    ``path`` is a ``.db`` (``.sqlite``, ``.sqlite3``) file or a directory holding
+    ``dreammem.db``; nothing is created.
+    """
+    p = Path(path)
+    if p.suffix in {".db", ".sqlite", ".sqlite3"}:
+        return p, p.with_suffix(".faiss")
+    return p / _DB_NAME, p / "vectors.faiss"
+
+
 def _resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
     if path is None:
         return ":memory:", None
-    p = Path(path)
-    if p.suffix in {".db", ".sqlite", ".sqlite3"}:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        return str(p), p.with_suffix(".faiss")
-    p.mkdir(parents=True, exist_ok=True)
-    return str(p / _DB_NAME), p / "vectors.faiss"
+    database, vectors = store_files(path)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    return str(database), vectors
 
 
 class DreamMemory(CrudMixin):

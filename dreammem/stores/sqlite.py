@@ -365,6 +365,15 @@ class SQLiteRecordStore(SQLiteErasure):
             found.update((r["id"], _from_row(r)) for r in rows)
         return [found[i] for i in ids if i in found]
 
+    def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` trace ids of this user that start with ``prefix`` (any status)."""
+        rows = self.fetchall(
+            # A range on the primary key, not LIKE: no wildcards to escape, and it uses the index.
+            "SELECT id FROM records WHERE id >= ? AND id < ? AND +user_id = ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", user_id, limit),
+        )
+        return [str(r[0]) for r in rows]
+
     def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         """Records of this user by row id."""
         found: dict[int, MemoryRecord] = {}

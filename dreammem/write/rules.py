@@ -65,6 +65,22 @@ _PREFERENCE = re.compile(
     _I,
 )
 
+# "Call me Bob" names the user; "call me instead of emailing", "call me at 5" or
+# "call me back" ask for a phone call. A name after "call me" is capitalised, or it is
+# the whole rest of a short turn and no function word.
+_CALL_ME_NOT_NAME = (
+    r"(?:instead|back|at|on|in|about|after|before|when|whenever|if|tomorrow|tonight|today|later|now|"
+    r"anytime|any|maybe|sometime|first|directly|again|soon|please|or|and|to|for|with|by|from|next|"
+    r"this|the|a|an|asap|only|once|every|then|right)\b"
+)
+# "叫我小王" names the user; "有事叫我" / "叫我起床" ask for a call or a wake-up.
+_CALL_ME_ZH = r"(?:^|[，,。！!\s请就都]|可以|你)叫我(?!起床|一声|一下|过去|过来|来|去|吃|做|的时候)"
+_NAME_STATED = re.compile(
+    rf"(?i:\b(?:my name is|i'?m called)\b)"
+    rf"|\b(?i:call me) (?!(?i:{_CALL_ME_NOT_NAME}))(?:[A-Z][\w'-]*|\"[^\"]+\")"
+    rf"|^\s*(?i:(?:please |just |you can )?call me) (?!(?i:{_CALL_ME_NOT_NAME}))[a-z][\w'-]*\s*[.!]?\s*$"
+)
+
 # (pattern, slot template): group "attr" names the attribute when the template uses it.
 _SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (
@@ -79,7 +95,7 @@ _SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Not "due on": an invoice or order that is due is not the user's deadline, and one
     # slot for both let every new invoice supersede a project deadline.
     (re.compile(r"\bdeadline\b", _I), "deadline"),
-    (re.compile(r"叫我|我叫|我的名字"), "name"),
+    (re.compile(rf"{_CALL_ME_ZH}|我叫|我的名字"), "name"),
     (re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|为|改成|变成)"), "{attr}"),
     (re.compile(r"我(?:现在)?住在|我搬到"), "home city"),
     (re.compile(r"我(?:现在)?在[\u4e00-\u9fff\w]{1,20}(?:工作|上班)"), "employer"),
@@ -98,7 +114,7 @@ _SLOTS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "{attr}",
     ),
-    (re.compile(r"\b(?:call me|my name is|i'?m called)\b", _I), "name"),
+    (_NAME_STATED, "name"),
     (re.compile(r"\bi (?:now )?live in\b|\bi moved to\b", _I), "home city"),
     (re.compile(r"\bi (?:now )?work (?:at|for)\b", _I), "employer"),
     (

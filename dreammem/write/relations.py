@@ -1,0 +1,78 @@
+"""How the write path records what it decided about an older memory.
+
+These are metadata keys, shared by the write path (which sets them), the dream
+(which adjudicates the unsure ones) and recall (which marks an older hit):
+
+* ``possibly_outdated_by`` on an **older, still active** record: the ids of newer
+  records about the same subject that may replace it. The write path was not sure
+  enough to supersede, so both stay active; recall should put the newer first and
+  mark this one as earlier / possibly outdated while any of those ids is active.
+* ``update_decision`` on a record the write path **superseded** (and on the newer
+  record, under ``update_decisions``): what was decided, by which rule and why, so
+  that :meth:`~dreammem.DreamMemory.history` says why a value changed and the
+  change can be reverted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dreammem.types import MemoryRecord
+
+__all__ = [
+    "DECISION_KEY",
+    "OUTDATED_BY_KEY",
+    "OUTDATED_WHY_KEY",
+    "mark_possibly_outdated",
+    "possibly_outdated_by",
+    "unmark_possibly_outdated",
+]
+
+OUTDATED_BY_KEY = "possibly_outdated_by"
+"""Metadata key on an older active record: ids of newer records that may replace it."""
+
+OUTDATED_WHY_KEY = "possibly_outdated_why"
+"""Metadata key beside it: ``{newer id: {"rule", "reason"}}``."""
+
+DECISION_KEY = "update_decision"
+"""Metadata key on a superseded record: ``{"action", "by", "rule", "reason"}``."""
+
+
+def possibly_outdated_by(record: MemoryRecord) -> tuple[str, ...]:
+    """The ids of newer records that may have replaced ``record`` (empty: none known)."""
+    value = record.metadata.get(OUTDATED_BY_KEY)
+    if not isinstance(value, list | tuple):
+        return ()
+    return tuple(v for v in value if isinstance(v, str))
+
+
+def mark_possibly_outdated(record: MemoryRecord, newer_id: str, reason: Mapping[str, Any]) -> MemoryRecord:
+    """``record`` marked as possibly outdated by ``newer_id``, with why (idempotent)."""
+    ids = possibly_outdated_by(record)
+    if newer_id in ids:
+        return record
+    reasons = record.metadata.get(OUTDATED_WHY_KEY)
+    why = dict(reasons) if isinstance(reasons, Mapping) else {}
+    why[newer_id] = dict(reason)
+    metadata = {**dict(record.metadata), OUTDATED_BY_KEY: [*ids, newer_id], OUTDATED_WHY_KEY: why}
+    return dataclasses.replace(record, metadata=metadata)
+
+
+def unmark_possibly_outdated(record: MemoryRecord, newer_ids: Sequence[str]) -> MemoryRecord:
+    """``record`` without the given newer ids in its possibly-outdated mark."""
+    ids = [i for i in possibly_outdated_by(record) if i not in set(newer_ids)]
+    metadata = dict(record.metadata)
+    reasons = metadata.get(OUTDATED_WHY_KEY)
+    if isinstance(reasons, Mapping):
+        kept = {k: v for k, v in reasons.items() if k in ids}
+        if kept:
+            metadata[OUTDATED_WHY_KEY] = kept
+        else:
+            metadata.pop(OUTDATED_WHY_KEY, None)
+    if ids:
+        metadata[OUTDATED_BY_KEY] = ids
+    else:
+        metadata.pop(OUTDATED_BY_KEY, None)
+    return dataclasses.replace(record, metadata=metadata)
