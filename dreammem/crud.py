@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from dreammem.config import DreamMemConfig
 from dreammem.embed.base import Embedder
+from dreammem.erasure import EDITED, erasure_set, restorable
 from dreammem.errors import DreamMemError, ValidationError
 from dreammem.stores.base import GraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
@@ -71,6 +72,8 @@ class PurgeResult:
 
     Attributes:
         purged: Ids of the records erased (with ``dry_run``: that would be erased).
+        restored: Sources a purged summary or pattern had archived or superseded,
+            active again (see :mod:`dreammem.erasure`).
         dreams_scrubbed: Dream-log entries rewritten without them (for a whole user:
             deleted).
         graph_pending: Graph removals still queued (an external graph was down;
@@ -80,6 +83,7 @@ class PurgeResult:
     """
 
     purged: tuple[str, ...]
+    restored: tuple[str, ...] = ()
     dreams_scrubbed: int = 0
     graph_pending: int = 0
     compacted: bool = False
@@ -137,6 +141,8 @@ class CrudMixin:
         def _flush_graph(self) -> None: ...
 
         def _flush_index(self) -> None: ...
+
+        def _rebuild_index(self) -> None: ...
 
     # -- list -----------------------------------------------------------------------------
 
@@ -218,6 +224,7 @@ class CrudMixin:
                     valid_to=now,
                     pinned=False,
                     session_id=None,
+                    metadata={**dict(t.metadata), EDITED: {"into": t.id, "at": now.isoformat()}},
                 )
                 for t in targets
             ]
@@ -259,9 +266,11 @@ class CrudMixin:
     def purge(self, memory_id: str | None = None, *, user_id: str, dry_run: bool = False) -> PurgeResult:
         """Erase a memory, or everything of a user, from every place it lives.
 
-        With ``memory_id``: the memory, its twin, every version in its history and
-        every memory derived from any of them (a dream's summary may repeat its
-        words). Without: every record, dream, queue entry and task state of the user.
+        With ``memory_id``: the memory, its twin, its other versions (earlier texts,
+        other values of its slot) and every memory derived from any of them (a
+        dream's summary may repeat its words); the other sources of such a summary
+        become active again (:mod:`dreammem.erasure`). Without: every record, dream,
+        queue entry and task state of the user.
         The records, full-text index, stored embeddings, FAISS file, graph (embedded
         or Neo4j), dream journal and undo data, queue and outbox lose them, and SQLite
         rewrites its file so the bytes are gone. Irreversible; :meth:`forget` is the
@@ -278,27 +287,41 @@ class CrudMixin:
             if memory_id is None:
                 doomed = self.store.find(user, statuses=None)
             else:
-                doomed = _erasure_set(self.store, self.get(require_id(memory_id, "memory_id"), user_id=user))
+                doomed = erasure_set(self.store, self.get(require_id(memory_id, "memory_id"), user_id=user))
             ids = tuple(r.id for r in doomed)
             if dry_run:
                 return PurgeResult(ids, dry_run=True)
             rowids = list(self.store.rowids(user, list(ids)).values())
             if rowids:
                 _ = self.embedder  # opens the FAISS file, which holds the vectors too
+            restored: list[MemoryRecord] = []
             with self.store.transaction():
                 self._stage_graph([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
                 if memory_id is None:
                     dreams = self.store.erase_user(user)
                 else:
+                    sources = self.store.get(user, sorted({p for r in doomed for p in r.provenance}))
+                    restored = restorable(sources, set(ids))
+                    for record in restored:
+                        self.store.update(record)
                     _, dreams = self.store.erase_records(user, ids, sorted({r.content for r in doomed}))
                     self._refresh_keyword_text(user, [r for r in doomed if r.session_id is not None])
+                    self._stage_graph(restored)
                 self._bump_generation()
-            if self._index is not None:
+            if restored:
+                self._rebuild_index()  # restored sources get their stored vectors back
+            elif self._index is not None:
                 self._index.remove(rowids)
             self._flush_index()
             pending = self._erase_graph(user, whole_user=memory_id is None)
             compacted = self.store.compact()
-        return PurgeResult(ids, dreams_scrubbed=dreams, graph_pending=pending, compacted=compacted)
+        return PurgeResult(
+            ids,
+            restored=tuple(r.id for r in restored),
+            dreams_scrubbed=dreams,
+            graph_pending=pending,
+            compacted=compacted,
+        )
 
     # -- move -----------------------------------------------------------------------------
 
@@ -430,18 +453,3 @@ def _lines(data: str | Path | Iterable[str]) -> Iterable[str]:
     if isinstance(data, bytes) or not isinstance(data, Iterable):
         raise ValidationError(f"import data must be text, a Path or lines, got {type(data).__name__}")
     return data
-
-
-def _erasure_set(store: SQLiteRecordStore, record: MemoryRecord) -> list[MemoryRecord]:
-    """The record, its twins, its history and everything derived from them (to a fixed point)."""
-    found = {record.id: record}
-    frontier = [record]
-    while frontier:
-        reached: list[MemoryRecord] = []
-        for current in frontier:
-            reached.extend(store.twins(current))
-            reached.extend(store.history_chain(current.user_id, current.id))
-        reached.extend(store.derived_from(record.user_id, [r.id for r in frontier]))
-        frontier = [r for r in reached if r.id not in found]
-        found.update((r.id, r) for r in frontier)
-    return list(found.values())

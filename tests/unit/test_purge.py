@@ -141,3 +141,30 @@ def test_reopen_after_purge_rebuilds_nothing_stale(tmp_path: Path) -> None:
     with DreamMemory(root, embedder=HashingEmbedder()) as again:
         assert again.stats(user_id="u1")["vectors"] == count
         assert all("Vexlumbra" not in h.record.content for h in again.recall("Vexlumbra", user_id="u1"))
+
+
+def test_the_other_sources_of_a_purged_summary_come_back(memory: DreamMemory) -> None:
+    secret = fill(memory)
+    report = memory.dream(user_id="u1")
+    summary = next(d for d in report.distilled if secret in d.sources)
+    others = [s for s in summary.sources if s != secret]
+    assert others and all(not memory.get(s, user_id="u1").is_active for s in others)
+    result = memory.purge(secret, user_id="u1")
+    assert summary.id in result.purged and set(result.restored) == set(others)
+    for source in others:
+        record = memory.get(source, user_id="u1")
+        assert record.is_active and "archived" not in record.metadata
+    hits = memory.recall("remind me when it arrives", user_id="u1", k=3)
+    assert set(others) & {h.id for h in hits}
+
+
+def test_a_slot_takes_its_versions_but_not_other_facts(memory: DreamMemory) -> None:
+    memory.remember("Reports go out as Excel", user_id="u1", slot="user/report_format", pinned=False)
+    current = memory.remember("Reports go out as Vexlumbra", user_id="u1", slot="user/report_format")
+    other = memory.remember("Tea, never coffee", user_id="u1", slot="user/drink")
+    history = memory.history(current.id, user_id="u1")
+    assert len(history) >= 2
+    result = memory.purge(current.id, user_id="u1")
+    assert {r.id for r in history} <= set(result.purged)
+    assert memory.get(other.id, user_id="u1").is_active
+    assert [r.content for r in memory.get_all(user_id="u1", status=None)] == ["Tea, never coffee"]
