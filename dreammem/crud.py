@@ -15,19 +15,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dreammem.config import DreamMemConfig
-from dreammem.embed.base import Embedder
+from dreammem.engine import Engine
 from dreammem.erasure import EDITED, erasure_set, restorable
 from dreammem.errors import DreamMemError, ValidationError
-from dreammem.stores.base import GraphStore
-from dreammem.stores.faiss_index import FaissVectorIndex
-from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import tokenize
@@ -110,39 +106,12 @@ class CrudMixin:
 
     if TYPE_CHECKING:  # provided by the facade
         config: DreamMemConfig
-        store: SQLiteRecordStore
-        graph: GraphStore | None
-        _lock: threading.RLock
-        _index: FaissVectorIndex | None
-        _graph_sync: GraphSync | None
+        engine: Engine
 
         @property
-        def embedder(self) -> Embedder: ...  # noqa: D102
+        def store(self) -> SQLiteRecordStore: ...  # noqa: D102
 
         def get(self, memory_id: str, *, user_id: str) -> MemoryRecord: ...  # noqa: D102
-
-        def update_records(self, records: Sequence[MemoryRecord]) -> None: ...  # noqa: D102
-
-        def _context_texts(self, records: Sequence[MemoryRecord]) -> list[str]: ...
-
-        def _persist(
-            self,
-            records: Sequence[MemoryRecord],
-            contexts: Sequence[str],
-            *,
-            enqueue: Sequence[MemoryRecord],
-            supersede: bool = True,
-        ) -> dict[str, MemoryRecord]: ...
-
-        def _bump_generation(self) -> None: ...
-
-        def _stage_graph(self, records: Sequence[MemoryRecord]) -> None: ...
-
-        def _flush_graph(self) -> None: ...
-
-        def _flush_index(self) -> None: ...
-
-        def _rebuild_index(self) -> None: ...
 
     # -- list -----------------------------------------------------------------------------
 
@@ -199,7 +168,7 @@ class CrudMixin:
             ValidationError: bad content, or the memory is not active.
         """
         text = check_content(content, max_chars=self.config.write.max_content_chars)
-        with self._lock:
+        with self.engine.lock:
             record = self.get(memory_id, user_id=user_id)
             if not record.is_active:
                 raise ValidationError(
@@ -208,8 +177,6 @@ class CrudMixin:
             if record.content == text:
                 return record
             targets = [record, *(t for t in self.store.twins(record) if t.is_active)] if twins else [record]
-            embedder = self.embedder
-            vector = embedder.embed_documents([text])
             now = utcnow()
             entities = tuple(e.text for e in extract_entities(text))
             changed = [dataclasses.replace(t, content=text, entities=entities) for t in targets]
@@ -228,20 +195,10 @@ class CrudMixin:
                 )
                 for t in targets
             ]
-            with self.store.transaction():
-                self.store.insert(versions, [""] * len(versions), [""] * len(versions))
-                rowids = self.store.rowids(record.user_id, [r.id for r in changed])
-                for item in changed:
-                    self.store.update(item)
-                self.store.put_vectors(
-                    list(rowids.values()), embedder.name, vector.repeat(len(rowids), axis=0)
-                )
+            with self.engine.unit() as work:
+                work.store.insert(versions, [""] * len(versions), [""] * len(versions))
+                work.update(changed)  # re-embeds; FAISS and the graph follow the commit
                 self._refresh_keyword_text(record.user_id, changed)
-                self._bump_generation()
-                self._stage_graph(changed)
-            if self._index is not None:
-                self._index.add(record.user_id, list(rowids.values()), vector.repeat(len(rowids), axis=0))
-            self._flush_graph()
             return changed[0]
 
     def delete_all(self, *, user_id: str) -> int:
@@ -252,11 +209,11 @@ class CrudMixin:
         """
         user = check_user_id(user_id)
         now = utcnow()
-        with self._lock:
+        with self.engine.lock:
             active = self.store.find(user)
             for start in range(0, len(active), _BATCH):
                 batch = active[start : start + _BATCH]
-                self.update_records(
+                self.engine.update(
                     [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in batch]
                 )
         return len(active)
@@ -283,7 +240,7 @@ class CrudMixin:
         user = check_user_id(user_id)
         if not isinstance(dry_run, bool):
             raise ValidationError(f"dry_run must be a bool, got {type(dry_run).__name__}")
-        with self._lock:
+        with self.engine.lock:
             if memory_id is None:
                 doomed = self.store.find(user, statuses=None)
             else:
@@ -291,28 +248,21 @@ class CrudMixin:
             ids = tuple(r.id for r in doomed)
             if dry_run:
                 return PurgeResult(ids, dry_run=True)
-            rowids = list(self.store.rowids(user, list(ids)).values())
-            if rowids:
-                _ = self.embedder  # opens the FAISS file, which holds the vectors too
+            if ids:
+                _ = self.engine.vector_index  # opens the FAISS file, which holds the vectors too
             restored: list[MemoryRecord] = []
-            with self.store.transaction():
-                self._stage_graph([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
+            with self.engine.unit() as work:
+                # Marked deleted first, so the graph drops them (an outbox graph on replay).
+                work.update([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
                 if memory_id is None:
-                    dreams = self.store.erase_user(user)
+                    dreams = work.store.erase_user(user)
                 else:
-                    sources = self.store.get(user, sorted({p for r in doomed for p in r.provenance}))
+                    sources = work.store.get(user, sorted({p for r in doomed for p in r.provenance}))
                     restored = restorable(sources, set(ids))
-                    for record in restored:
-                        self.store.update(record)
-                    _, dreams = self.store.erase_records(user, ids, sorted({r.content for r in doomed}))
+                    work.update(restored)
+                    _, dreams = work.store.erase_records(user, ids, sorted({r.content for r in doomed}))
                     self._refresh_keyword_text(user, [r for r in doomed if r.session_id is not None])
-                    self._stage_graph(restored)
-                self._bump_generation()
-            if restored:
-                self._rebuild_index()  # restored sources get their stored vectors back
-            elif self._index is not None:
-                self._index.remove(rowids)
-            self._flush_index()
+                work.rebuild_vectors()  # FAISS is rebuilt from SQLite and its file rewritten
             pending = self._erase_graph(user, whole_user=memory_id is None)
             compacted = self.store.compact()
         return PurgeResult(
@@ -332,7 +282,7 @@ class CrudMixin:
         whether it waits for the next dream, and the saved task states.
         """
         user = check_user_id(user_id)
-        with self._lock:
+        with self.engine.lock:
             records = self.store.find(user, statuses=None, newest_first=False)
             queued = {r.id for r in self.store.queued(user)}
             states = self.store.task_states(user)
@@ -352,7 +302,7 @@ class CrudMixin:
         """
         user = check_user_id(user_id)
         parsed = parse_export(_lines(data), user_id=user, max_chars=self.config.write.max_content_chars)
-        with self._lock:
+        with self.engine.lock:
             ids = [item.record.id for item in parsed.records]
             mine = {r.id for r in self.store.get(user, ids)}
             if taken := self.store.ids_in_use([i for i in ids if i not in mine]):
@@ -362,7 +312,9 @@ class CrudMixin:
                 batch = fresh[start : start + _BATCH]
                 records = [item.record for item in batch]
                 queued = [item.record for item in batch if item.queued]
-                self._persist(records, self._context_texts(records), enqueue=queued, supersede=False)
+                self.engine.persist(
+                    records, self.engine.context_texts(records), enqueue=queued, supersede=False
+                )
             for session_id, state in parsed.task_states:
                 self.store.set_task_state(user, session_id, state, utcnow())
         return ImportResult(len(fresh), len(parsed.records) - len(fresh), len(parsed.task_states))
@@ -384,22 +336,20 @@ class CrudMixin:
         if not records:
             return
         rowids = self.store.rowids(user_id, [r.id for r in records])
-        for record, context in zip(records, self._context_texts(records), strict=True):
+        for record, context in zip(records, self.engine.context_texts(records), strict=True):
             terms = " ".join(tokenize(record.content))
             self.store.set_match_text(rowids[record.id], terms, " ".join(tokenize(context)))
 
     def _erase_graph(self, user_id: str, *, whole_user: bool) -> int:
         """After the records' commit: replay the graph removals; how many still wait."""
-        sync = self._graph_sync
-        if sync is None or self.graph is None:
-            return 0
-        self._flush_graph()
-        if whole_user and sync.pending() == 0:
+        self.engine.flush_graph()
+        pending = self.engine.graph_pending()
+        if whole_user and pending == 0:
             try:
-                self.graph.clear(user_id)  # entities the removals may have left
+                self.engine.graph.clear(user_id)  # anything of the user the removals left
             except DreamMemError as exc:  # degradation boundary: nothing of the user is left to replay
                 log.warning("clearing the graph of a purged user failed: %s", exc)
-        return sync.pending()
+        return pending
 
     # -- async twins (the sync call in a worker thread) ------------------------------------------
 

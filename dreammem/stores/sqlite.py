@@ -352,6 +352,20 @@ class SQLiteRecordStore(SQLiteErasure):
             if cursor.rowcount != 1:
                 raise BackendError(f"record {record.id} not found for update")
 
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete records of this user outright, with their keyword rows (undo only).
+
+        Returns:
+            The ids that existed.
+        """
+        rowids = self.rowids(user_id, ids)
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids.values()])
+            conn.executemany(
+                "DELETE FROM records WHERE user_id = ? AND id = ?", [(user_id, i) for i in rowids]
+            )
+        return list(rowids)
+
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """Records of this user with these ids, in the order asked (missing ids skipped)."""
         if not ids:
@@ -606,6 +620,11 @@ class SQLiteRecordStore(SQLiteErasure):
             conn.execute(_INSERT_FTS, (rowid, terms, context))
         self._term_shares.note_writes(1)
 
+    def set_match_terms(self, rowid: int, terms: str) -> None:
+        """Replace a record's own full-text terms, keeping its context terms."""
+        row = self.fetchone("SELECT context FROM records_fts WHERE rowid = ?", (rowid,))
+        self.set_match_text(rowid, terms, str(row[0]) if row is not None and row[0] else "")
+
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
         rows = self.fetchall(
@@ -761,6 +780,12 @@ class SQLiteRecordStore(SQLiteErasure):
                 "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?, ?, ?)",
                 [(rid, model, data[i].tobytes()) for i, rid in enumerate(rowids)],
             )
+
+    def clear_vectors(self) -> None:
+        """Drop every stored embedding and the model they were made with (before a model switch)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM vectors")
+            conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
 
     def iter_active_vectors(
         self, model: str, dim: int, batch: int = 10_000
