@@ -188,6 +188,13 @@ class Neo4jGraphConfig(_Frozen):
     user: str | None = None
     password: str | None = None
     database: str = "neo4j"
+    timeout: float = Field(
+        5.0,
+        gt=0,
+        le=600,
+        description="Seconds a graph call may wait for the server (connect, handshake, query); "
+        "a server found unreachable then fails fast until it answers again",
+    )
 
 
 GraphConfig = Annotated[EmbeddedGraphConfig | Neo4jGraphConfig, Field(discriminator="type")]

@@ -321,6 +321,7 @@ class DreamMemory(CrudMixin):
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
+        stale = self.engine.refresh_vectors()
         self.engine.flush_graph()
         rq = RecallQuery(
             text=text,
@@ -331,7 +332,10 @@ class DreamMemory(CrudMixin):
             filter=condition,
             allowed=None if condition is None else self._allowed(user, condition),
         )
-        return pipeline.run(rq, k, paths=paths)
+        result = pipeline.run(rq, k, paths=paths)
+        if stale is None:
+            return result
+        return dataclasses.replace(result, degraded={**result.degraded, "vector": stale})
 
     def _allowed(self, user_id: str, condition: RecallFilter) -> frozenset[int] | None:
         """The rows a filtered recall's vector path searches (the filter's columns; None: too many)."""
@@ -412,6 +416,7 @@ class DreamMemory(CrudMixin):
         user = check_user_id(user_id) if user_id is not None else None
         counts = {s.value: self.store.count(user, status=s) for s in Status}
         model = self.store.get_meta("embedding_model")
+        self.engine.refresh_vectors()
         out: dict[str, Any] = {
             "records": counts,
             "users": len(self.store.users()) if user is None else 1,

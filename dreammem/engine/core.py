@@ -68,7 +68,9 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     from dreammem.stores.neo4j import Neo4jGraphStore  # the neo4j driver loads only when asked for
 
     auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
-    return Neo4jGraphStore(graph_config.uri, auth=auth, database=graph_config.database)
+    return Neo4jGraphStore(
+        graph_config.uri, auth=auth, database=graph_config.database, timeout=graph_config.timeout
+    )
 
 
 class Engine:
@@ -150,6 +152,10 @@ class Engine:
         _ = self.embedder
         assert self._vectors.index is not None
         return self._vectors.index
+
+    def refresh_vectors(self) -> str | None:
+        """Bring FAISS up to what other processes committed; the reason when it could not."""
+        return self._vectors.refresh()
 
     def vector_count(self, user_id: str | None = None) -> int:
         """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""
