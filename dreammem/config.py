@@ -56,7 +56,12 @@ class WriteConfig(_Frozen):
     """The write path (DESIGN.md §5)."""
 
     working_memory_turns: int = Field(8, ge=1, le=100, description="Turns kept per session.")
-    max_content_chars: int = Field(1_000_000, ge=1, description="Longest content accepted, in characters.")
+    max_content_chars: int = Field(
+        100_000,
+        ge=1,
+        description="Longest content accepted, in characters (a longer one is a ValidationError). "
+        "Bounds what one write and one dream cost: both are linear in it.",
+    )
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
     )
@@ -130,6 +135,12 @@ class RecallConfig(_Frozen):
         "indexed memories when a rarer term remains, and rank only the newest matches when none "
         "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
         "at 0.1); None keeps every term.",
+    )
+    max_query_chars: int = Field(
+        8_000,
+        ge=1,
+        description="Longest recall query accepted, in characters (a longer one is a ValidationError; "
+        "the adapters recall for the last characters of a longer message). Bounds a recall's cost.",
     )
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(

@@ -28,7 +28,7 @@ from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import tokenize
 from dreammem.transfer import ExportedRecord, export_lines, parse_export
-from dreammem.types import Layer, MemoryRecord, Status, new_id, utcnow
+from dreammem.types import Layer, MemoryRecord, Role, Status, new_id, utcnow
 from dreammem.validation import (
     check_content,
     check_offset,
@@ -36,6 +36,7 @@ from dreammem.validation import (
     check_user_id,
     require_id,
 )
+from dreammem.write.instructions import SUSPECT_KEY, looks_like_instruction
 
 __all__ = ["CrudMixin", "ImportResult", "MemoryPage", "PurgeResult"]
 
@@ -179,7 +180,10 @@ class CrudMixin:
             targets = [record, *(t for t in self.store.twins(record) if t.is_active)] if twins else [record]
             now = utcnow()
             entities = tuple(e.text for e in extract_entities(text))
-            changed = [dataclasses.replace(t, content=text, entities=entities) for t in targets]
+            changed = [
+                dataclasses.replace(t, content=text, entities=entities, metadata=_flag(t, text))
+                for t in targets
+            ]
             # The earlier text, as a history version: no session (it is not a turn of the
             # session any more), no keyword text and no vector.
             versions = [
@@ -390,6 +394,14 @@ class CrudMixin:
     async def aimport_(self, data: str | Path | Iterable[str], *, user_id: str) -> ImportResult:
         """Async twin of :meth:`import_` (lines are read in the worker thread too)."""
         return await asyncio.to_thread(self.import_, data, user_id=user_id)
+
+
+def _flag(record: MemoryRecord, text: str) -> dict[str, object]:
+    """The record's metadata with the instruction flag as its new text earns it (non-user roles)."""
+    metadata = {k: v for k, v in record.metadata.items() if k != SUSPECT_KEY}
+    if record.role not in (None, Role.USER) and looks_like_instruction(text):
+        metadata[SUSPECT_KEY] = True
+    return metadata
 
 
 def _lines(data: str | Path | Iterable[str]) -> Iterable[str]:
