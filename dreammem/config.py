@@ -53,7 +53,7 @@ class EmbeddingConfig(_Frozen):
 
 
 class WriteConfig(_Frozen):
-    """The write path (DESIGN.md §5)."""
+    """The write path (docs/concepts.md, "The write path")."""
 
     working_memory_turns: int = Field(8, ge=1, le=100, description="Turns kept per session.")
     max_content_chars: int = Field(
@@ -68,7 +68,7 @@ class WriteConfig(_Frozen):
 
 
 class RecallConfig(_Frozen):
-    """The recall pipeline (DESIGN.md §7)."""
+    """The recall pipeline (docs/concepts.md, "Recall paths and fusion")."""
 
     paths: tuple[str, ...] = Field(
         ("vector", "keyword", "temporal", "graph"), description="Recall paths to run."
@@ -154,7 +154,7 @@ class RecallConfig(_Frozen):
 
 
 class DreamConfig(_Frozen):
-    """Dreaming triggers and budgets (DESIGN.md §6)."""
+    """Dreaming triggers and budgets (docs/concepts.md, "Dreaming")."""
 
     queue_limit: int = Field(200, ge=1, description="Queue size that triggers a dream.")
     interval_hours: float = Field(24.0, gt=0, description="Time since last dream that triggers one.")
