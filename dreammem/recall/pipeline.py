@@ -143,7 +143,7 @@ class RecallPipeline:
         ranked_hits = current_first(
             [self._hit(s) for s in kept], lambda ids: self._records(query.user_id, ids), twin_marks
         )
-        core = self._pinned(query.user_id, {h.id for h in ranked_hits}, degraded)
+        core = self._pinned(query, {h.id for h in ranked_hits}, degraded)
         ordered = tuple(with_core_memories(ranked_hits, core, k=k, config=self.config))
         clock.lap("order", start)
         start = time.perf_counter()
@@ -203,10 +203,14 @@ class RecallPipeline:
         rrf_k = self.config.rrf_k
         weights = self.config.path_weights
         fused = reciprocal_rank_fusion(ranked, k=rrf_k, weights=weights)
-        top = fused[: max(self.config.rerank_top, k)]
+        wanted = max(self.config.rerank_top, k)
+        top = fused[:wanted] if query.filter is None else fused
         clock.lap("fuse", start)
         start = time.perf_counter()
         records = self._store.get_by_rowids(query.user_id, [f.rowid for f in top])
+        if query.filter is not None:  # filtered before the cut, so k matching memories can fill it
+            keep = query.filter.matches
+            top = [f for f in top if f.rowid in records and keep(records[f.rowid])][:wanted]
         clock.lap("load", start)
         scored = _dedupe(
             [
@@ -273,12 +277,14 @@ class RecallPipeline:
         """The user's records by id (the newer versions older hits point at)."""
         return {r.id: r for r in self._store.get(user_id, list(ids))}
 
-    def _pinned(self, user_id: str, ranked: set[str], degraded: dict[str, str]) -> list[Hit]:
-        """The user's pinned memories that did not rank, newest first."""
+    def _pinned(self, query: RecallQuery, ranked: set[str], degraded: dict[str, str]) -> list[Hit]:
+        """The user's pinned memories that did not rank (and match the filter), newest first."""
         if self.config.pinned_max_count == 0:
             return []
         try:
-            pinned = self._store.find(user_id, pinned=True)  # newest first
+            pinned = self._store.find(query.user_id, pinned=True)  # newest first
+            if query.filter is not None:
+                pinned = [r for r in pinned if query.filter.matches(r)]
         except Exception as exc:  # degradation boundary: ranked hits still answer
             log.warning("loading pinned memories failed: %s", exc)
             degraded["pinned"] = f"{type(exc).__name__}: {exc}"
