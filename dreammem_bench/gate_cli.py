@@ -49,7 +49,7 @@ def bench_gate(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the folds as JSON.")] = None,
 ) -> None:
     """Calibrate the recall relevance floor: leave-one-conversation-out (MiniLM), 5 folds (e5)."""
-    from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder
+    from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder  # noqa: PLC0415 - loads torch only when the command runs
 
     absent = load_absent()
     minilm = SentenceTransformerEmbedder()

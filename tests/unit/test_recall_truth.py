@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError as PydanticError
 
 from dreammem import DreamMemConfig, DreamMemory
 from dreammem.agent_api import memory_block
@@ -154,7 +155,5 @@ def test_topical_last_time_still_finds_the_topic(memory: DreamMemory) -> None:
 
 @pytest.mark.parametrize("bad", [2.0, -1.5, float("nan"), "high", -1])
 def test_a_bad_floor_or_budget_is_a_config_error(bad: object) -> None:
-    from pydantic import ValidationError as PydanticError
-
     with pytest.raises(PydanticError):
         RecallConfig(relevance_floor=bad, pinned_max_count=bad if isinstance(bad, int) else 2)  # type: ignore[arg-type]

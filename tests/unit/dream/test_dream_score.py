@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from dreammem import DreamMemory
 from dreammem.dream.context import DreamContext
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM, read_prompt
 from dreammem.dream.score import is_noise, rule_score, score
+from dreammem.embed import HashingEmbedder
 from dreammem.types import MemoryRecord, Priority, Role, Source
+from tests.unit.dream.support import seed
 
 
 def rec(text: str, role: Role = Role.USER, priority: Priority | None = None, **kw: object) -> MemoryRecord:
@@ -145,10 +148,6 @@ def test_spent_budget_keeps_rule_scores() -> None:
 
 
 def test_a_run_of_chit_chat_is_archived_not_summarised(tmp_path: Path) -> None:
-    from dreammem import DreamMemory
-    from dreammem.embed import HashingEmbedder
-    from tests.unit.dream.support import seed
-
     chat = [
         ("s1", "user", "The weather is nice today."),
         ("s1", "assistant", "Got it."),
