@@ -217,6 +217,21 @@ def test_core_reads_and_forget(
 
 
 @FUZZ
+@given(memory_id=ids, content=texts | values, user=ids, data=texts | values, dry_run=values)
+def test_core_update_purge_export_import(
+    memory: DreamMemory, memory_id: Any, content: Any, user: Any, data: Any, dry_run: Any
+) -> None:
+    other = user if user != OWNER else "u2"  # never the canary's owner: purge erases for real
+    for call in (
+        lambda: memory.update(memory_id, content, user_id=other),
+        lambda: memory.purge(memory_id, user_id=other, dry_run=dry_run),
+        lambda: memory.export(user_id=other),
+        lambda: memory.import_(data if not isinstance(data, str) else [data], user_id=other),
+    ):
+        _call(memory, call)
+
+
+@FUZZ
 @given(user=ids, when=times)
 @example(user="u2", when=datetime.max)  # overflowed in the dream report before times were bounded
 @example(user="u2", when=datetime(1, 1, 1, tzinfo=UTC))
