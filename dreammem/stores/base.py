@@ -149,12 +149,41 @@ class RecordStore(ABC):
         until: datetime | None = None,
         newest_first: bool = True,
         limit: int | None = None,
+        offset: int = 0,
     ) -> list[MemoryRecord]:
-        """Records of this user matching every given filter, ordered by event time."""
+        """Records of this user matching every given filter, ordered by event time.
+
+        ``offset`` skips that many of them first (paging).
+        """
 
     @abstractmethod
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
+
+    @abstractmethod
+    def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """For each of these records that has a twin (see :meth:`twins`), the twin's id."""
+
+    @abstractmethod
+    def derived_from(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user whose provenance names any of these ids."""
+
+    @abstractmethod
+    def filter_rowids(
+        self,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int,
+    ) -> set[int] | None:
+        """Row ids of this user's active records with these column values (None: over ``limit``)."""
+
+    @abstractmethod
+    def ids_in_use(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids are taken, by any user (ids are unique in a store)."""
 
     @abstractmethod
     def history_chain(self, user_id: str, record_id: str) -> list[MemoryRecord]:
@@ -179,6 +208,22 @@ class RecordStore(ABC):
     @abstractmethod
     def users(self) -> list[str]:
         """Every user id with at least one record."""
+
+    # -- erasure
+    @abstractmethod
+    def erase_records(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[list[str], int]:
+        """Hard-delete these records, every row naming them, and their quotes in the dream log.
+
+        Returns the ids that existed and how many dream-log entries were rewritten.
+        """
+
+    @abstractmethod
+    def erase_user(self, user_id: str) -> int:
+        """Hard-delete every row of this user the store owns; returns the dream-log entries deleted."""
+
+    @abstractmethod
+    def compact(self) -> bool:
+        """Make the store drop the bytes of erased rows; False when it must be called again later."""
 
     # -- keyword index
     @abstractmethod

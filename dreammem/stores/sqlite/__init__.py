@@ -5,6 +5,7 @@ from it. The store is composed of one class per table family:
 
 * :mod:`~dreammem.stores.sqlite.connection`: connection, migrations, transactions, meta;
 * :mod:`~dreammem.stores.sqlite.records`: the records;
+* :mod:`~dreammem.stores.sqlite.erasure`: hard deletes of records and users, compaction;
 * :mod:`~dreammem.stores.sqlite.keyword`: BM25 over the two-column FTS5 index;
 * :mod:`~dreammem.stores.sqlite.vectors`: stored embeddings;
 * :mod:`~dreammem.stores.sqlite.dreams`: queue, task state, dream log, memory index;
@@ -16,14 +17,14 @@ from __future__ import annotations
 
 from dreammem.stores.base import RecordStore
 from dreammem.stores.sqlite.dreams import DreamRows
+from dreammem.stores.sqlite.erasure import SQLiteErasure
 from dreammem.stores.sqlite.keyword import KeywordRows
-from dreammem.stores.sqlite.records import RecordRows
 from dreammem.stores.sqlite.vectors import VectorRows
 
 __all__ = ["SQLiteRecordStore"]
 
 
-class SQLiteRecordStore(RecordRows, KeywordRows, VectorRows, DreamRows, RecordStore):
+class SQLiteRecordStore(SQLiteErasure, KeywordRows, VectorRows, DreamRows, RecordStore):
     """The :class:`~dreammem.stores.base.RecordStore` in one SQLite file.
 
     Args:
