@@ -147,6 +147,75 @@ class RecordStoreSuite:
         record_store.update([dataclasses.replace(old, status=Status.SUPERSEDED, superseded_by=new.id)])
         assert [r.id for r in record_store.history_chain(alice, new.id)] == [old.id, new.id]
 
+    def test_find_pages_with_an_offset(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        records = [rec(alice, f"page note {n}", n) for n in range(5)]
+        put(record_store, records)
+        newest = [r.id for r in reversed(records)]
+        assert [r.id for r in record_store.find(alice, limit=2, offset=2)] == newest[2:4]
+        assert [r.id for r in record_store.find(alice, offset=3)] == newest[3:]
+        assert record_store.find(alice, limit=2, offset=5) == []
+
+    def test_twins_and_derived_records(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, bob = users
+        turn = rec(alice, "I moved to Lisbon")
+        twin = rec(alice, "I moved to Lisbon", 1, layer=Layer.SEMANTIC, kind=Kind.FACT, provenance=(turn.id,))
+        summary = rec(alice, "moved house", 2, layer=Layer.SEMANTIC, provenance=(turn.id,))
+        alone = rec(alice, "I moved to Lisbon", 3)
+        put(record_store, [turn, twin, summary, alone])
+        assert record_store.twins_of(alice, [turn, twin, summary, alone]) == {
+            turn.id: twin.id,
+            twin.id: turn.id,
+        }
+        assert record_store.twins_of(alice, []) == {}
+        assert {r.id for r in record_store.derived_from(alice, [turn.id])} == {twin.id, summary.id}
+        assert record_store.derived_from(bob, [turn.id]) == []
+
+    def test_filter_rowids_by_columns(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        a = rec(alice, "agent one turn", agent_id="a1", session_id="s1")
+        b = rec(alice, "agent two fact", 1, agent_id="a2", layer=Layer.SEMANTIC, kind=Kind.FACT)
+        gone = rec(alice, "agent one, archived", 2, agent_id="a1")
+        rowids = put(record_store, [a, b, gone])
+        record_store.update([dataclasses.replace(gone, status=Status.ARCHIVED)])
+        assert record_store.filter_rowids(alice, agent_id="a1", limit=10) == {rowids[0]}
+        assert record_store.filter_rowids(alice, kinds=[Kind.FACT], limit=10) == {rowids[1]}
+        assert record_store.filter_rowids(alice, layers=[Layer.EPISODIC], session_id="s1", limit=10) == {
+            rowids[0]
+        }
+        assert record_store.filter_rowids(alice, limit=1) is None
+
+    def test_ids_in_use_across_users(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        record = rec(alice, "taken id")
+        put(record_store, [record])
+        assert record_store.ids_in_use([record.id, "no-such-id"]) == {record.id}
+
+    def test_erasure_leaves_no_row_behind(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, bob = users
+        doomed, kept = rec(alice, "my passport number is X123"), rec(alice, "likes tea", 1)
+        rowids = put(record_store, [doomed, kept])
+        record_store.put_vectors(rowids, MODEL, unit_rows(2, DIM, 9))
+        record_store.enqueue([doomed, kept])
+        report = json.dumps({"summary": f"noted: {doomed.content}", "sources": [doomed.id]})
+        stamp = T0.isoformat()
+        dream_id = f"dream-{uuid.uuid4().hex}"
+        record_store.add_dream(DreamLogRow(dream_id, alice, 1, "test", stamp, stamp, "done", report, "{}"))
+        erased, rewritten = record_store.erase_records(alice, [doomed.id, "no-such-id"], [doomed.content])
+        assert (erased, rewritten) == ([doomed.id], 1)
+        assert [r.id for r in record_store.find(alice, statuses=None)] == [kept.id]
+        assert record_store.keyword_search(alice, ["passport"], 5) == []
+        assert record_store.count_vectors(MODEL, alice) == 1
+        assert [r.id for r in record_store.queued(alice)] == [kept.id]
+        row = record_store.get_dream(dream_id)
+        assert row is not None and doomed.content not in row.report and doomed.id not in row.report
+        record_store.set_task_state(alice, "s1", {"goal": "renew passport"}, T0)
+        put(record_store, [rec(bob, "bob stays")])
+        assert record_store.erase_user(alice) == 1
+        assert record_store.find(alice, statuses=None) == [] and record_store.task_states(alice) == {}
+        assert record_store.count(bob) == 1
+        assert isinstance(record_store.compact(), bool)
+
     # -- keyword index
 
     def test_keyword_search_finds_active_records_only(
