@@ -13,39 +13,57 @@ Quick start::
 import logging
 
 from dreammem.config import DreamMemConfig, load_config
+from dreammem.dream.context import DreamContext
+from dreammem.dream.report import Change, Distilled, DreamReport
+from dreammem.dream.undo import UndoResult
+from dreammem.embed.base import Embedder
 from dreammem.errors import (
     BackendError,
     ConfigError,
     DreamMemError,
     GraphUnavailableError,
+    LLMBudgetError,
     LLMError,
     NotFoundError,
     ScopeError,
     ValidationError,
 )
+from dreammem.llm import LLM
 from dreammem.memory import DreamMemory
+from dreammem.recall.pipeline import Reranker
 from dreammem.recall.result import Hit, RecallResult
+from dreammem.stores.base import GraphStore
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
 __all__ = [
+    "LLM",
     "BackendError",
+    "Change",
     "ConfigError",
+    "Distilled",
+    "DreamContext",
     "DreamMemConfig",
     "DreamMemError",
     "DreamMemory",
+    "DreamReport",
+    "Embedder",
+    "GraphStore",
     "GraphUnavailableError",
     "Hit",
     "Kind",
+    "LLMBudgetError",
     "LLMError",
     "Layer",
     "MemoryRecord",
     "NotFoundError",
     "Priority",
     "RecallResult",
+    "Reranker",
     "Role",
     "ScopeError",
     "Source",
     "Status",
+    "UndoResult",
     "ValidationError",
     "__version__",
     "load_config",

@@ -1,8 +1,9 @@
 """The ``dreammem`` command line (built on typer; tables by rich).
 
 Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
-``reindex``. The store path comes from ``--path`` or ``$DREAMMEM_PATH`` (default
-``./.dreammem``).
+``reindex``, ``dream``; ``bench`` and ``train-reranker`` come from the benchmark harness,
+imported when used (:mod:`dreammem.cli_harness`). The store path comes from ``--path`` or
+``$DREAMMEM_PATH`` (default ``./.dreammem``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.bench.cli import bench_app
-from dreammem.bench.graph_cli import bench_graph
-from dreammem.bench.latency_cli import bench_latency
-from dreammem.bench.train_cli import train_reranker
-from dreammem.cli_dream import bench_dream, dream_app
+from dreammem.cli_dream import dream_app
+from dreammem.cli_harness import register_harness
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
@@ -34,12 +32,8 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
 console = Console()
-app.add_typer(bench_app, name="bench")
-bench_app.command("graph")(bench_graph)
-bench_app.command("dream")(bench_dream)
-bench_app.command("latency")(bench_latency)
 app.add_typer(dream_app, name="dream")
-app.command("train-reranker")(train_reranker)
+register_harness(app)
 
 PathOpt = Annotated[
     Path | None,

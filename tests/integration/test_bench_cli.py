@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dreammem.bench.metrics import METRIC_KEYS
 from dreammem.cli import app
 from dreammem.config import DreamMemConfig
+from dreammem_bench.metrics import METRIC_KEYS
 
 pytestmark = pytest.mark.integration
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreammem.bench.dream import run_benchmark
+from dreammem_bench.dream import run_benchmark
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from dreammem.bench.graph import GraphBenchConfig, make_items, make_queries, run_graph_bench
 from dreammem.cli import app
+from dreammem_bench.graph import GraphBenchConfig, make_items, make_queries, run_graph_bench
 
 
 def test_synthetic_data_is_deterministic_and_shaped_like_conversation_memory() -> None:

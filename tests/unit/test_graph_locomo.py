@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dreammem.bench.graph_locomo import PATH_SETS, load_locomo, run_locomo_graph, summary
 from dreammem.embed import HashingEmbedder
+from dreammem_bench.graph_locomo import PATH_SETS, load_locomo, run_locomo_graph, summary
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "locomo_tiny_graph.json"
 

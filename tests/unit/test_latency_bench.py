@@ -10,7 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from dreammem import DreamMemConfig, DreamMemory
-from dreammem.bench.latency import (
+from dreammem.cli import app
+from dreammem.config import RecallConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.recall.timeparse import parse_time_query
+from dreammem_bench.latency import (
     MainSentenceEmbedder,
     build_store,
     measure_latency,
@@ -19,10 +23,6 @@ from dreammem.bench.latency import (
     synthetic_queries,
     synthetic_turns,
 )
-from dreammem.cli import app
-from dreammem.config import RecallConfig
-from dreammem.embed import HashingEmbedder
-from dreammem.recall.timeparse import parse_time_query
 
 
 def test_synthetic_data_is_deterministic_and_spread() -> None:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from dreammem.bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
 from dreammem.embed import HashingEmbedder
+from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
 
 
 def test_shipped_pairs_load() -> None:

@@ -7,22 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from dreammem.bench.locomo import LocomoConversation, load_locomo
-from dreammem.bench.methods import (
+from dreammem.config import DreamMemConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.errors import ConfigError
+from dreammem.types import Kind, Layer, MemoryRecord, Source
+from dreammem_bench.locomo import LocomoConversation, load_locomo
+from dreammem_bench.methods import (
     BM25Method,
     DreamMemMethod,
     FusionMethod,
     RecencyMethod,
     VectorMethod,
 )
-from dreammem.bench.metrics import METRIC_KEYS
-from dreammem.bench.report import build_report, render_table
-from dreammem.bench.runner import merge_runs, run_benchmark, total_steps
-from dreammem.bench.suite import build_methods, close_methods, parse_methods
-from dreammem.config import DreamMemConfig
-from dreammem.embed import HashingEmbedder
-from dreammem.errors import ConfigError
-from dreammem.types import Kind, Layer, MemoryRecord, Source
+from dreammem_bench.metrics import METRIC_KEYS
+from dreammem_bench.report import build_report, render_table
+from dreammem_bench.runner import merge_runs, run_benchmark, total_steps
+from dreammem_bench.suite import build_methods, close_methods, parse_methods
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "locomo_tiny.json"
 

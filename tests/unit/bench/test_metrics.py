@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dreammem.bench.metrics import (
+from dreammem_bench.metrics import (
     METRIC_KEYS,
     QuestionOutcome,
     aggregate,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dreammem.bench.throughput import run_throughput, synthetic_turns
 from dreammem.embed import HashingEmbedder
+from dreammem_bench.throughput import run_throughput, synthetic_turns
 
 
 def test_synthetic_turns_are_deterministic_and_varied() -> None:

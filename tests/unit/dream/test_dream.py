@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from dreammem import DreamMemConfig, DreamMemory, Kind, Layer, ScopeError, Status, ValidationError
-from dreammem.bench.scripted_llm import ScriptedDreamLLM
 from dreammem.config import DreamConfig
 from dreammem.embed import HashingEmbedder
+from dreammem_bench.scripted_llm import ScriptedDreamLLM
 from tests.unit.dream.support import (
     T0,
     CallbackLLM,

@@ -5,9 +5,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from dreammem.bench.dream import METRIC_KEYS, run_benchmark
-from dreammem.bench.streams import make_stream
 from dreammem.embed import HashingEmbedder
+from dreammem_bench.dream import METRIC_KEYS, run_benchmark
+from dreammem_bench.streams import make_stream
 
 
 def test_streams_are_deterministic_and_bilingual() -> None:
@@ -40,7 +40,7 @@ def test_benchmark_meets_its_targets_on_a_short_run() -> None:
 
 
 def test_cli_bench_dream_writes_the_json(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import dreammem.bench.dream as bench
+    import dreammem_bench.dream as bench
     from dreammem.cli import app
 
     real = bench.run_benchmark

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from dreammem import DreamMemConfig, DreamMemory, Kind, Layer, ValidationError
-from dreammem.bench.scripted_llm import ScriptedDreamLLM
 from dreammem.config import DreamConfig
 from dreammem.dream import DreamScheduler
 from dreammem.dream.triggers import TriggerState, check_triggers
 from dreammem.embed import HashingEmbedder
+from dreammem_bench.scripted_llm import ScriptedDreamLLM
 from tests.unit.dream.support import T0, seed
 
 CFG = DreamConfig(queue_limit=10, interval_hours=24, queue_backstop=50)

@@ -118,8 +118,8 @@ def test_latency_bench_times_the_reranker(
 
     from typer.testing import CliRunner
 
-    from dreammem.bench import latency_cli
     from dreammem.cli import app
+    from dreammem_bench import latency_cli
 
     sizes: list[int] = []
     real = latency_cli.load_reranker

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 import faiss
 import numpy as np
 
-from dreammem.bench.locomo import LocomoConversation
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
@@ -28,6 +27,7 @@ from dreammem.recall.fusion import reciprocal_rank_fusion
 from dreammem.recall.pipeline import Reranker
 from dreammem.text.tokenize import query_terms, tokenize
 from dreammem.types import MemoryRecord
+from dreammem_bench.locomo import LocomoConversation
 
 __all__ = [
     "BM25Method",

@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from dreammem.bench.locomo import LocomoConversation
-from dreammem.bench.methods import BenchMethod
-from dreammem.bench.metrics import QuestionOutcome
+from dreammem_bench.locomo import LocomoConversation
+from dreammem_bench.methods import BenchMethod
+from dreammem_bench.metrics import QuestionOutcome
 
 __all__ = ["MethodRun", "merge_runs", "run_benchmark", "total_steps"]
 

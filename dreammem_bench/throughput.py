@@ -21,10 +21,10 @@ from typing import Any
 import faiss
 import numpy as np
 
-from dreammem.bench.metrics import percentile
 from dreammem.config import DreamMemConfig
 from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
+from dreammem_bench.metrics import percentile
 
 __all__ = ["ThroughputResult", "run_throughput", "synthetic_turns"]
 

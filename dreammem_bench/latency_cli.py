@@ -13,7 +13,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dreammem.bench.latency import (
+from dreammem.config import DreamMemConfig, EmbeddingConfig, RecallConfig, VectorIndexConfig
+from dreammem.embed.base import Embedder
+from dreammem.embed.models import resolve_embedder
+from dreammem.memory import DreamMemory
+from dreammem_bench.latency import (
     STAGES,
     TOTALS,
     LatencyReport,
@@ -21,11 +25,7 @@ from dreammem.bench.latency import (
     build_store,
     measure_latency,
 )
-from dreammem.bench.suite import load_reranker
-from dreammem.config import DreamMemConfig, EmbeddingConfig, RecallConfig, VectorIndexConfig
-from dreammem.embed.base import Embedder
-from dreammem.embed.models import resolve_embedder
-from dreammem.memory import DreamMemory
+from dreammem_bench.suite import load_reranker
 
 __all__ = ["bench_latency"]
 

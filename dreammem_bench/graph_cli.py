@@ -1,4 +1,4 @@
-"""The ``dreammem bench graph`` command (registered on the ``bench`` sub-app in :mod:`dreammem.cli`)."""
+"""The ``dreammem bench graph`` command (registered on the ``bench`` sub-app in :mod:`dreammem_bench.app`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dreammem.bench.graph import BackendResult, GraphBenchConfig, run_graph_bench
+from dreammem_bench.graph import BackendResult, GraphBenchConfig, run_graph_bench
 
 __all__ = ["bench_graph"]
 
@@ -41,9 +41,9 @@ def _table(results: list[BackendResult]) -> Table:
 
 
 def _locomo(path: Path, uri: str | None, progress: Callable[[str], None]) -> list[dict[str, Any]]:
-    from dreammem.bench.graph_locomo import load_locomo, run_locomo_graph, summary
     from dreammem.embed.models import resolve_embedder
     from dreammem.stores.base import GraphStore
+    from dreammem_bench.graph_locomo import load_locomo, run_locomo_graph, summary
 
     graphs: dict[str, Callable[[], GraphStore] | None] = {"embedded": None}
     if uri is not None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dreammem.bench.locomo import LocomoConversation
-from dreammem.bench.methods import BM25Method
 from dreammem.rerank.training import QueryGroup
+from dreammem_bench.locomo import LocomoConversation
+from dreammem_bench.methods import BM25Method
 
 __all__ = ["locomo_query_groups"]
 

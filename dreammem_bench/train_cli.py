@@ -30,9 +30,9 @@ def train_reranker(
     ] = None,
 ) -> None:
     """Fine-tune a cross-encoder from the packaged MiniLM on question -> evidence pairs."""
-    from dreammem.bench.locomo import load_locomo
-    from dreammem.bench.pairs import locomo_query_groups
     from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
+    from dreammem_bench.locomo import load_locomo
+    from dreammem_bench.pairs import locomo_query_groups
 
     cfg = TrainingConfig(
         epochs=epochs,

@@ -1,4 +1,7 @@
-"""``dreammem bench ...``: benchmark commands (a typer sub-app registered in dreammem.cli)."""
+"""``dreammem bench ...``: the LoCoMo, throughput and Chinese benchmarks.
+
+The other benchmarks join this sub-app in :mod:`dreammem_bench.app`.
+"""
 
 from __future__ import annotations
 
@@ -12,22 +15,27 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from dreammem.bench.locomo import LocomoConversation, load_locomo
-from dreammem.bench.methods import BenchMethod
-from dreammem.bench.report import build_report, render_table
-from dreammem.bench.runner import MethodRun, merge_runs, run_benchmark, total_steps
-from dreammem.bench.suite import build_methods, close_methods, load_reranker, parse_methods
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import SentenceTransformerEmbedder, resolve_embedder
 from dreammem.recall.pipeline import Reranker
+from dreammem_bench.locomo import LocomoConversation, load_locomo
+from dreammem_bench.methods import BenchMethod
+from dreammem_bench.report import build_report, render_table
+from dreammem_bench.runner import MethodRun, merge_runs, run_benchmark, total_steps
+from dreammem_bench.suite import build_methods, close_methods, load_reranker, parse_methods
 
 if TYPE_CHECKING:
     from dreammem.rerank.training import TrainingConfig
 
 __all__ = ["bench_app"]
 
-bench_app = typer.Typer(help="Benchmarks: retrieval quality, throughput and latency.", no_args_is_help=True)
+bench_app = typer.Typer(
+    name="bench",
+    help="Benchmarks: retrieval quality, throughput and latency.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 console = Console()
 if not console.is_terminal:
     console = Console(width=200)  # a report piped to a file keeps every column
@@ -176,8 +184,8 @@ def _run_folds(
     train_cfg: TrainingConfig,
     options: dict[str, Any],
 ) -> dict[str, MethodRun]:
-    from dreammem.bench.pairs import locomo_query_groups
     from dreammem.rerank.training import mine_pairs, train_cross_encoder
+    from dreammem_bench.pairs import locomo_query_groups
 
     runs: dict[str, MethodRun] = {}
     for fold in range(min(folds, len(conversations))):
@@ -206,7 +214,7 @@ def throughput(
     """add_many throughput and recall p50/p95 at a store size, beside bare FAISS + encoder."""
     from rich.table import Table
 
-    from dreammem.bench.throughput import run_throughput
+    from dreammem_bench.throughput import run_throughput
 
     cfg = load_config(config) if config else DreamMemConfig()
     model = resolve_embedder(embedder, batch_size=cfg.embedding.batch_size)
@@ -237,8 +245,8 @@ def chinese() -> None:
     """Chinese recall: MiniLM vs multilingual e5, and jieba vs character n-gram BM25."""
     from rich.table import Table
 
-    from dreammem.bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
     from dreammem.embed.models import E5Embedder
+    from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
 
     pairs = load_pairs()
     rows = [score_embedder(SentenceTransformerEmbedder(), pairs), score_embedder(E5Embedder(), pairs)]

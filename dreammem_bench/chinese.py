@@ -38,7 +38,7 @@ class ChineseScore:
 
 def load_pairs() -> list[tuple[str, str]]:
     """The shipped (memory, question) pairs."""
-    raw = resources.files("dreammem.bench").joinpath("data/zh_pairs.json").read_text(encoding="utf-8")
+    raw = resources.files("dreammem_bench").joinpath("data/zh_pairs.json").read_text(encoding="utf-8")
     return [(item["memory"], item["question"]) for item in json.loads(raw)]
 
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from rich.table import Table
 
-from dreammem.bench.locomo import LocomoConversation
-from dreammem.bench.metrics import percentile, summarize
-from dreammem.bench.runner import MethodRun
+from dreammem_bench.locomo import LocomoConversation
+from dreammem_bench.metrics import percentile, summarize
+from dreammem_bench.runner import MethodRun
 
 __all__ = ["build_report", "render_table"]
 

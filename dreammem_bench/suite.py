@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dreammem.bench.methods import (
+from dreammem.config import DreamMemConfig
+from dreammem.embed.base import Embedder
+from dreammem.errors import ConfigError
+from dreammem.recall.pipeline import Reranker
+from dreammem.rerank.cross_encoder import CrossEncoderReranker
+from dreammem_bench.methods import (
     BenchMethod,
     BM25Method,
     DreamMemMethod,
@@ -15,11 +20,6 @@ from dreammem.bench.methods import (
     RecencyMethod,
     VectorMethod,
 )
-from dreammem.config import DreamMemConfig
-from dreammem.embed.base import Embedder
-from dreammem.errors import ConfigError
-from dreammem.recall.pipeline import Reranker
-from dreammem.rerank.cross_encoder import CrossEncoderReranker
 
 __all__ = ["METHOD_NAMES", "build_methods", "close_methods", "load_reranker", "parse_methods"]
 

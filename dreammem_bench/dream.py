@@ -1,9 +1,9 @@
 """The dream benchmark: does dreaming compress without losing or inventing anything.
 
 ``dreammem bench dream`` feeds deterministic synthetic streams
-(:mod:`dreammem.bench.streams`, English and Chinese, ten batches of 200 turns) into a
+(:mod:`dreammem_bench.streams`, English and Chinese, ten batches of 200 turns) into a
 fresh store with the real MiniLM embedder and dreams after every batch, once with
-rules only and once with a scripted LLM (:class:`~dreammem.bench.scripted_llm.ScriptedDreamLLM`,
+rules only and once with a scripted LLM (:class:`~dreammem_bench.scripted_llm.ScriptedDreamLLM`,
 which also invents numbers and answers broken JSON now and then). A ``no_dream``
 baseline stores the same turns and never dreams. No LLM judges anything:
 
@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dreammem.bench.scripted_llm import ScriptedDreamLLM
-from dreammem.bench.streams import Stream, make_stream
 from dreammem.config import DreamConfig, DreamMemConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.caching import CachingEmbedder
 from dreammem.memory import DreamMemory
 from dreammem.types import Source, Status
+from dreammem_bench.scripted_llm import ScriptedDreamLLM
+from dreammem_bench.streams import Stream, make_stream
 
 __all__ = ["METRIC_KEYS", "BenchResult", "ModeResult", "run_benchmark"]
 
