@@ -60,6 +60,11 @@ class WriteConfig(_Frozen):
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
     )
+    resolve_updates: bool = Field(
+        True,
+        description="Compare each new user statement with the user's older ones about the same "
+        "subject and supersede (or mark possibly outdated) what it changes, beyond slots.",
+    )
 
 
 class RecallConfig(_Frozen):

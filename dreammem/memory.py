@@ -17,6 +17,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+import numpy as np
+import numpy.typing as npt
+
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.dream import service as dream_service
 from dreammem.dream.context import DreamContext
@@ -54,6 +57,7 @@ from dreammem.validation import (
     require_id,
 )
 from dreammem.write.records import TurnInput, build_core_memory, build_records
+from dreammem.write.resolve import Candidate, applied, resolve_updates
 
 __all__ = ["DreamMemory", "Turn"]
 
@@ -465,6 +469,8 @@ class DreamMemory:
             for record in records:
                 if record.slot is not None and record.layer is Layer.SEMANTIC:
                     superseded.extend(self._supersede_slot(record))
+            if self.config.write.resolve_updates:
+                superseded.extend(self._resolve_updates(records, vectors))
             self._bump_generation()
             self._stage_graph([*records, *superseded])
         assert self._index is not None
@@ -495,6 +501,29 @@ class DreamMemory:
         if later:
             return self._mark_superseded(newer, max(later, key=lambda r: r.event_time))
         return [changed for old in same_slot for changed in self._mark_superseded(old, newer)]
+
+    def _resolve_updates(
+        self, records: Sequence[MemoryRecord], vectors: npt.NDArray[np.float32]
+    ) -> list[MemoryRecord]:
+        """Beyond slots: supersede (or mark) older statements the new ones change."""
+        assert self._index is not None
+        index = self._index
+
+        def neighbours(record: MemoryRecord, vector: npt.NDArray[np.float32], k: int) -> list[Candidate]:
+            hits = index.search(record.user_id, vector, k)
+            found = self.store.get_by_rowids(record.user_id, [rowid for rowid, _ in hits])
+            return [Candidate(found[rowid], score) for rowid, score in hits if rowid in found]
+
+        changed: list[MemoryRecord] = []
+        now = utcnow()
+        for outcome in resolve_updates(records, vectors, neighbours):
+            for target in [outcome.old, *self.store.twins(outcome.old)]:
+                current = self.store.get(target.user_id, [target.id])
+                if current and current[0].is_active:
+                    updated = applied(outcome, current[0], now=now)
+                    self.store.update(updated)
+                    changed.append(updated)
+        return changed
 
     def _mark_superseded(self, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:
         """Supersede ``old`` and the active turn it was written from (it says the same thing)."""
