@@ -219,6 +219,7 @@ class Statement:
     first_person: bool
     episode: bool
     names: frozenset[str]
+    values: frozenset[str]
     cjk: bool
 
 
@@ -231,6 +232,12 @@ _STRONG = re.compile(f"{_STRONG_EN}|{_STRONG_ZH}", _I)
 _MILD_RE = re.compile(_MILD, _I)
 _ADDITIVE_RE = re.compile(_ADDITIVE, _I)
 _NEGATION_RE = re.compile(_NEGATION, _I)
+# Numbers, clock times and weekdays: the values a schedule or a quantity states.
+_VALUE = re.compile(
+    r"\d+(?:[:.,]\d+)*(?:\s?(?:am|pm|k))?|[零一二两三四五六七八九十百千万]+(?:点半?|点[一二三四五六七八九十]+分?)?"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|周[一二三四五六日天]|星期[一二三四五六日天]",
+    _I,
+)
 _CALL_ME = re.compile(r"\bcall me\b|叫我", _I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b|我", _I)
 _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
@@ -290,5 +297,6 @@ def analyse(text: str) -> Statement:
         names=frozenset(
             e.key for e in extract_entities(text) if e.kind == "name" and not text.lstrip().startswith(e.text)
         ),
+        values=frozenset(m.group(0).lower().replace(" ", "") for m in _VALUE.finditer(text)),
         cjk=contains_cjk(text),
     )

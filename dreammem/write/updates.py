@@ -86,10 +86,14 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         return Decision(Action.COEXIST, "different_holder", f"{about}, but about someone else", len(overlap))
     if not overlap and not names and not (closest and (new.strong_cues or new.mild_cue)):
         return None
-    if new.text.strip() == old.text.strip() or (
-        new.topics == old.topics and not new.strong_cues and not new.negated
-    ):
+    if new.text.strip() == old.text.strip():
         return None  # a restatement: nothing to decide
+    if new.topics == old.topics and not new.strong_cues and not new.negated:
+        if new.values == old.values:
+            return None
+        # The same words with another number, time or day: "standup at 9:30" / "standup at 10:15".
+        why = f"{about}; the same statement with another value"
+        return Decision(Action.SUPERSEDE, "different_value", why, len(overlap))
     if new.additive:
         return Decision(Action.COEXIST, "additive_cue", f"{about}; the newer one adds to it", len(overlap))
     if new.strong_cues and (overlap or names or shared):
