@@ -3,13 +3,13 @@
 Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
 ``reindex``, ``dream``; ``bench`` and ``train-reranker`` come from the benchmark harness,
 imported when used (:mod:`dreammem.cli_harness`). The store path comes from ``--path`` or
-``$DREAMMEM_PATH`` (default ``./.dreammem``).
+``$DREAMMEM_PATH`` (default ``./.dreammem``); only ``add`` and ``demo`` create a store (see
+:mod:`dreammem.cli_common`). Ids may be given as unique prefixes.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from datetime import UTC, datetime, timedelta
@@ -21,9 +21,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from dreammem import __version__
+from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve_memory_id
 from dreammem.cli_dream import dream_app
 from dreammem.cli_harness import register_harness
-from dreammem.config import DreamMemConfig, load_config
+from dreammem.cli_progress import CountingEmbedder, progress_bar
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
 from dreammem.recall.result import RecallResult
@@ -35,18 +37,21 @@ console = Console()
 app.add_typer(dream_app, name="dream")
 register_harness(app)
 
-PathOpt = Annotated[
-    Path | None,
-    typer.Option("--path", "-p", help="Store dir or .db file (default $DREAMMEM_PATH or ./.dreammem)."),
-]
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (scope).")]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
+
+def _print_version(value: bool) -> None:
+    if value:
+        console.print(f"dreammem {__version__}")
+        raise typer.Exit()
 
 
-def _open(path: Path | None, config: Path | None = None) -> DreamMemory:
-    target = path or Path(os.environ.get("DREAMMEM_PATH", ".dreammem"))
-    cfg = load_config(config) if config else DreamMemConfig()
-    return DreamMemory(target, config=cfg)
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """DreamMem: long-term memory for LLM agents."""
 
 
 def print_result(result: RecallResult) -> None:
@@ -73,8 +78,8 @@ def add(
     path: PathOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Store one turn."""
-    with _open(path, config) as memory:
+    """Store one turn (creates the store if there is none)."""
+    with open_store(path, config, create=True) as memory:
         record = memory.add(content, user_id=user, session_id=session, role=role)
         console.print(f"stored {record.id} ({record.layer.value}/{record.kind.value})")
 
@@ -89,7 +94,7 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON traces.")] = False,
 ) -> None:
     """Recall memories for a query, with the trace of every hit."""
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory:
         result = memory.recall(query, user_id=user, k=k)
         if as_json:
             out = [{**h.trace(), "content": h.record.content} for h in result]
@@ -100,8 +105,9 @@ def recall(
 
 @app.command()
 def inspect(memory_id: str, user: UserOpt, path: PathOpt = None, config: ConfigOpt = None) -> None:
-    """Show one record and its history."""
-    with _open(path, config) as memory:
+    """Show one record and its history (MEMORY_ID: the full id or a unique prefix)."""
+    with open_store(path, config) as memory:
+        memory_id = resolve_memory_id(memory, memory_id, user)
         record = memory.get(memory_id, user_id=user)
         console.print_json(json.dumps(record.to_dict(), ensure_ascii=False))
         chain = memory.history(memory_id, user_id=user)
@@ -113,9 +119,9 @@ def inspect(memory_id: str, user: UserOpt, path: PathOpt = None, config: ConfigO
 
 @app.command()
 def forget(memory_id: str, user: UserOpt, path: PathOpt = None, config: ConfigOpt = None) -> None:
-    """Soft-delete a record (kept for audit, out of recall)."""
-    with _open(path, config) as memory:
-        record = memory.forget(memory_id, user_id=user)
+    """Soft-delete a record (kept for audit, out of recall); MEMORY_ID may be a unique prefix."""
+    with open_store(path, config) as memory:
+        record = memory.forget(resolve_memory_id(memory, memory_id, user), user_id=user)
         console.print(f"{record.id} is now {record.status.value}")
 
 
@@ -126,7 +132,7 @@ def stats(
     config: ConfigOpt = None,
 ) -> None:
     """Counts by status, the embedding model, the queue."""
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory:
         console.print_json(json.dumps(memory.stats(user_id=user)))
 
 
@@ -140,12 +146,21 @@ def reindex(
     """Rebuild the vector index (and graph) from SQLite, the source of truth."""
     from dreammem.embed.models import resolve_embedder
 
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory:
         if graph:
-            console.print_json(json.dumps({"graph_records": memory.reindex_graph()}))
+            with progress_bar("rebuilding the graph", None):
+                count = memory.reindex_graph()
+            console.print_json(json.dumps({"graph_records": count}))
             return
-        embedder = resolve_embedder(model) if model else None
-        console.print_json(json.dumps(memory.reindex(embedder=embedder)))
+        if model is None:
+            with progress_bar("rebuilding the indexes", None):
+                counts = memory.reindex()
+        else:
+            embedder = resolve_embedder(model)
+            total = len(memory.store.rows_missing_vectors(embedder.name))
+            with progress_bar(f"re-embedding with {embedder.name}", total) as advance:
+                counts = memory.reindex(embedder=CountingEmbedder(embedder, advance))
+        console.print_json(json.dumps(counts))
 
 
 DEMO_SESSIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -229,7 +244,7 @@ def _demo(target: Path) -> None:
 
 
 def main() -> None:
-    """Entry point: run the CLI, turning library errors into a clean message and exit code 2."""
+    """Entry point: run the CLI, turning library errors into one ``error:`` line and exit code 2."""
     try:
         app()
     except DreamMemError as exc:

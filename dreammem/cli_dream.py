@@ -10,8 +10,6 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,10 +17,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.config import DreamMemConfig, load_config
+from dreammem.cli_common import ConfigOpt, PathOpt, open_store, resolve_dream_id
+from dreammem.cli_progress import progress_bar
 from dreammem.dream.report import DreamReport
-from dreammem.errors import NotFoundError
-from dreammem.memory import DreamMemory
 
 __all__ = ["dream_app", "print_report"]
 
@@ -31,11 +28,6 @@ dream_app = typer.Typer(
     help="Consolidate a user's short-term memory (or undo / list dreams).", invoke_without_command=True
 )
 
-PathOpt = Annotated[
-    Path | None,
-    typer.Option("--path", "-p", help="Store dir or .db file (default $DREAMMEM_PATH or ./.dreammem)."),
-]
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
 _CONTENT_CHARS = 70
 _COUNT_COLUMNS = (
     "queued",
@@ -47,11 +39,6 @@ _COUNT_COLUMNS = (
     "archived",
     "guard_kept",
 )
-
-
-def _open(path: Path | None, config: Path | None) -> DreamMemory:
-    target = path or Path(os.environ.get("DREAMMEM_PATH", ".dreammem"))
-    return DreamMemory(target, config=load_config(config) if config else DreamMemConfig())
 
 
 def _short(text: str) -> str:
@@ -113,7 +100,7 @@ def dream(
         return
     if user is None:
         raise typer.BadParameter("--user is required", param_hint="--user")
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory, progress_bar(f"dreaming for {user}", None):
         report = memory.dream(user_id=user, dry_run=dry_run, level=level)
     if as_json:
         console.print_json(json.dumps(report.to_dict(), ensure_ascii=False))
@@ -130,13 +117,9 @@ def undo(
     path: PathOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Restore the state before a dream (undo newer dreams first)."""
-    from dreammem.dream.journal import dream_owner
-
-    with _open(path, config) as memory:
-        owner = user or dream_owner(memory.store, dream_id)
-        if owner is None:
-            raise NotFoundError(f"no dream {dream_id!r}")
+    """Restore the state before a dream (undo newer dreams first); DREAM_ID may be a unique prefix."""
+    with open_store(path, config) as memory:
+        dream_id, owner = resolve_dream_id(memory, dream_id, user)
         result = memory.undo_dream(dream_id, user_id=owner)
     console.print(
         f"undid {result.dream_id}: {len(result.deleted)} records deleted, {len(result.restored)} restored, "
@@ -154,7 +137,7 @@ def log_(
     config: ConfigOpt = None,
 ) -> None:
     """List a user's dreams, newest first."""
-    with _open(path, config) as memory:
+    with open_store(path, config) as memory:
         reports = memory.dreams(user_id=user, limit=limit)
     table = Table(title=f"dreams of {user}")
     for column in ("dream id", "level", "finished", "trigger", "mode", "queued", "new", "archived"):

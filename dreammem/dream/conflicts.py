@@ -20,12 +20,12 @@ from pydantic import BaseModel
 
 from dreammem.dream.adjudicate import Similar, llm_decided, unmarked, unsure_pairs, with_decision
 from dreammem.dream.context import DreamContext
-from dreammem.dream.forget import superseded
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.plan import WritePlan
 from dreammem.errors import LLMError
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import Kind, Layer, MemoryRecord
+from dreammem.write.supersede import later_value, superseded
 
 __all__ = ["llm_conflicts", "resolve_slot_conflicts", "supersede"]
 
@@ -55,9 +55,8 @@ def resolve_slot_conflicts(plan: WritePlan, store: SQLiteRecordStore, user_id: s
         rivals += [
             r for r in plan.inserts if r.slot == new.slot and r.id != new.id and plan.current(r).is_active
         ]
-        newer = [r for r in rivals if r.event_time > new.event_time]
-        if newer:
-            winner = max(newer, key=lambda r: (r.event_time, r.created_at))
+        winner = later_value(new, rivals)
+        if winner is not None:
             plan.change(superseded(new, winner))
             pairs.append((new.id, winner.id))
             continue

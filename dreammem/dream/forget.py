@@ -12,7 +12,7 @@ from datetime import datetime
 
 from dreammem.types import MemoryRecord, Status
 
-__all__ = ["archived", "expired", "superseded"]
+__all__ = ["archived", "expired"]
 
 
 def archived(
@@ -24,13 +24,6 @@ def archived(
         note["by"] = by
     return dataclasses.replace(
         record, status=Status.ARCHIVED, metadata={**dict(record.metadata), "archived": note}
-    )
-
-
-def superseded(record: MemoryRecord, newer: MemoryRecord) -> MemoryRecord:
-    """The record superseded by ``newer``: it stopped being current when ``newer`` happened."""
-    return dataclasses.replace(
-        record, status=Status.SUPERSEDED, superseded_by=newer.id, valid_to=newer.event_time
     )
 
 

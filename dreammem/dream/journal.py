@@ -19,6 +19,7 @@ from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, St
 
 __all__ = [
     "UndoData",
+    "dream_ids_with_prefix",
     "dream_owner",
     "last_dream_at",
     "later_dreams",
@@ -201,3 +202,12 @@ def dream_owner(store: SQLiteRecordStore, dream_id: str) -> str | None:
     """The user a dream belongs to (for the admin CLI), or None."""
     row = store.fetchone("SELECT user_id FROM dreams WHERE id = ?", (dream_id,))
     return None if row is None else str(row[0])
+
+
+def dream_ids_with_prefix(store: SQLiteRecordStore, prefix: str, limit: int = 5) -> list[tuple[str, str]]:
+    """Up to ``limit`` ``(dream id, user id)`` pairs whose id starts with ``prefix`` (admin CLI)."""
+    rows = store.fetchall(
+        "SELECT id, user_id FROM dreams WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+        (prefix, prefix + "\U0010ffff", limit),
+    )
+    return [(str(r[0]), str(r[1])) for r in rows]

@@ -9,15 +9,13 @@ the transaction checks that the queue entries and the records it read are unchan
 (another process may have dreamed or edited meanwhile); if not, it rolls back with a
 retryable :class:`~dreammem.errors.BackendError`.
 
-FAISS and the graph are derived: they are updated after the commit; if that fails,
-FAISS is rebuilt from SQLite, and a crash before it happens is repaired on reopen
-(the vector generation in SQLite no longer matches the FAISS sidecar).
+FAISS and the graph are derived: the engine's unit of work
+(:mod:`dreammem.engine.unit`) updates them after the commit.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -35,11 +33,9 @@ from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, MemoryRecord
 
 if TYPE_CHECKING:
-    from dreammem.memory import DreamMemory
+    from dreammem.engine import Engine
 
-__all__ = ["commit", "embed_inserts", "plan_writes", "sync_derived"]
-
-log = logging.getLogger(__name__)
+__all__ = ["commit", "embed_inserts", "plan_writes"]
 
 
 def plan_writes(
@@ -91,9 +87,9 @@ def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
     )
 
 
-def _verify(memory: DreamMemory, user_id: str, plan: WritePlan) -> None:
+def _verify(engine: Engine, user_id: str, plan: WritePlan) -> None:
     """Inside the transaction: fail if another writer changed what the plan was built on."""
-    store = memory.store
+    store = engine.store
     if plan.dequeue:
         present = 0
         for start in range(0, len(plan.dequeue), 500):
@@ -119,54 +115,45 @@ def _verify(memory: DreamMemory, user_id: str, plan: WritePlan) -> None:
 
 
 def commit(
-    memory: DreamMemory,
+    engine: Engine,
     user_id: str,
     plan: WritePlan,
     *,
     log_entry: Callable[[], None],
     vectors: npt.NDArray[np.float32] | None = None,
 ) -> None:
-    """Apply a write plan atomically (see the module docstring).
+    """Apply a write plan atomically in one unit of work (see the module docstring).
 
     Args:
-        memory: The facade (its store, embedder and derived indexes).
+        engine: The engine (its store, embedder and derived indexes).
         user_id: The scope.
         plan: What to write.
         log_entry: Writes the dream log row; called inside the transaction, last.
         vectors: Embeddings of ``plan.inserts`` (computed here when None).
     """
-    store = memory.store
-    embedder = memory.embedder
+    embedder = engine.embedder
     if vectors is None:
-        vectors = embed_inserts(memory, user_id, plan.inserts)
+        vectors = embed_inserts(engine, user_id, plan.inserts)
     terms = [" ".join(tokenize(r.content)) for r in plan.inserts]
-    with memory._lock:
-        with store.transaction():
-            _verify(memory, user_id, plan)
-            rowids = store.insert(plan.inserts, terms)
-            store.put_vectors(rowids, embedder.name, vectors)
-            for _, after in plan.updates.values():
-                store.update(after)
-            store.dequeue(user_id, plan.dequeue)
-            memory._bump_generation()
-            memory._stage_graph([*plan.inserts, *(after for _, after in plan.updates.values())])
-            log_entry()
-        sync_derived(memory, user_id, plan.inserts, rowids, vectors, [a for _, a in plan.updates.values()])
+    with engine.unit() as unit:
+        _verify(engine, user_id, plan)
+        unit.insert(plan.inserts, vectors, terms=terms, model=embedder.name)
+        unit.update([after for _, after in plan.updates.values()])
+        engine.store.dequeue(user_id, plan.dequeue)
+        log_entry()
 
 
-def embed_inserts(
-    memory: DreamMemory, user_id: str, records: Sequence[MemoryRecord]
-) -> npt.NDArray[np.float32]:
+def embed_inserts(engine: Engine, user_id: str, records: Sequence[MemoryRecord]) -> npt.NDArray[np.float32]:
     """Vectors for new records.
 
     A summary gets the normalised centroid of the stored vectors of the records it
     replaces: it is found where they were found, and long summaries cost no model
     time. Other records (patterns are short) are embedded.
     """
-    embedder = memory.embedder
+    embedder = engine.embedder
     out = np.zeros((len(records), embedder.dim), dtype=np.float32)
     sources = [i for r in records if r.kind is Kind.SUMMARY for i in r.provenance]
-    stored = _stored_vectors(memory, user_id, sources)
+    stored = _stored_vectors(engine, user_id, sources)
     to_embed: list[int] = []
     for n, record in enumerate(records):
         found = [stored[i] for i in record.provenance if i in stored]
@@ -179,39 +166,16 @@ def embed_inserts(
     return out
 
 
-def _stored_vectors(
-    memory: DreamMemory, user_id: str, ids: Sequence[str]
-) -> dict[str, npt.NDArray[np.float32]]:
-    embedder = memory.embedder
+def _stored_vectors(engine: Engine, user_id: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+    embedder = engine.embedder
     found: dict[str, npt.NDArray[np.float32]] = {}
     for start in range(0, len(ids), 500):
         chunk = list(ids[start : start + 500])
         marks = ", ".join("?" * len(chunk))
-        rows = memory.store.fetchall(
+        rows = engine.store.fetchall(
             "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
             f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
             (user_id, embedder.name, *chunk),
         )
         found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
     return found
-
-
-def sync_derived(
-    memory: DreamMemory,
-    user_id: str,
-    inserted: Sequence[MemoryRecord],
-    rowids: Sequence[int],
-    vectors: npt.NDArray[np.float32],
-    changed: Sequence[MemoryRecord],
-) -> None:
-    """After a commit: bring FAISS and the graph in step; rebuild FAISS if that fails."""
-    try:
-        index = memory._index
-        assert index is not None
-        live = [n for n, r in enumerate(inserted) if r.is_active]
-        index.add(user_id, [rowids[n] for n in live], vectors[live])
-        memory._after_status_change(changed)
-        memory._flush_graph()
-    except Exception as exc:  # degradation boundary: the derived index is rebuilt from SQLite
-        log.warning("updating derived indexes after a dream failed (%s); rebuilding FAISS", exc)
-        memory._rebuild_index()

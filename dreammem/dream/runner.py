@@ -31,20 +31,20 @@ from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import Kind, Layer, MemoryRecord, Role, Status, new_id, utcnow
 
 if TYPE_CHECKING:
-    from dreammem.memory import DreamMemory
+    from dreammem.engine import Engine
 
 __all__ = ["make_llm", "run_dream"]
 
 log = logging.getLogger(__name__)
 
 
-def make_llm(memory: DreamMemory) -> StructuredLLM | None:
+def make_llm(engine: Engine) -> StructuredLLM | None:
     """The dream's budgeted view of the facade's LLM (None without one)."""
-    if memory.llm is None:
+    if engine.llm is None:
         return None
-    config = memory.config.dream
+    config = engine.config.dream
     return StructuredLLM(
-        memory.llm,
+        engine.llm,
         LLMBudget(config.max_llm_calls, config.max_llm_tokens),
         timeout=config.llm_timeout_seconds,
         retries=config.llm_retries,
@@ -52,7 +52,7 @@ def make_llm(memory: DreamMemory) -> StructuredLLM | None:
 
 
 def run_dream(
-    memory: DreamMemory,
+    engine: Engine,
     user_id: str,
     *,
     dry_run: bool = False,
@@ -64,12 +64,12 @@ def run_dream(
     clock = time.perf_counter()
     started = now or utcnow()
     dream_id = new_id()
-    store = memory.store
-    config = memory.config.dream
+    store = engine.store
+    config = engine.config.dream
     queued = store.queued(user_id)
     active = [r for r in queued if r.is_active]
     history = [r for r in queued if r.status is Status.SUPERSEDED and r.role is Role.USER]
-    llm = make_llm(memory) if active else None
+    llm = make_llm(engine) if active else None
     anchor = context or default_context(store, user_id, config)
     scored, notes = score(active, llm=llm, context=anchor, batch_size=config.llm_batch_size)
     twins = _twins(store, user_id, queued)
@@ -78,7 +78,7 @@ def run_dream(
         scored,
         history=history,
         twins=twins,
-        embed=memory.embedder.embed_documents,
+        embed=engine.embedder.embed_documents,
         existing=existing,
         config=config,
         llm=llm,
@@ -92,7 +92,7 @@ def run_dream(
         fresh = [p.record for p in distilled.patterns if p.record.slot is None]
         fresh += [s.record for s in distilled.kept if s.record.role is Role.USER and s.record.slot is None]
         fresh += [t for t in twins.values() if t.slot is None and plan.current(t).is_active]
-        similar = similar_records(store, memory.vector_index, memory.embedder.embed_documents)
+        similar = similar_records(store, engine.vector_index, engine.embedder.embed_documents)
         notes += llm_conflicts(plan, store, user_id, fresh, llm, anchor, similar)[1]
 
     def report() -> DreamReport:
@@ -125,7 +125,7 @@ def run_dream(
         final.append(report())
         journal.write_entry(store, final[0], undo)
 
-    commit(memory, user_id, plan, log_entry=log_entry)
+    commit(engine, user_id, plan, log_entry=log_entry)
     log.info(
         "dream %s for a user: %d queued -> %d new, %d archived",
         dream_id,

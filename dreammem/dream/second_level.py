@@ -37,7 +37,7 @@ from dreammem.keyed import is_keyed
 from dreammem.types import Kind, Layer, MemoryRecord, new_id, utcnow
 
 if TYPE_CHECKING:
-    from dreammem.memory import DreamMemory
+    from dreammem.engine import Engine
 
 __all__ = ["find_duplicates", "run_second_level"]
 
@@ -92,14 +92,14 @@ def _unused(record: MemoryRecord, cutoff: datetime, low: int) -> bool:
 
 
 def run_second_level(
-    memory: DreamMemory, user_id: str, *, dry_run: bool = False, now: datetime | None = None, trigger: str
+    engine: Engine, user_id: str, *, dry_run: bool = False, now: datetime | None = None, trigger: str
 ) -> DreamReport:
     """Run the second-level dream for one user and return its report."""
     clock = time.perf_counter()
     started = now or utcnow()
     dream_id = new_id()
-    store = memory.store
-    config = memory.config.dream
+    store = engine.store
+    config = engine.config.dream
     queued = {r.id for r in store.queued(user_id)}
     long_term = [r for r in store.find(user_id) if r.id not in queued]
     plan = WritePlan()
@@ -117,7 +117,7 @@ def run_second_level(
             archived_changes.append(Change(record.id, None, gone[record.id]))
     remaining = [r for r in long_term if r.id not in gone]
     # A keyed value (e.g. a LangGraph store item) lives until its key changes: never merged away.
-    merged = _merge(memory, [r for r in remaining if not is_keyed(r)], plan, dream_id, started)
+    merged = _merge(engine, [r for r in remaining if not is_keyed(r)], plan, dream_id, started)
     final = [plan.current(r) for r in remaining]
     rows = memory_index.build_rows(final, memory_index.task_types(store, user_id))
 
@@ -153,19 +153,19 @@ def run_second_level(
         done.append(report())
         journal.write_entry(store, done[0], undo)
 
-    commit(memory, user_id, plan, log_entry=log_entry)
+    commit(engine, user_id, plan, log_entry=log_entry)
     return done[0]
 
 
 def _merge(
-    memory: DreamMemory, records: Sequence[MemoryRecord], plan: WritePlan, dream_id: str, now: datetime
+    engine: Engine, records: Sequence[MemoryRecord], plan: WritePlan, dream_id: str, now: datetime
 ) -> list[Change]:
     """Plan duplicate merges; returns the merge log."""
     if len(records) < 2:
         return []
-    vectors = memory.embedder.embed_documents([r.content for r in records])
+    vectors = engine.embedder.embed_documents([r.content for r in records])
     log: list[Change] = []
-    for group in find_duplicates(records, vectors, memory.config.dream.duplicate_similarity):
+    for group in find_duplicates(records, vectors, engine.config.dream.duplicate_similarity):
         keeper, others = group[0], group[1:]
         ok, _, _ = guarded(keeper.content, others, "merge")
         if not ok:

@@ -21,7 +21,7 @@ from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priorit
 from dreammem.validation import check_content, check_event_time, check_id, check_user_id
 
 if TYPE_CHECKING:
-    from dreammem.memory import DreamMemory
+    from dreammem.engine import Engine
 
 __all__ = ["dream", "end_phase", "maybe_dream"]
 
@@ -31,7 +31,7 @@ _ATTEMPTS = 3
 
 
 def dream(
-    memory: DreamMemory,
+    engine: Engine,
     user_id: str,
     *,
     dry_run: bool = False,
@@ -51,12 +51,12 @@ def dream(
     if level not in (1, 2):
         raise ValidationError(f"level must be 1 or 2, got {level!r}")
     reference = check_event_time(now, default=utcnow()) if now is not None else None
-    with memory._dream_locks.hold(user):
-        return _dream_unlocked(memory, user, dry_run, level, context, reference, trigger)
+    with engine.dream_locks.hold(user):
+        return _dream_unlocked(engine, user, dry_run, level, context, reference, trigger)
 
 
 def _dream_unlocked(
-    memory: DreamMemory,
+    engine: Engine,
     user: str,
     dry_run: bool,
     level: int,
@@ -67,12 +67,12 @@ def _dream_unlocked(
     for attempt in range(1, _ATTEMPTS + 1):
         # A busy writer could starve a dream that keeps finding its records changed: the
         # last try of a dream without an LLM (fast) holds the write lock, so it commits.
-        exclusive = attempt == _ATTEMPTS and memory.llm is None
+        exclusive = attempt == _ATTEMPTS and engine.llm is None
         try:
-            with memory._lock if exclusive else contextlib.nullcontext():
+            with engine.lock if exclusive else contextlib.nullcontext():
                 if level == 2:
-                    return run_second_level(memory, user, dry_run=dry_run, now=now, trigger=trigger)
-                return run_dream(memory, user, dry_run=dry_run, context=context, trigger=trigger, now=now)
+                    return run_second_level(engine, user, dry_run=dry_run, now=now, trigger=trigger)
+                return run_dream(engine, user, dry_run=dry_run, context=context, trigger=trigger, now=now)
         except BackendError as exc:
             if not exc.is_retryable or attempt == _ATTEMPTS:
                 raise
@@ -81,7 +81,7 @@ def _dream_unlocked(
 
 
 def maybe_dream(
-    memory: DreamMemory,
+    engine: Engine,
     user_id: str,
     *,
     phase_ended: bool = False,
@@ -94,23 +94,23 @@ def maybe_dream(
     """
     user = check_user_id(user_id)
     reference = check_event_time(now, default=utcnow())
-    config = memory.config.dream
+    config = engine.config.dream
     reports: list[DreamReport] = []
-    with memory._dream_locks.hold(user, blocking=blocking) as held:
+    with engine.dream_locks.hold(user, blocking=blocking) as held:
         if not held:
             return reports
         decision = check_triggers(
-            trigger_state(memory.store, user, phase_ended=phase_ended), config, reference
+            trigger_state(engine.store, user, phase_ended=phase_ended), config, reference
         )
         if decision.due:
-            reports.append(_dream_unlocked(memory, user, False, 1, None, reference, decision.reason))
-        if check_second_level(memory.store, user, config, reference):
-            reports.append(_dream_unlocked(memory, user, False, 2, None, reference, "second_level_interval"))
+            reports.append(_dream_unlocked(engine, user, False, 1, None, reference, decision.reason))
+        if check_second_level(engine.store, user, config, reference):
+            reports.append(_dream_unlocked(engine, user, False, 2, None, reference, "second_level_interval"))
     return reports
 
 
 def end_phase(
-    memory: DreamMemory,
+    engine: Engine,
     user_id: str,
     *,
     session_id: str | None,
@@ -122,7 +122,7 @@ def end_phase(
     """A task or session ended: store the task's outcome, then dream if due.
 
     Args:
-        memory: The facade.
+        engine: The engine beneath the facade.
         user_id: The scope.
         session_id: The session the phase ran in.
         outcome: For a task: what happened (the successful path or the lesson of a
@@ -135,8 +135,8 @@ def end_phase(
     session = check_id(session_id, "session_id")
     reference = check_event_time(now, default=utcnow())
     if outcome is not None:
-        text = check_content(outcome, max_chars=memory.config.write.max_content_chars)
-        goal = memory.store.get_task_state(user, session).get("goal") if session else None
+        text = check_content(outcome, max_chars=engine.config.write.max_content_chars)
+        goal = engine.store.get_task_state(user, session).get("goal") if session else None
         record = MemoryRecord(
             user_id=user,
             content=text,
@@ -151,6 +151,5 @@ def end_phase(
             event_time=reference,
             metadata={"success": success, "goal": goal, "phase": kind},
         )
-        with memory._lock:
-            memory._persist([record], [text], enqueue=[])
-    return maybe_dream(memory, user, phase_ended=True, now=reference)
+        engine.persist([record], [text], enqueue=[])
+    return maybe_dream(engine, user, phase_ended=True, now=reference)

@@ -19,13 +19,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from dreammem.dream import journal
-from dreammem.dream.forget import superseded
 from dreammem.errors import ValidationError
 from dreammem.stores.sqlite import SQLiteRecordStore
-from dreammem.types import Layer, MemoryRecord, Status, utcnow
+from dreammem.types import Layer, MemoryRecord, utcnow
+from dreammem.write.supersede import later_value, superseded
 
 if TYPE_CHECKING:
-    from dreammem.memory import DreamMemory
+    from dreammem.engine import Engine, UnitOfWork
 
 __all__ = ["UndoResult", "undo_dream"]
 
@@ -49,55 +49,39 @@ class UndoResult:
     skipped: tuple[str, ...]
 
 
-def undo_dream(
-    memory: DreamMemory, dream_id: str, user_id: str, *, now: datetime | None = None
-) -> UndoResult:
+def undo_dream(engine: Engine, dream_id: str, user_id: str, *, now: datetime | None = None) -> UndoResult:
     """Undo one of the user's dreams (see the module docstring).
 
     Raises:
         NotFoundError: no such dream for this user.
         ValidationError: the dream is already undone, or later dreams must be undone first.
     """
-    store = memory.store
-    memory.embedder  # noqa: B018 - opens the vector index, rebuilt after the transaction
-    with memory._lock:
-        with store.transaction():
-            _, undo, status = journal.load_entry(store, dream_id, user_id)
-            if status == journal.UNDONE:
-                raise ValidationError(f"dream {dream_id} is already undone")
-            later = journal.later_dreams(store, dream_id, user_id)
-            if later:
-                raise ValidationError(f"undo the later dreams first (newest first): {later}")
-            gone = [dataclasses.replace(r, status=Status.DELETED) for r in store.get(user_id, undo.inserted)]
-            memory._stage_graph(gone)
-            deleted = _delete(store, user_id, undo.inserted)
-            restored, skipped = _restore(store, user_id, undo)
-            requeued = _requeue(store, user_id, undo.queue)
-            if undo.index_rows is not None:
-                store.execute("DELETE FROM memory_index WHERE user_id = ?", (user_id,))
-                store.executemany(
-                    "INSERT OR IGNORE INTO memory_index (user_id, facet, key, record_id) "
-                    "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
-                    [(user_id, f, k, r, r) for f, k, r in undo.index_rows],
-                )
-            journal.mark_undone(store, dream_id, now or utcnow())
-            memory._bump_generation()
-            memory._stage_graph(restored)
-        memory._rebuild_index()
-        memory._flush_graph()
+    store = engine.store
+    engine.embedder  # noqa: B018 - opens the vector index, rebuilt after the transaction
+    with engine.unit() as unit:
+        _, undo, status = journal.load_entry(store, dream_id, user_id)
+        if status == journal.UNDONE:
+            raise ValidationError(f"dream {dream_id} is already undone")
+        later = journal.later_dreams(store, dream_id, user_id)
+        if later:
+            raise ValidationError(f"undo the later dreams first (newest first): {later}")
+        unit.rebuild_vectors()
+        deleted = unit.delete(user_id, undo.inserted)
+        restored, skipped = _restore(unit, user_id, undo)
+        requeued = _requeue(store, user_id, undo.queue)
+        if undo.index_rows is not None:
+            store.execute("DELETE FROM memory_index WHERE user_id = ?", (user_id,))
+            store.executemany(
+                "INSERT OR IGNORE INTO memory_index (user_id, facet, key, record_id) "
+                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
+                [(user_id, f, k, r, r) for f, k, r in undo.index_rows],
+            )
+        journal.mark_undone(store, dream_id, now or utcnow())
     return UndoResult(dream_id, tuple(deleted), tuple(r.id for r in restored), requeued, tuple(skipped))
 
 
-def _delete(store: SQLiteRecordStore, user_id: str, ids: list[str]) -> list[str]:
-    rowids = store.rowids(user_id, ids)
-    store.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids.values()])
-    store.executemany("DELETE FROM records WHERE user_id = ? AND id = ?", [(user_id, i) for i in rowids])
-    return list(rowids)
-
-
-def _restore(
-    store: SQLiteRecordStore, user_id: str, undo: journal.UndoData
-) -> tuple[list[MemoryRecord], list[str]]:
+def _restore(unit: UnitOfWork, user_id: str, undo: journal.UndoData) -> tuple[list[MemoryRecord], list[str]]:
+    store = unit.store
     befores = [journal.record_from_dict(d) for d in undo.before]
     current = {r.id: r for r in store.get(user_id, [b.id for b in befores])}
     restored: list[MemoryRecord] = []
@@ -110,20 +94,16 @@ def _restore(
         record = dataclasses.replace(
             before, last_accessed_at=now_stored.last_accessed_at, access_count=now_stored.access_count
         )
-        store.update(record)
+        unit.update([record])
         restored.append(record)
     # A value restored here may have been replaced by a write after the dream: that write wins.
     final: list[MemoryRecord] = []
     for record in restored:
         if record.is_active and record.slot is not None and record.layer is Layer.SEMANTIC:
-            newer = [
-                r
-                for r in store.find(user_id, slot=record.slot, layers=[Layer.SEMANTIC])
-                if r.id != record.id and r.event_time > record.event_time
-            ]
-            if newer:
-                record = superseded(record, max(newer, key=lambda r: r.event_time))
-                store.update(record)
+            winner = later_value(record, store.find(user_id, slot=record.slot, layers=[Layer.SEMANTIC]))
+            if winner is not None:
+                record = superseded(record, winner)
+                unit.update([record])
         final.append(record)
     return final, skipped
 

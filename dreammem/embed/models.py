@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from dreammem.embed.base import Embedder, HashingEmbedder, normalize_rows
 from dreammem.errors import ConfigError
+from dreammem.quiet import quiet_model_load
 from dreammem.torch_threads import torch_threads
 
 __all__ = ["E5Embedder", "SentenceTransformerEmbedder", "default_minilm_path", "resolve_embedder"]
@@ -59,7 +60,8 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.query_threads = query_threads
         try:
-            self._model = SentenceTransformer(str(path), device="cpu")
+            with quiet_model_load():
+                self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot load sentence-transformers model {path}: {exc}") from exc
         dim = (

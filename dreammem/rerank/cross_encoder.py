@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from dreammem.errors import ConfigError
+from dreammem.quiet import quiet_model_load
 from dreammem.torch_threads import torch_threads
 
 __all__ = ["CrossEncoderReranker"]
@@ -84,7 +85,8 @@ class CrossEncoderReranker:
         self.threads = threads
         self._lock = threading.Lock()
         try:
-            self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
+            with quiet_model_load():
+                self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
         except (OSError, ValueError, RuntimeError) as exc:
             raise ConfigError(f"cannot load cross-encoder {self.name!r}: {exc}") from exc
         self._model.model.eval()

@@ -351,6 +351,20 @@ class SQLiteRecordStore:
             if cursor.rowcount != 1:
                 raise BackendError(f"record {record.id} not found for update")
 
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete records of this user outright, with their keyword rows (undo only).
+
+        Returns:
+            The ids that existed.
+        """
+        rowids = self.rowids(user_id, ids)
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids.values()])
+            conn.executemany(
+                "DELETE FROM records WHERE user_id = ? AND id = ?", [(user_id, i) for i in rowids]
+            )
+        return list(rowids)
+
     def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """Records of this user with these ids, in the order asked (missing ids skipped)."""
         if not ids:
@@ -363,6 +377,15 @@ class SQLiteRecordStore:
             )
             found.update((r["id"], _from_row(r)) for r in rows)
         return [found[i] for i in ids if i in found]
+
+    def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` trace ids of this user that start with ``prefix`` (any status)."""
+        rows = self.fetchall(
+            # A range on the primary key, not LIKE: no wildcards to escape, and it uses the index.
+            "SELECT id FROM records WHERE id >= ? AND id < ? AND +user_id = ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", user_id, limit),
+        )
+        return [str(r[0]) for r in rows]
 
     def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         """Records of this user by row id."""
@@ -592,6 +615,11 @@ class SQLiteRecordStore:
             conn.execute(_INSERT_FTS, (rowid, terms, context))
         self._term_shares.note_writes(1)
 
+    def set_match_terms(self, rowid: int, terms: str) -> None:
+        """Replace a record's own full-text terms, keeping its context terms."""
+        row = self.fetchone("SELECT context FROM records_fts WHERE rowid = ?", (rowid,))
+        self.set_match_text(rowid, terms, str(row[0]) if row is not None and row[0] else "")
+
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
         rows = self.fetchall(
@@ -685,6 +713,12 @@ class SQLiteRecordStore:
                 "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?, ?, ?)",
                 [(rid, model, data[i].tobytes()) for i, rid in enumerate(rowids)],
             )
+
+    def clear_vectors(self) -> None:
+        """Drop every stored embedding and the model they were made with (before a model switch)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM vectors")
+            conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
 
     def iter_active_vectors(
         self, model: str, dim: int, batch: int = 10_000

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dreammem.quiet import quiet_jieba
 from dreammem.text.tokenize import STOPWORDS, contains_cjk
 
 __all__ = ["KEY_KINDS", "Entity", "extract_entities", "has_key_entity", "normalize_entity"]
@@ -262,6 +263,7 @@ def extract_entities(text: str) -> list[Entity]:
 
 def _cjk_names(text: str) -> list[str]:
     """Person, place and organisation names in Chinese text (jieba's POS tags)."""
+    quiet_jieba()  # loads the dictionary without its log lines before posseg touches it
     from jieba import posseg
 
     return [

