@@ -49,6 +49,7 @@ from dreammem.validation import (
     require_id,
 )
 from dreammem.write.records import TurnInput, build_core_memory, build_records
+from dreammem.write.revert import reverted
 
 __all__ = ["DreamMemory", "Turn", "store_files"]
 
@@ -348,6 +349,23 @@ class DreamMemory:
         deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
         self.engine.update(deleted)
         return deleted[0]
+
+    def revert_update(self, memory_id: str, *, user_id: str) -> MemoryRecord:
+        """Undo a write-time update decision: the superseded record (and its turn) is current again.
+
+        Raises:
+            NotFoundError: no such record for this user.
+            ValidationError: it was not superseded by an update decision.
+        """
+        record = self.get(memory_id, user_id=user_id)
+        now = utcnow()
+        by = record.superseded_by
+        restored = [reverted(record, now=now)]
+        restored += [reverted(t, now=now) for t in self.store.twins(record) if t.superseded_by == by]
+        with self.engine.unit() as work:
+            work.update(restored)
+            work.rebuild_vectors()  # a record that is active again needs its vector back
+        return restored[0]
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.

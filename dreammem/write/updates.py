@@ -6,16 +6,16 @@ subject first: a shared attribute family, the same holder (the user, or the same
 "my sister"), and shared topic words, or the closest older statement of that family
 when the newer one carries an explicit change cue. Then:
 
-* an additive cue ("also", "too", "也", "还有") keeps both (**coexist**), unless
-  the newer statement negates the older one;
-* a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") or a
-  negation of the older statement **supersedes** it;
-* shared topic words with a different value supersede it where one value is
-  current at a time (a city, an employer, a name), or with a "now"/"现在" cue;
+* an additive cue ("also", "too", "也", "还有") keeps both (**coexist**);
+* a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") **supersedes**;
+* the same topic words with another number, time or day, shared topic words with a
+  "now"/"现在" cue, or a narrow statement that differs only in its value where one
+  value is current at a time (a city, an employer, a name) **supersede** it;
 * an older statement whose topic words all recur in a newer, longer one is
   **refined** by it (superseded: the newer one says all of it);
-* anything else about the same subject is **unsure**: both stay active and the older
-  one is marked possibly outdated (see :mod:`dreammem.write.relations`).
+* anything else about the same subject (a bare negation included) is **unsure**:
+  both stay active and the older one is marked possibly outdated (see
+  :mod:`dreammem.write.relations`), for recall to mark and a dream's LLM to judge.
 """
 
 from __future__ import annotations

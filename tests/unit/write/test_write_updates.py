@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dreammem import DreamMemory
-from dreammem.errors import ScopeError, ValidationError
+from dreammem.errors import NotFoundError, ScopeError, ValidationError
 from dreammem.types import MemoryRecord, Role, Status
 from dreammem.write.relations import DECISION_KEY, possibly_outdated_by
 from dreammem.write.resolve import MAX_ANALYSED_CHARS, Candidate, analyse_record, resolve_updates
@@ -136,3 +136,19 @@ def test_resolution_can_be_switched_off(tmp_path) -> None:  # type: ignore[no-un
             memory, "I take my coffee with regular milk.", "I switched to oat milk in my coffee."
         )
         assert old.is_active
+
+
+def test_an_update_decision_can_be_reverted(memory: DreamMemory) -> None:
+    old, new = _statements(
+        memory, "I take my coffee with regular milk.", "I switched to oat milk in my coffee."
+    )
+    assert old.status is Status.SUPERSEDED
+    back = memory.revert_update(old.id, user_id="u1")
+    assert back.is_active and back.superseded_by is None and "update_reverted" in back.metadata
+    turns = [r for r in memory.get_all(user_id="u1") if r.content == old.content]
+    assert turns and all(r.is_active for r in turns)
+    assert old.id in memory.recall("regular milk coffee", user_id="u1", k=5).ids
+    with pytest.raises(ValidationError):
+        memory.revert_update(new.id, user_id="u1")
+    with pytest.raises(NotFoundError):
+        memory.revert_update(old.id, user_id="someone-else")
