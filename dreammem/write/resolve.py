@@ -15,6 +15,7 @@ Only this user's records are ever compared: a candidate of another user is a
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.errors import ScopeError, ValidationError
+from dreammem.text.tokenize import contains_cjk
 from dreammem.types import Layer, MemoryRecord, Role, Source
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.rules import is_question
@@ -36,14 +38,19 @@ __all__ = [
     "Outcome",
     "analyse_record",
     "applied",
+    "is_compact",
     "is_statement",
     "resolve_updates",
+    "same_speaker",
 ]
 
 MAX_ANALYSED_CHARS = 2_000
 """Only the start of a longer statement is read (bounded time on huge input)."""
 
 _NEIGHBOURS = 8
+_COMPACT_CHARS = 160
+_COMPACT_CJK = 60
+_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)|[。！？]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +83,12 @@ def is_statement(record: MemoryRecord) -> bool:
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
         and not (is_question(record.content))
     )
+
+
+def same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """False when both records name different speakers (two people sharing one memory)."""
+    left, right = a.metadata.get("speaker"), b.metadata.get("speaker")
+    return left is None or right is None or left == right
 
 
 def analyse_record(record: MemoryRecord) -> Statement:
@@ -138,6 +151,7 @@ def resolve_updates(
             c
             for c in pool
             if is_statement(c.record)
+            and same_speaker(c.record, record)
             and c.record.id not in seen_old
             and _is_older(c.record, record, position)
         ]
@@ -145,6 +159,24 @@ def resolve_updates(
         outcomes += [Outcome(c.record, record, d) for c, d in found]
         seen_old.update(c.record.id for c, d in found if d.replaces)
     return outcomes
+
+
+def is_compact(text: str) -> bool:
+    """One targeted statement, not a paragraph: at most two sentences and 160 characters (60 in Chinese).
+
+    Superseding retires everything a record says, so only a compact older statement
+    is superseded by a compact newer one; a long turn is marked instead, and recall
+    keeps every other fact it holds.
+    """
+    limit = _COMPACT_CJK if contains_cjk(text) else _COMPACT_CHARS
+    return len(text) <= limit and len(_SENTENCE_END.findall(text.strip().rstrip(".!?。！？"))) <= 1
+
+
+def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision:
+    if not decision.replaces or (is_compact(new.text) and is_compact(old_text)):
+        return decision
+    why = f"{decision.reason}; a long statement is marked, not superseded"
+    return Decision(Action.UNSURE, decision.rule, why, decision.overlap)
 
 
 def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) -> bool:
@@ -163,6 +195,7 @@ def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candid
         if (d := decide(new, s, similarity=c.similarity, closest=s.text == closest)) is not None
         and d.action is not Action.COEXIST
     ]
+    decided = [(c, _scoped(new, c.record.content, d)) for c, d in decided]
     replaceable = [(c, d) for c, d in decided if d.replaces]
     if not replaceable:
         return decided

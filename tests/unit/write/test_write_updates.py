@@ -152,3 +152,25 @@ def test_an_update_decision_can_be_reverted(memory: DreamMemory) -> None:
         memory.revert_update(new.id, user_id="u1")
     with pytest.raises(NotFoundError):
         memory.revert_update(old.id, user_id="someone-else")
+
+
+def test_a_long_turn_is_marked_not_superseded(memory: DreamMemory) -> None:
+    long_old = (
+        "I take my coffee with regular milk. We went to the lake on Sunday and swam for hours. "
+        "Then we had a picnic with sandwiches and talked about the new job for a long while."
+    )
+    old, new = _statements(memory, long_old, "I switched to oat milk in my coffee.")
+    assert old.is_active and possibly_outdated_by(old) == (new.id,)
+
+
+def test_two_speakers_in_one_memory_never_update_each_other(memory: DreamMemory) -> None:
+    memory.add(
+        "I take my coffee with regular milk.", user_id="u1", event_time=T0, metadata={"speaker": "Ann"}
+    )
+    memory.add(
+        "I switched to oat milk in my coffee.",
+        user_id="u1",
+        event_time=T0 + timedelta(days=1),
+        metadata={"speaker": "Ben"},
+    )
+    assert all(r.is_active and not possibly_outdated_by(r) for r in memory.get_all(user_id="u1"))
