@@ -240,6 +240,11 @@ _VALUE = re.compile(
 )
 _CALL_ME = re.compile(r"\bcall me\b|叫我", _I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b|我", _I)
+# A name that opens a sentence in the past tense: "Omar sold ...", "Nina booked ...".
+_LEADING_NAME = re.compile(
+    r"^\s*([A-Z][a-z]+)\s+(?:[a-z]+ed|sold|bought|lost|went|made|took|got|left|said|told|gave|found|sent"
+    r"|kept|met|paid|won|ran|saw|came|brought|wrote|broke)\b"
+)
 _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
 # Chinese function words that carry no topic on their own.
 _ZH_FUNCTION = frozenset("我你他她的了是在都就也还要会给把被和跟吧呢啊吗个一这那有不别用去来")
@@ -283,6 +288,13 @@ def analyse(text: str) -> Statement:
     holders = frozenset(
         (m.group(1) or m.group(2) or "").lower().rstrip("s") for m in _HOLDER_RE.finditer(text)
     )
+    first_person = bool(_FIRST_PERSON.search(text))
+    if not first_person and not holders:
+        # "Omar sold the guitar": news about a named person, whose attributes are theirs.
+        lead = _LEADING_NAME.match(text)
+        names = {e.key for e in extract_entities(text) if e.kind == "name"}
+        if lead and lead.group(1).lower() in names:
+            holders = frozenset({lead.group(1).lower()})
     return Statement(
         text=text,
         families=families,
@@ -292,7 +304,7 @@ def analyse(text: str) -> Statement:
         mild_cue=bool(_MILD_RE.search(text)),
         additive=bool(_ADDITIVE_RE.search(text)),
         negated=bool(_NEGATION_RE.search(text)),
-        first_person=bool(_FIRST_PERSON.search(text)),
+        first_person=first_person,
         episode=bool(_EPISODE.search(text)),
         names=frozenset(
             e.key for e in extract_entities(text) if e.kind == "name" and not text.lstrip().startswith(e.text)

@@ -8,8 +8,8 @@ when the newer one carries an explicit change cue. Then:
 
 * an additive cue ("also", "too", "也", "还有") keeps both (**coexist**);
 * a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") **supersedes**;
-* the same topic words with another number, time or day, shared topic words with a
-  "now"/"现在" cue, or a narrow statement that differs only in its value where one
+* the same topic words with another number, time or day and a "now"/"现在" cue,
+  shared topic words with such a cue, or a narrow statement that differs only in its value where one
   value is current at a time (a city, an employer, a name) **supersede** it;
 * an older statement whose topic words all recur in a newer, longer one is
   **refined** by it (superseded: the newer one says all of it);
@@ -75,35 +75,43 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     """
     if old.episode:
         return None  # "the traffic was terrible today" is an event, not a standing value
+    # A cue both statements carry ("moved" / "moved") describes the subject, not a change.
+    cues = [c for c in new.strong_cues if c not in old.strong_cues]
+    mild = new.mild_cue and not old.mild_cue
     shared = sorted(new.families & old.families)
     overlap = sorted(new.topics & old.topics)
-    names = sorted(new.names & old.names)
+    # A shared name ("Anna") ties two statements only when the newer one is the user's own
+    # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito").
+    names = sorted(new.names & old.names) if new.first_person else []
     if not shared and not names and not (len(overlap) >= 2 and closest):
         return None  # no common attribute family: only a close statement sharing two topic words
     about = f"same subject ({'/'.join(shared or names or overlap[:1])}; similarity {similarity:.2f}"
     about += f"; shared words {', '.join(overlap[:4])})" if overlap else "; closest older statement)"
     if _different_holder(new, old):
         return Decision(Action.COEXIST, "different_holder", f"{about}, but about someone else", len(overlap))
-    if not overlap and not names and not (closest and (new.strong_cues or new.mild_cue)):
+    if not overlap and not names and not (closest and (cues or mild)):
         return None
     if new.text.strip() == old.text.strip():
         return None  # a restatement: nothing to decide
-    if new.topics == old.topics and not new.strong_cues and not new.negated:
+    if new.topics == old.topics and not cues and not new.negated:
         if new.values == old.values:
             return None
-        # The same words with another number, time or day: "standup at 9:30" / "standup at 10:15".
+        # The same words with another number, time or day: "standup at 9:30" / "standup at
+        # 10:15" with a "now" cue is a change; without one it may be a second item ("note 7",
+        # "note 8"), so it is only marked.
+        action = Action.SUPERSEDE if mild else Action.UNSURE
         why = f"{about}; the same statement with another value"
-        return Decision(Action.SUPERSEDE, "different_value", why, len(overlap))
+        return Decision(action, "different_value", why, len(overlap))
     if new.additive:
         return Decision(Action.COEXIST, "additive_cue", f"{about}; the newer one adds to it", len(overlap))
-    if new.strong_cues and (overlap or names or shared):
-        cue = new.strong_cues[0]
+    if cues and (overlap or names or shared):
+        cue = cues[0]
         return Decision(Action.SUPERSEDE, "change_cue", f"{about}; change cue {cue!r}", len(overlap))
     # Only a value differs: "I live in Boston" / "I live in Denver", not "the report is
     # due Friday" / "the slides are due Wednesday" (two subjects that share a word).
     narrow = bool(overlap) and len(old.topics - new.topics) <= 1 and len(new.topics - old.topics) <= 1
-    if (overlap and new.mild_cue) or (narrow and set(shared) & SINGLE_VALUED):
-        why = "a 'now' cue" if new.mild_cue else "one current value"
+    if (overlap and mild) or (narrow and set(shared) & SINGLE_VALUED):
+        why = "a 'now' cue" if mild else "one current value"
         return Decision(
             Action.SUPERSEDE, "different_value", f"{about}; a different value with {why}", len(overlap)
         )
