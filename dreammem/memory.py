@@ -25,6 +25,8 @@ from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.engine import Engine, store_files
 from dreammem.errors import NotFoundError, ValidationError
+from dreammem.llm import LLM
+from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
@@ -45,6 +47,7 @@ from dreammem.validation import (
     check_metadata,
     check_names,
     check_role,
+    check_slot,
     check_user_id,
     require_id,
 )
@@ -60,7 +63,7 @@ plus ``content`` and ``user_id``."""
 _TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
 
 
-class DreamMemory:
+class DreamMemory(LookupMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -90,7 +93,7 @@ class DreamMemory:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
         graph: GraphStore | None = None,
-        llm: Any | None = None,
+        llm: LLM | None = None,
     ) -> None:
         self.config = config or DreamMemConfig()
         self.path = None if path is None else Path(path)
@@ -112,12 +115,12 @@ class DreamMemory:
         return self.engine.graph
 
     @property
-    def llm(self) -> Any | None:
+    def llm(self) -> LLM | None:
         """The optional ``prompt -> completion`` callable for extraction and dreaming."""
         return self.engine.llm
 
     @llm.setter
-    def llm(self, value: Any | None) -> None:
+    def llm(self, value: LLM | None) -> None:
         self.engine.llm = value
 
     @property
@@ -221,6 +224,7 @@ class DreamMemory:
         agent_id: str | None = None,
         pinned: bool = True,
         slot: str | None = None,
+        role: str = "user",
     ) -> MemoryRecord:
         """Store a semantic memory at once; by default a pinned core memory.
 
@@ -228,6 +232,11 @@ class DreamMemory:
         ``pinned=False`` it is an ordinary long-term fact. An active record of the same
         ``slot`` (default: read off the text by the explicit-memory rules) is
         superseded by this one, and stays in history.
+
+        ``role`` says who asks: only the user states preferences and sets
+        constraints. What the assistant or a tool asks to remember is kept as a fact
+        with that source, supersedes nothing, and is flagged and left unpinned when it
+        reads like an instruction (:mod:`dreammem.write.instructions`).
 
         Returns:
             The semantic record.
@@ -238,7 +247,7 @@ class DreamMemory:
                 "content": content,
                 "user_id": user_id,
                 "session_id": session_id,
-                "role": "user",
+                "role": role,
                 "metadata": metadata,
                 "agent_id": agent_id,
             },
@@ -252,9 +261,7 @@ class DreamMemory:
             raise ValidationError("kind 'turn' is for conversation turns: use add()")
         if not isinstance(pinned, bool):
             raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
-        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
-            raise ValidationError("slot must be a non-empty str without NUL bytes")
-        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
 
@@ -298,9 +305,13 @@ class DreamMemory:
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).
+
+        Raises:
+            ValidationError: the query is empty, badly encoded or longer than
+                ``config.recall.max_query_chars`` (8,000 by default).
         """
         user = check_user_id(user_id)
-        text = check_content(query, max_chars=self.config.write.max_content_chars)
+        text = check_content(query, max_chars=self.config.recall.max_query_chars, what="query")
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())
@@ -309,6 +320,7 @@ class DreamMemory:
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
+        stale = self.engine.refresh_vectors()
         self.engine.flush_graph()
         rq = RecallQuery(
             text=text,
@@ -317,7 +329,10 @@ class DreamMemory:
             now=reference,
             session_id=check_id(session_id, "session_id"),
         )
-        return pipeline.run(rq, k, paths=paths)
+        result = pipeline.run(rq, k, paths=paths)
+        if stale is None:
+            return result
+        return dataclasses.replace(result, degraded={**result.degraded, "vector": stale})
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """One record of this user, whatever its status.
@@ -420,6 +435,7 @@ class DreamMemory:
         user = check_user_id(user_id) if user_id is not None else None
         counts = {s.value: self.store.count(user, status=s) for s in Status}
         model = self.store.get_meta("embedding_model")
+        self.engine.refresh_vectors()
         out: dict[str, Any] = {
             "records": counts,
             "users": len(self.store.users()) if user is None else 1,

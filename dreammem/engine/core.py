@@ -16,7 +16,6 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.embed.base import Embedder
@@ -25,6 +24,7 @@ from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import VectorLifecycle
 from dreammem.engine.writes import context_texts, persist
+from dreammem.llm import LLM
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
@@ -68,7 +68,9 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     from dreammem.stores.neo4j import Neo4jGraphStore  # the neo4j driver loads only when asked for
 
     auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
-    return Neo4jGraphStore(graph_config.uri, auth=auth, database=graph_config.database)
+    return Neo4jGraphStore(
+        graph_config.uri, auth=auth, database=graph_config.database, timeout=graph_config.timeout
+    )
 
 
 class Engine:
@@ -89,7 +91,7 @@ class Engine:
         config: DreamMemConfig,
         embedder: Embedder | None = None,
         graph: GraphStore | None = None,
-        llm: Any | None = None,
+        llm: LLM | None = None,
     ) -> None:
         db_path, faiss_path = resolve_paths(path)
         self.config = config
@@ -150,6 +152,10 @@ class Engine:
         _ = self.embedder
         assert self._vectors.index is not None
         return self._vectors.index
+
+    def refresh_vectors(self) -> str | None:
+        """Bring FAISS up to what other processes committed; the reason when it could not."""
+        return self._vectors.refresh()
 
     def vector_count(self, user_id: str | None = None) -> int:
         """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""

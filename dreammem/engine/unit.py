@@ -5,8 +5,8 @@ what changed; when the body finishes it bumps the vector generation and stages t
 graph changes (both still inside the transaction). After the commit the engine calls
 :meth:`UnitOfWork.apply`: FAISS gets the new active vectors and loses the inactive
 ones, and the graph outbox is replayed. If that fails, FAISS is rebuilt from SQLite;
-a crash before it happens is repaired on reopen (the generation no longer matches
-the FAISS sidecar).
+a crash before it happens is repaired on reopen (the FAISS file's change-log position
+is behind the log, which is replayed from there).
 """
 
 from __future__ import annotations

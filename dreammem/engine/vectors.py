@@ -1,15 +1,17 @@
-"""The vector index's lifecycle: bind the embedder, load or rebuild FAISS, keep its generation.
+"""The vector index's lifecycle: bind the embedder, load, refresh or rebuild FAISS.
 
 SQLite is the source of truth; FAISS is derived from the embeddings stored there.
-Every change of the active vectors bumps ``vector_generation`` in the store's meta
-table inside the write's transaction. The FAISS file carries a JSON sidecar with the
-generation it reflects: on open, a file whose sidecar matches is trusted, anything
-else (missing, cut short by a crash, written by an older instance) is rebuilt.
+Loading, the cross-process refresh (a ``PRAGMA data_version`` check, then only the
+rows in the vector change log) and rebuilding live in
+:class:`~dreammem.stores.vector_sync.VectorSync`; this module binds it to the
+embedder and applies this process's own writes after their commit. Every change of
+the active vectors also bumps ``vector_generation`` in the store's meta table inside
+the write's transaction (a counter; the change log is what other processes follow).
 """
 
 from __future__ import annotations
 
-import json
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,19 +20,22 @@ import numpy.typing as npt
 
 from dreammem.config import VectorIndexConfig
 from dreammem.embed.base import Embedder
-from dreammem.errors import ConfigError
+from dreammem.errors import ConfigError, DreamMemError
 from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.vector_sync import VectorSync
 from dreammem.types import MemoryRecord
 
 __all__ = ["VectorLifecycle"]
 
+log = logging.getLogger(__name__)
+
 
 class VectorLifecycle:
-    """Owns the FAISS index of one store: opened with the embedder, kept at the store's generation.
+    """Owns the FAISS index of one store: opened with the embedder, kept current with SQLite.
 
     Args:
-        store: The record store holding the embeddings and the generation counter.
+        store: The record store holding the embeddings and the vector change log.
         path: The FAISS file (``None``: in memory only).
         ann: The approximate-search settings.
     """
@@ -41,9 +46,7 @@ class VectorLifecycle:
         self._ann = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)
         self.embedder: Embedder | None = None
         self.index: FaissVectorIndex | None = None
-        # The vector generation the in-memory index reflects; None once another instance
-        # on the same file wrote since (the index then lacks its vectors).
-        self._generation: str | None = None
+        self._sync: VectorSync | None = None
 
     def bind(self, embedder: Embedder) -> None:
         """Check the embedder against the store and open the vector index.
@@ -65,25 +68,14 @@ class VectorLifecycle:
                 self._store.set_meta("embedding_dim", str(embedder.dim))
         self.embedder = embedder
         self.index = FaissVectorIndex(embedder.dim, self._path, ann=self._ann)
-        self._load()
+        self._sync = VectorSync(self._store, self.index, embedder.name)
+        self._sync.load()
 
     def unbind(self) -> None:
         """Forget the embedder and its index (before switching models)."""
         self.embedder = None
         self.index = None
-
-    def _load(self) -> None:
-        index, embedder = self._opened()
-        generation = self._store.get_meta("vector_generation") or "0"
-        trusted = self._sidecar_generation() == generation and index.load_file()
-        if not trusted:
-            self.rebuild()
-            return
-        self._generation = generation
-        owners: dict[str, set[int]] = {}
-        for user_id, rowids, _ in self._store.iter_active_vectors(embedder.name, embedder.dim):
-            owners.setdefault(user_id, set()).update(rowids)
-        index.set_owners(owners)
+        self._sync = None
 
     def _opened(self) -> tuple[FaissVectorIndex, Embedder]:
         if self.index is None or self.embedder is None:
@@ -93,26 +85,26 @@ class VectorLifecycle:
     def rebuild(self) -> None:
         """Rebuild FAISS from the embeddings stored in SQLite, and write it out.
 
-        A no-op while the index is not open: opening it later rebuilds it if stale.
+        A no-op while the index is not open: opening it later brings it up to date.
         """
-        if self.index is None or self.embedder is None:
-            return
-        index, embedder = self.index, self.embedder
-        generation = self._store.get_meta("vector_generation") or "0"
-        index.reset()
-        for user_id, rowids, matrix in self._store.iter_active_vectors(embedder.name, embedder.dim):
-            index.add(user_id, rowids, matrix)
-        self._generation = generation
-        self.flush()
+        if self._sync is not None:
+            self._sync.rebuild()
+
+    def refresh(self) -> str | None:
+        """Apply what other processes wrote; the reason when the index could not be brought up to date."""
+        if self._sync is None:
+            return None
+        try:
+            self._sync.refresh()
+        except DreamMemError as exc:  # degradation boundary: recall runs on the index as it is
+            log.warning("the vector index could not be refreshed: %s", exc)
+            return f"stale: could not read other processes' writes ({type(exc).__name__}: {exc})"
+        return None
 
     def bump_generation(self) -> None:
         """Count a change of the active vectors (call inside the write's transaction)."""
         current = self._store.get_meta("vector_generation") or "0"
-        value = str(int(current) + 1)
-        self._store.set_meta("vector_generation", value)
-        if self.index is not None:
-            # Another instance on this file wrote since our index was built: it lacks those vectors.
-            self._generation = value if self._generation == current else None
+        self._store.set_meta("vector_generation", str(int(current) + 1))
 
     def add(self, user_id: str, rowids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
         """Add vectors of one user's rows (no-op while the index is not open)."""
@@ -130,25 +122,11 @@ class VectorLifecycle:
         for user_id, ids in by_user.items():
             self.index.remove(list(self._store.rowids(user_id, ids).values()))
 
-    def _sidecar(self) -> Path | None:
-        return None if self._path is None else self._path.with_suffix(".json")
-
-    def _sidecar_generation(self) -> str | None:
-        """The vector generation the FAISS file was written at (None: missing or unreadable)."""
-        sidecar = self._sidecar()
-        try:
-            data = json.loads(sidecar.read_text()) if sidecar is not None else None
-        except (OSError, ValueError):  # derived data, e.g. cut short by a crash: rebuild it
-            return None
-        return str(data.get("generation")) if isinstance(data, dict) else None
-
     def flush(self) -> None:
-        """Write the index and its sidecar (no-op in memory or before the index is open)."""
-        sidecar = self._sidecar()
-        if self.index is None or sidecar is None:
-            return
-        self.index.flush()
-        tmp = sidecar.with_suffix(".json.tmp")
-        # A stale index is written too, but marked so that the next open rebuilds it.
-        tmp.write_text(json.dumps({"generation": self._generation or "stale"}))
-        tmp.replace(sidecar)  # never a half-written sidecar
+        """Write the FAISS file if it changed (no-op in memory or before the index is open).
+
+        Raises:
+            BackendError: the file cannot be written (the database is unaffected).
+        """
+        if self._sync is not None:
+            self._sync.flush()

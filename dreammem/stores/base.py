@@ -246,6 +246,13 @@ class GraphStore(ABC):
         """Which of these candidate keys name an entity of this user."""
         return set(self.entity_stats(user_id, candidates)[1])
 
+    def retry_now(self) -> None:  # noqa: B027 - optional hook
+        """Try the server on the next call even if it failed recently.
+
+        Stores that fail fast after an outage (a circuit breaker) reset it here; an
+        explicit replay (``sync_graph``, ``reindex_graph``) calls it first.
+        """
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""
 

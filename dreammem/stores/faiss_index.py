@@ -8,9 +8,12 @@ touches the asking user's shard, so isolation needs no filter and costs nothing.
 
 The file (written on flush/close, never pickled) is an ``.npz`` read with
 ``allow_pickle=False``: the user ids, each shard serialised by
-``faiss.serialize_index``, and each shard's training size. The user -> ids map is
-rebuilt from SQLite on open; a stale, missing or older-format file is rebuilt from
-the embeddings stored in SQLite.
+``faiss.serialize_index``, each shard's training size, and the position in SQLite's
+vector change log the contents reflect (:attr:`FaissVectorIndex.sequence`). It is
+written through a unique temp file, fsynced and renamed into place
+(:func:`~dreammem.stores.files.write_atomic`), so processes closing at once never
+collide and a crash never leaves a half file. A missing, damaged or older-format
+file loads as nothing (the caller rebuilds it from SQLite).
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ import numpy.typing as npt
 
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.faiss_shard import AnnSettings, FaissShard
+from dreammem.stores.files import write_atomic
 
 __all__ = ["AnnSettings", "FaissVectorIndex"]
 
 log = logging.getLogger(__name__)
 
-_FORMAT = 2  # 1: one IndexIDMap2 for all users (rebuilt from SQLite when found)
+# 1: one IndexIDMap2 for all users; 2: no change-log sequence (both rebuilt from SQLite when found)
+_FORMAT = 3
 
 
 class FaissVectorIndex(VectorIndex):
@@ -68,6 +73,8 @@ class FaissVectorIndex(VectorIndex):
         self._shards: dict[str, FaissShard] = {}
         self._owner: dict[int, str] = {}
         self._dirty = False
+        self.sequence: int | None = None
+        """The vector change-log position the contents reflect (None: unknown)."""
 
     @property
     def dim(self) -> int:
@@ -81,7 +88,12 @@ class FaissVectorIndex(VectorIndex):
             return shard is not None and shard.approximate
 
     def load_file(self) -> bool:
-        """Load the index file if it exists, has this format and dimension; True when loaded."""
+        """Load the index file if it exists, is whole, and has this format and dimension.
+
+        Returns:
+            True when loaded (with :attr:`sequence` set); False when the file is missing,
+            damaged (empty, cut short, not ours) or of another format or dimension.
+        """
         if self.path is None or not self.path.exists():
             return False
         try:
@@ -92,7 +104,8 @@ class FaissVectorIndex(VectorIndex):
                 users = [str(u) for u in data["users"]]
                 trained = [int(t) for t in data["trained"]]
                 blobs = [data[f"shard{n}"] for n in range(len(users))]
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+                sequence = int(data["sequence"])
+        except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             log.info("rebuilding unreadable FAISS file %s: %s", self.path, exc)
             return False
         try:
@@ -103,18 +116,21 @@ class FaissVectorIndex(VectorIndex):
         except (RuntimeError, ValueError) as exc:
             log.info("rebuilding FAISS file %s with an unreadable shard: %s", self.path, exc)
             return False
+        owners = {int(i): user for user, shard in shards.items() for i in shard.ids()}
+        if len(owners) != sum(shard.ntotal for shard in shards.values()):
+            log.info("rebuilding FAISS file %s: a row id is in two shards", self.path)
+            return False
         with self._lock:
             self._shards = shards
+            self._owner = owners
+            self.sequence = sequence
+            self._dirty = False
         return True
 
-    def set_owners(self, owners: dict[str, set[int]]) -> None:
-        """Install the user -> row ids map (from SQLite, after :meth:`load_file`)."""
+    def counts(self) -> dict[str, int]:
+        """How many vectors each user with any has."""
         with self._lock:
-            self._owner = {i: u for u, ids in owners.items() for i in ids}
-            for user, ids in owners.items():
-                held = self.count(user)
-                if held != len(ids):  # derived data out of step: searches may miss some rows
-                    log.warning("FAISS shard holds %d vectors where SQLite has %d", held, len(ids))
+            return {user: shard.ntotal for user, shard in self._shards.items() if shard.ntotal}
 
     def add(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
         """Add or replace vectors of this user's row ids."""
@@ -186,10 +202,16 @@ class FaissVectorIndex(VectorIndex):
         with self._lock:
             self._shards.clear()
             self._owner.clear()
+            self.sequence = None
             self._dirty = True
 
     def flush(self) -> None:
-        """Write the index file if anything changed."""
+        """Write the index file if anything changed.
+
+        Raises:
+            BackendError: the file cannot be written (permission, full disk); the
+                previous file stays as it was, the vectors in memory are kept.
+        """
         if self.path is None:
             return
         with self._lock:
@@ -201,11 +223,10 @@ class FaissVectorIndex(VectorIndex):
                 "dim": np.array(self._dim),
                 "users": np.array(users, dtype=np.str_),
                 "trained": np.array([self._shards[u].trained_at for u in users], dtype=np.int64),
+                # -1: unknown; such a file is never trusted to be current.
+                "sequence": np.array(-1 if self.sequence is None else self.sequence, dtype=np.int64),
             }
             for n, user in enumerate(users):
                 arrays[f"shard{n}"] = faiss.serialize_index(self._shards[user].index)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            with tmp.open("wb") as handle:
-                np.savez(handle, **arrays)  # type: ignore[arg-type]
-            tmp.replace(self.path)
+            write_atomic(self.path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]
             self._dirty = False

@@ -85,12 +85,20 @@ class FaissShard:
         """Remove these ids (absent ones are ignored)."""
         self.index.remove_ids(faiss.IDSelectorBatch(ids))
 
+    def ids(self) -> npt.NDArray[np.int64]:
+        """Every id the shard holds."""
+        return self._contents(with_vectors=False)[0]
+
     def vectors(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         """Every ``(ids, vectors)`` the shard holds."""
+        return self._contents(with_vectors=True)
+
+    def _contents(self, *, with_vectors: bool) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         index = self.index
+        no_vectors = np.zeros((0, self.dim), dtype=np.float32)
         if isinstance(index, faiss.IndexIDMap2):
             ids = faiss.vector_to_array(index.id_map).astype(np.int64)
-            return ids, index.index.reconstruct_n(0, index.ntotal)
+            return ids, index.index.reconstruct_n(0, index.ntotal) if with_vectors else no_vectors
         invlists = index.invlists
         assert invlists is not None
         id_blocks: list[npt.NDArray[np.int64]] = []
@@ -99,14 +107,13 @@ class FaissShard:
             size = invlists.list_size(list_no)
             if not size:
                 continue
-            ids_ptr = invlists.get_ids(list_no)
-            codes_ptr = invlists.get_codes(list_no)
-            id_blocks.append(faiss.rev_swig_ptr(ids_ptr, size).astype(np.int64).copy())
-            codes = faiss.rev_swig_ptr(codes_ptr, size * self.dim * 4).copy()
-            vec_blocks.append(codes.view(np.float32).reshape(size, self.dim))
+            id_blocks.append(faiss.rev_swig_ptr(invlists.get_ids(list_no), size).astype(np.int64).copy())
+            if with_vectors:
+                codes = faiss.rev_swig_ptr(invlists.get_codes(list_no), size * self.dim * 4).copy()
+                vec_blocks.append(codes.view(np.float32).reshape(size, self.dim))
         if not id_blocks:
-            return np.zeros(0, dtype=np.int64), np.zeros((0, self.dim), dtype=np.float32)
-        return np.concatenate(id_blocks), np.concatenate(vec_blocks)
+            return np.zeros(0, dtype=np.int64), no_vectors
+        return np.concatenate(id_blocks), np.concatenate(vec_blocks) if vec_blocks else no_vectors
 
     def _train(self, ann: AnnSettings) -> None:
         """Re-index the shard's vectors into an IVF trained on (a sample of) them."""

@@ -105,6 +105,8 @@ class GraphSync:
         with self._lock:
             if not force and time.monotonic() < self._next_try:
                 return 0
+            if force:
+                self.graph.retry_now()
             done = 0
             try:
                 while batch := self._store.fetchall(
@@ -178,6 +180,7 @@ class GraphSync:
                         self.stage(records[start : start + batch])
                 total += len(records)
             if not self.transactional:
+                self.graph.retry_now()
                 for user_id in users:
                     self.graph.clear(user_id)
                 self.flush(force=True)

@@ -2,7 +2,9 @@
 
 Each migration has a number, a name and the SQL that takes the schema from the
 previous version to its own. Applied migrations are recorded in ``schema_version``;
-opening a store applies the missing ones in order, inside one transaction each.
+opening a store applies the missing ones in order, in one write transaction
+(``BEGIN IMMEDIATE``) that reads the applied versions again once it holds the lock,
+so processes opening a new store at the same time apply each migration exactly once.
 Never edit a migration that has shipped: append a new one.
 """
 
@@ -197,6 +199,37 @@ MIGRATIONS: tuple[Migration, ...] = (
         INSERT INTO records_fts_v7 (rowid, terms, context) SELECT rowid, terms, '' FROM records_fts;
         DROP TABLE records_fts;
         ALTER TABLE records_fts_v7 RENAME TO records_fts;
+        """,
+    ),
+    Migration(
+        8,
+        "vector_changes",
+        # A change log of the vectors' active set, written by triggers so that every
+        # writer (any process, any code path) feeds it: a new or replaced embedding, a
+        # status change, a removed record. Other processes read the entries past the
+        # sequence their FAISS index reflects and update only those rows
+        # (stores/vector_sync.py) instead of rebuilding.
+        """
+        CREATE TABLE vector_changes (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            record_rowid INTEGER NOT NULL
+        );
+        CREATE TRIGGER vector_changes_embedded AFTER INSERT ON vectors BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (NEW.rowid);
+        END;
+        CREATE TRIGGER vector_changes_reembedded AFTER UPDATE ON vectors BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (NEW.rowid);
+        END;
+        CREATE TRIGGER vector_changes_unembedded AFTER DELETE ON vectors BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (OLD.rowid);
+        END;
+        CREATE TRIGGER vector_changes_status AFTER UPDATE OF status ON records
+        WHEN OLD.status IS NOT NEW.status BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (NEW.rowid);
+        END;
+        CREATE TRIGGER vector_changes_removed AFTER DELETE ON records BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (OLD.rowid);
+        END;
         """,
     ),
 )

@@ -19,6 +19,14 @@ created idempotently before the first query. Driver errors map onto DreamMem's:
 a server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailableError`
 (retryable); a transient server error a retryable
 :class:`~dreammem.errors.BackendError`; anything else a non-retryable one.
+
+Every call is bounded: connecting, the Bolt handshake and acquiring a connection
+share one ``timeout`` (default 5 s; a server that accepts connections and never
+answers fails there), reads also carry it as the server-side transaction timeout.
+Once the server is found unreachable a :class:`~dreammem.stores.breaker.CircuitBreaker`
+makes later calls fail at once (the recall's graph path drops out as ``degraded``,
+writes wait in the outbox) until a background probe sees it answer again. The server
+is asked to send no notifications: the driver would log them on every recall.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Any, TypeVar
 
 from dreammem.errors import BackendError, ConfigError, GraphUnavailableError
 from dreammem.stores.base import GraphEntity, GraphItem, GraphStats, GraphStore
+from dreammem.stores.breaker import CircuitBreaker
 
 try:
     import neo4j
@@ -247,10 +256,14 @@ class Neo4jGraphStore(GraphStore):
         uri: The Bolt URI, e.g. ``bolt://127.0.0.1:7687``.
         auth: ``(user, password)``, or None for a server with auth disabled.
         database: The database to use.
-        connection_timeout: Seconds to wait for a TCP connection.
+        timeout: Seconds a call may wait for the server: to connect, for the handshake
+            and a pooled connection, and (reads) for the query on the server.
+        connection_timeout: Seconds to wait for a TCP connection (default: ``timeout``).
+        retry_after: Seconds between background probes once the server was found
+            unreachable; calls fail at once meanwhile.
 
     Raises:
-        ConfigError: the URI is not a valid Neo4j URI.
+        ConfigError: the URI is not a valid Neo4j URI, or a timeout is not positive.
     """
 
     capabilities = frozenset({"relations", "shared"})
@@ -261,20 +274,31 @@ class Neo4jGraphStore(GraphStore):
         *,
         auth: tuple[str, str] | None = None,
         database: str = "neo4j",
-        connection_timeout: float = 5.0,
+        timeout: float = 5.0,
+        connection_timeout: float | None = None,
+        retry_after: float = 10.0,
     ) -> None:
+        for name, value in (("timeout", timeout), ("retry_after", retry_after)):
+            if not value > 0:
+                raise ConfigError(f"{name} must be > 0 seconds, got {value!r}")
         self.uri = uri
         self.database = database
+        self.timeout = float(timeout)
         try:
             self._driver = neo4j.GraphDatabase.driver(
                 uri,
                 auth=auth,
-                connection_timeout=connection_timeout,
-                connection_acquisition_timeout=connection_timeout * 2,
+                connection_timeout=min(connection_timeout or timeout, timeout),
+                # Acquiring a connection includes the handshake: a silent server ends here.
+                connection_acquisition_timeout=timeout,
                 max_transaction_retry_time=0.0,
+                notifications_min_severity="OFF",
             )
         except (ValueError, neo4j_errors.ConfigurationError) as exc:
             raise ConfigError(f"invalid Neo4j URI {uri!r}: {exc}") from exc
+        self._breaker = CircuitBreaker(
+            f"Neo4j at {uri}", self._driver.verify_connectivity, retry_after=retry_after
+        )
         self._schema_lock = threading.Lock()
         self._schema_ready = False
 
@@ -283,10 +307,22 @@ class Neo4jGraphStore(GraphStore):
 
     # -- plumbing -----------------------------------------------------------------
 
+    @contextmanager
+    def _guarded(self, action: str) -> Iterator[None]:
+        """Fail fast while the breaker is open; open it when the server is unreachable."""
+        self._breaker.check()
+        try:
+            with _translated(action):
+                yield
+        except GraphUnavailableError as exc:
+            self._breaker.opened(exc)
+            raise
+        self._breaker.closed()
+
     def _ensure_schema(self) -> None:
         if self._schema_ready:
             return
-        with self._schema_lock, _translated("schema"):
+        with self._schema_lock, self._guarded("schema"):
             if self._schema_ready:
                 return
             with self._driver.session(database=self.database) as session:
@@ -296,14 +332,15 @@ class Neo4jGraphStore(GraphStore):
 
     def _read(self, action: str, query: str, **params: Any) -> list[neo4j.Record]:
         self._ensure_schema()
-        with _translated(action), self._driver.session(database=self.database) as session:
-            return list(session.run(query, params))
+        bounded = neo4j.Query(query, timeout=self.timeout)  # type: ignore[arg-type]
+        with self._guarded(action), self._driver.session(database=self.database) as session:
+            return list(session.run(bounded, params))
 
     def _write(self, action: str, work: Callable[[neo4j.Transaction], T]) -> T:
         """Run ``work`` in one explicit write transaction (no driver-side retries)."""
         self._ensure_schema()
         with (
-            _translated(action),
+            self._guarded(action),
             self._driver.session(database=self.database) as session,
             session.begin_transaction() as tx,
         ):
@@ -311,13 +348,18 @@ class Neo4jGraphStore(GraphStore):
             tx.commit()
             return result
 
+    def retry_now(self) -> None:
+        """Let the next call go to the server even while it is failing fast."""
+        self._breaker.reset()
+
     def verify(self) -> None:
         """Check that the server answers (and create the schema).
 
         Raises:
             GraphUnavailableError: the server cannot be reached.
         """
-        with _translated("verify"):
+        self.retry_now()
+        with self._guarded("verify"):
             self._driver.verify_connectivity()
         self._ensure_schema()
 
@@ -394,7 +436,7 @@ class Neo4jGraphStore(GraphStore):
         """Remove one user's graph, or every DreamMem node (other data is left alone)."""
         self._ensure_schema()
         statements = _CLEAR_ALL if user_id is None else _CLEAR_USER
-        with _translated("clear"), self._driver.session(database=self.database) as session:
+        with self._guarded("clear"), self._driver.session(database=self.database) as session:
             for statement in statements:
                 # CALL ... IN TRANSACTIONS needs an auto-commit transaction.
                 session.run(neo4j.Query(statement), user_id=user_id).consume()  # type: ignore[arg-type]

@@ -192,23 +192,37 @@ class SQLiteRecordStore:
     # -- plumbing ---------------------------------------------------------------
 
     def _migrate(self) -> None:
+        """Apply the missing migrations; safe when several processes open a new file at once."""
         with self._lock:
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version "
-                "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-            )
-            done = {r[0] for r in self._conn.execute("SELECT version FROM schema_version")}
-            for migration in MIGRATIONS:
-                if migration.version in done:
-                    continue
-                log.debug("applying migration %s %s", migration.version, migration.name)
-                with self.transaction():
+            if self._applied() >= {m.version for m in MIGRATIONS}:
+                return  # up to date: no write lock taken
+            # The write lock first, then the check again: another process may have
+            # migrated between our read and our lock.
+            with self.transaction() as conn:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version "
+                    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                done = self._applied()
+                for migration in MIGRATIONS:
+                    if migration.version in done:
+                        continue
+                    log.debug("applying migration %s %s", migration.version, migration.name)
                     for statement in _split_sql(migration.sql):
-                        self._conn.execute(statement)
-                    self._conn.execute(
+                        conn.execute(statement)
+                    conn.execute(
                         "INSERT INTO schema_version VALUES (?, ?, datetime('now'))",
                         (migration.version, migration.name),
                     )
+
+    def _applied(self) -> set[int]:
+        """The migrations recorded in the file (none in a new file)."""
+        exists = self._conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        if exists is None:
+            return set()
+        return {int(r[0]) for r in self._conn.execute("SELECT version FROM schema_version")}
 
     @property
     def schema_version(self) -> int:
@@ -841,5 +855,15 @@ def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _split_sql(script: str) -> list[str]:
-    """Split a migration script into statements (no semicolons inside our literals)."""
-    return [s.strip() for s in script.split(";") if s.strip()]
+    """Split a migration script into complete statements (a trigger body keeps its ``;``)."""
+    statements: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        statements.append(pending.strip())
+    return statements

@@ -123,7 +123,6 @@ def test_file_round_trip_keeps_shards_and_results(tmp_path: Path) -> None:
     index.flush()
     loaded = FaissVectorIndex(DIM, path, ann=SMALL)
     assert loaded.load_file()
-    loaded.set_owners({"big": set(range(1000)), "small": set(range(5000, 5050))})
     assert loaded.is_approximate("big") and not loaded.is_approximate("small")
     for q in _clustered(5, 7):
         assert loaded.search("big", q, 10) == index.search("big", q, 10)

@@ -187,19 +187,6 @@ def test_sqlite_errors_inside_a_write_are_backend_errors_and_roll_back(memory: D
     assert memory.store.count() == 2
 
 
-SIDECARS = ["{", "[1]", "", '{"generation": 7}']
-
-
-@pytest.mark.parametrize("sidecar", SIDECARS, ids=["cut", "list", "empty", "stale"])
-def test_a_damaged_index_sidecar_is_rebuilt_not_fatal(tmp_path: Path, sidecar: str) -> None:
-    with DreamMemory(tmp_path, embedder=HashingEmbedder()) as memory:
-        record = memory.add("kayak trip in May", user_id="u1")
-    (tmp_path / "vectors.json").write_text(sidecar)  # derived data, e.g. cut short by a crash
-    with DreamMemory(tmp_path, embedder=HashingEmbedder()) as memory:
-        assert memory.recall("kayak", user_id="u1").ids == [record.id]
-        assert memory.stats()["vectors"] == 1
-
-
 def test_forgetting_a_turn_a_dream_archived_deletes_it_and_what_carries_it(memory: DreamMemory) -> None:
     """Found by the state machine: forget() said 'deleted' but left the archived turn as it was."""
     turn = memory.add("I prefer green tea over coffee", user_id="alice")

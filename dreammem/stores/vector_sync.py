@@ -1,0 +1,157 @@
+"""Keeps a FAISS index current with the embeddings in SQLite, across processes.
+
+SQLite is the source of truth; FAISS is derived. Every process holds its own FAISS
+index in memory, so a write by one process must reach the others' indexes:
+
+* **the check** (every recall): ``PRAGMA data_version``, which changes exactly when
+  another connection committed (microseconds; no table is read);
+* **the refresh** (only when it changed): the row ids in the vector change log past
+  the sequence this index reflects (triggers of migration 8 append them in every
+  writer's transaction), read in their current state: an active row with an
+  embedding of this model is added if the index lacks it, anything else removed.
+  Cost follows the number of changes, not the size of the store
+  (docs/BENCHMARKS.md, "cross-process refresh").
+
+On open the index file is trusted only when it is whole, of this format and model
+dimension, not newer than the log and not older than its pruned part; it is then
+brought forward through the log and its per-user counts are checked against SQLite.
+Anything else is rebuilt from SQLite, never used as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from dreammem.errors import BackendError
+from dreammem.stores import vector_log
+from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.sqlite import SQLiteRecordStore
+
+__all__ = ["VectorSync"]
+
+log = logging.getLogger(__name__)
+
+_KEEP_CHANGES = 200_000
+"""Log entries kept when pruning on flush; an index older than that rebuilds."""
+
+
+class VectorSync:
+    """Loads, refreshes, rebuilds and writes one FAISS index from a SQLite store.
+
+    Args:
+        store: The record store holding the embeddings and the change log.
+        index: The index to keep current.
+        model: The embedding model whose vectors the index holds.
+        keep_changes: Change-log entries kept when :meth:`flush` prunes.
+    """
+
+    def __init__(
+        self,
+        store: SQLiteRecordStore,
+        index: FaissVectorIndex,
+        model: str,
+        *,
+        keep_changes: int = _KEEP_CHANGES,
+    ) -> None:
+        self._store = store
+        self.index = index
+        self.model = model
+        self.keep_changes = keep_changes
+        self._lock = threading.RLock()
+        self._seen_version: int | None = None
+
+    def load(self) -> bool:
+        """Open the index: the file if it can be trusted, else a rebuild.
+
+        Returns:
+            True when the file was used (brought forward through the change log).
+        """
+        with self._lock:
+            if self.index.load_file() and self._usable(self.index.sequence):
+                self._seen_version = None
+                self.refresh()
+                if self._matches_store():
+                    return True
+            self.rebuild()
+            return False
+
+    def _usable(self, sequence: int | None) -> bool:
+        if sequence is None or sequence < 0:
+            return False
+        if sequence > vector_log.last_sequence(self._store):
+            log.warning("FAISS file %s is ahead of its database: rebuilding", self.index.path)
+            return False
+        return sequence >= vector_log.pruned_to(self._store)
+
+    def _matches_store(self) -> bool:
+        held, stored = self.index.counts(), vector_log.active_counts(self._store, self.model)
+        if held != stored:
+            log.warning(
+                "FAISS file %s holds %d vectors of %d users where SQLite has %d of %d: rebuilding",
+                self.index.path,
+                sum(held.values()),
+                len(held),
+                sum(stored.values()),
+                len(stored),
+            )
+            return False
+        return True
+
+    def rebuild(self) -> None:
+        """Rebuild the index from every active embedding in SQLite and write the file."""
+        with self._lock:
+            # Read the position first: a change committed while the vectors are read is
+            # either in them already or applied again by the next refresh (idempotent).
+            version = vector_log.data_version(self._store)
+            sequence = vector_log.last_sequence(self._store)
+            self.index.reset()
+            for user_id, rowids, matrix in self._store.iter_active_vectors(self.model, self.index.dim):
+                self.index.add(user_id, rowids, matrix)
+            self.index.sequence = sequence
+            self._seen_version = version
+            try:
+                self.index.flush()
+            except BackendError as exc:  # the index in memory is whole; close() tries again
+                log.warning("could not write the rebuilt FAISS file: %s", exc)
+
+    def refresh(self) -> int:
+        """Apply what other processes committed since the last call.
+
+        Returns:
+            How many changed row ids were looked at (0 when nobody else wrote).
+
+        Raises:
+            BackendError: SQLite could not be read (the index stays as it was).
+        """
+        with self._lock:
+            version = vector_log.data_version(self._store)
+            if version == self._seen_version:
+                return 0
+            after = self.index.sequence
+            upto = vector_log.last_sequence(self._store)
+            if after is None or after < vector_log.pruned_to(self._store):
+                self.rebuild()
+                return upto
+            changed = vector_log.changed_rowids(self._store, after, upto)
+            active, gone = vector_log.current_vectors(self._store, changed, self.model, self.index.dim)
+            self.index.remove(gone)
+            for user_id, (rowids, matrix) in active.items():
+                # A row already held is replaced too: an edited record is re-embedded in place.
+                self.index.add(user_id, rowids, matrix)
+            self.index.sequence = upto
+            self._seen_version = version
+            return len(changed)
+
+    def flush(self) -> None:
+        """Write the index file if it changed, and prune the change log.
+
+        Raises:
+            BackendError: the file cannot be written (the database is unaffected).
+        """
+        with self._lock:
+            self.index.flush()
+            try:
+                vector_log.prune(self._store, self.keep_changes)
+            except BackendError as exc:  # housekeeping: another process prunes next time
+                log.info("pruning the vector change log skipped: %s", exc)
