@@ -164,19 +164,17 @@ def resolve_updates(
 def is_compact(text: str) -> bool:
     """One targeted statement, not a paragraph: at most two sentences and 160 characters (60 in Chinese).
 
-    Superseding retires everything a record says, so only a compact older statement
-    is superseded by a compact newer one; a long turn is marked instead, and recall
-    keeps every other fact it holds.
+    Superseding retires everything a record says, and a mark on a paragraph would cast
+    doubt on all of it, so only compact statements are decided; a long turn is left
+    alone (recall keeps every fact it holds; a dream may still distill and settle it).
     """
     limit = _COMPACT_CJK if contains_cjk(text) else _COMPACT_CHARS
     return len(text) <= limit and len(_SENTENCE_END.findall(text.strip().rstrip(".!?。！？"))) <= 1
 
 
-def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision:
-    if not decision.replaces or (is_compact(new.text) and is_compact(old_text)):
-        return decision
-    why = f"{decision.reason}; a long statement is marked, not superseded"
-    return Decision(Action.UNSURE, decision.rule, why, decision.overlap)
+def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision | None:
+    """Only compact statements are decided; a paragraph is left alone (neither superseded nor marked)."""
+    return decision if is_compact(new.text) and is_compact(old_text) else None
 
 
 def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) -> bool:
@@ -195,7 +193,7 @@ def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candid
         if (d := decide(new, s, similarity=c.similarity, closest=s.text == closest)) is not None
         and d.action is not Action.COEXIST
     ]
-    decided = [(c, _scoped(new, c.record.content, d)) for c, d in decided]
+    decided = [(c, s) for c, d in decided if (s := _scoped(new, c.record.content, d)) is not None]
     replaceable = [(c, d) for c, d in decided if d.replaces]
     if not replaceable:
         return decided
