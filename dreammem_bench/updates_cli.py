@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -71,4 +72,4 @@ def bench_updates(
     for name in ("dev", "held") if split == "both" else (split,):
         console.print(_table(rows, name))
     if json_out is not None:
-        json_out.write_text(json.dumps([r.__dict__ | {} for r in rows], indent=2))
+        json_out.write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
