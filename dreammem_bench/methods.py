@@ -120,7 +120,7 @@ class BM25Method:
 
     def index(self, conversation: LocomoConversation) -> None:
         """Tokenise every turn and build the BM25 index."""
-        import bm25s
+        import bm25s  # noqa: PLC0415 - heavy (scipy): only the BM25 baselines need it
 
         retriever = bm25s.BM25()
         retriever.index([tokenize(t.content) for t in conversation.turns], show_progress=False)
@@ -244,9 +244,9 @@ class DreamMemMethod:
         result = self.memory.recall(
             question, user_id=conversation.sample_id, k=k, now=conversation.reference_time, paths=paths
         )
-        # Pinned memories are injected on top of the k ranked hits whatever the query
-        # (DreamMemory.recall's contract); they are context, not ranking, so they are
-        # not scored. A question whose gold turn was pinned can only lose by this.
+        # Pinned memories are core context (from their own budget inside k, whatever the
+        # query), not ranking, so they are not scored. A question whose gold turn was
+        # pinned can only lose by this.
         ranked = [hit for hit in result if not hit.record.pinned]
         return [self.sources(hit.record) for hit in ranked[:k]]
 

@@ -8,12 +8,17 @@ plus a small rule layer) relative to ``RecallQuery.now``. Then:
   rest of the query (vector similarity restricted to the window, fused by reciprocal
   rank with BM25 restricted to the window). A bare date filter in time order would
   return every memory of the day; this ranks the ones the query is about first.
+  Memories said outside the window whose own relative dates point into it ("we went
+  camping last summer", said in November) join it (:mod:`dreammem.recall.grounding`).
 * an **event anchor** ("before the trip to Paris", "去日本之前"): the best match for the
   anchor gives a time, which opens a window before or after it.
 * an **order** ("last time", "recently", "上次" / "first time"): the best content
   matches, newest (or oldest) first, so the most recent matching session leads.
   Content matches over the whole scope reuse what the vector and keyword paths found
-  for this recall when they ran first (no second search).
+  for this recall when they ran first (no second search). With no topic at all
+  ("what did we talk about last time?", "上次我们聊了什么") it is the newest (oldest)
+  conversation other than the current one, as *sole* candidates: content matches for
+  "talk" would only find memories that mention talking.
 * a **when-question** with no window ("when did we ...", "什么时候"): the best content
   matches that themselves mention a time ("yesterday", "last week", "on 7 May"),
   since those are the memories that date the event.
@@ -34,6 +39,7 @@ import numpy.typing as npt
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
+from dreammem.recall.grounding import GROUNDING_REACH, GroundedTimes
 from dreammem.recall.timeparse import TimeQuery, TimeWindow, mentions_time, parse_time_query
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
@@ -59,6 +65,8 @@ class TemporalPath:
             sorts by time.
         order_margin: With no match found by both vector and keyword search, the
             vector matches within this cosine of the best one count as strong.
+        order_scan: How many newest memories a topic-free "last time" looks through
+            for the previous conversation.
     """
 
     name = "temporal"
@@ -72,6 +80,7 @@ class TemporalPath:
         max_window: int = 2000,
         order_pool: int = 10,
         order_margin: float = 0.05,
+        order_scan: int = 200,
     ) -> None:
         self._store = store
         self._index = index
@@ -79,6 +88,8 @@ class TemporalPath:
         self.max_window = max_window
         self.order_pool = order_pool
         self.order_margin = order_margin
+        self.order_scan = order_scan
+        self._grounded = GroundedTimes()
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Memories the query's time expressions point at, best first ([] without any)."""
@@ -93,6 +104,8 @@ class TemporalPath:
         terms = query_terms(parsed.content)
         if window is None and parsed.order is None and not parsed.asks_when:
             return []
+        if parsed.order is not None and window is None and parsed.anchor is None and _topic_free(terms):
+            return self._conversation(query, newest=parsed.order == "latest")
         ranked = self._rank(query, embedding, terms, window, reuse=True)
         if parsed.order is not None:
             return self._by_time(query, ranked, newest_first=parsed.order == "latest")
@@ -157,12 +170,15 @@ class TemporalPath:
                 limit=self.max_window,
                 newest_first=newest_first,
             )
-            if not ids:
+            mentioned = self._mentioned_in(query, window, said_inside=ids)
+            if not ids and not mentioned:
                 return []
-            vector = self._index.search_subset(query.user_id, embedding, ids, limit)
+            vector = self._index.search_subset(query.user_id, embedding, ids + mentioned, limit)
             keyword = self._store.keyword_search(
                 query.user_id, terms, limit, since=window.start, until=window.end
             )
+            if mentioned:
+                keyword += self._keyword_among(query, terms, limit, window, set(mentioned))
         fused = reciprocal_rank_fusion(
             {
                 "vector": [Candidate(i, s) for i, s in vector],
@@ -170,6 +186,35 @@ class TemporalPath:
             }
         )
         return fused[:limit]
+
+    def _mentioned_in(self, query: RecallQuery, window: TimeWindow, *, said_inside: list[int]) -> list[int]:
+        """Memories said outside the window whose own relative dates point into it.
+
+        "We went camping last summer" said in November, or "I fly to Paris next month"
+        said in April, for a window on the summer or on May.
+        """
+        if window.start is None and window.end is None:
+            return []
+        reach = _reach(window)
+        pool = self._store.window_rowids(
+            query.user_id, since=reach.start, until=reach.end, limit=self.max_window, newest_first=False
+        )
+        inside = set(said_inside)
+        records = self._store.get_by_rowids(query.user_id, [i for i in pool if i not in inside])
+        found = []
+        for rowid, record in records.items():
+            points_at = self._grounded.window(rowid, record.content, record.event_time)
+            if points_at is not None and not window.intersect(points_at).empty:
+                found.append(rowid)
+        return found
+
+    def _keyword_among(
+        self, query: RecallQuery, terms: Sequence[str], limit: int, window: TimeWindow, allowed: set[int]
+    ) -> list[tuple[int, float]]:
+        """Keyword matches among the memories that mention a time in the window."""
+        reach = _reach(window)
+        found = self._store.keyword_search(query.user_id, terms, limit, since=reach.start, until=reach.end)
+        return [(rowid, score) for rowid, score in found if rowid in allowed]
 
     def _by_time(self, query: RecallQuery, ranked: list[Fused], *, newest_first: bool) -> list[Candidate]:
         """The strong matches by event time, then the rest by relevance.
@@ -190,6 +235,26 @@ class TemporalPath:
         chosen = {f.rowid for f in timed}
         return [Candidate(f.rowid, f.score) for f in timed + [f for f in ranked if f.rowid not in chosen]]
 
+    def _conversation(self, query: RecallQuery, *, newest: bool) -> list[Candidate]:
+        """The memories of the newest (oldest) session before ``now`` other than the current one.
+
+        Memories without a session count as one conversation each (newest first).
+        """
+        recent = self._store.find(query.user_id, until=query.now, newest_first=newest, limit=self.order_scan)
+        session = next(
+            (r.session_id for r in recent if r.session_id is not None and r.session_id != query.session_id),
+            None,
+        )
+        if session is None:
+            chosen = [r for r in recent if r.session_id is None][: query.limit]
+        else:
+            chosen = self._store.find(
+                query.user_id, session_id=session, until=query.now, newest_first=True, limit=query.limit
+            )
+        rowids = self._store.rowids(query.user_id, [r.id for r in chosen])
+        ordered = [rowids[r.id] for r in chosen if r.id in rowids]
+        return [Candidate(rowid, 1.0 / (n + 1), sole=True) for n, rowid in enumerate(ordered)]
+
     def _near_best(self, head: list[Fused]) -> list[Fused]:
         """The vector matches within ``order_margin`` of the best vector score."""
         scored = [f for f in head if "vector" in f.path_scores]
@@ -209,3 +274,24 @@ class TemporalPath:
 
 
 _TICK = timedelta(microseconds=1)
+
+
+def _reach(window: TimeWindow) -> TimeWindow:
+    """The times a memory pointing into ``window`` may have been said at."""
+    return TimeWindow(
+        None if window.start is None else window.start - GROUNDING_REACH,
+        None if window.end is None else window.end + GROUNDING_REACH,
+    )
+
+
+_CONVERSING = frozenset(
+    """talk talked talking talks discuss discussed discussing discussion chat chatted chatting say said
+    speak spoke mention mentioned conversation conversations session sessions cover covered go went
+    聊 聊天 聊过 聊到 谈 谈过 谈到 说 说过 讨论 讨论过 提到 提过 对话 会话""".split()
+)
+"""Words of a "last time" question that ask about the conversation itself, not a topic."""
+
+
+def _topic_free(terms: Sequence[str]) -> bool:
+    """True when a question names no topic: only words about conversing are left."""
+    return all(t in _CONVERSING for t in terms)

@@ -6,13 +6,15 @@ import asyncio
 from typing import Any
 
 import pytest
-from langchain_core.messages import ToolMessage
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_tests.unit_tests import ToolsUnitTests
 
 from dreammem import DreamMemory, ScopeError
 from dreammem.embed import HashingEmbedder
 from langchain_dreammem import create_memory_tools
+from langchain_dreammem.testing import ScriptedChatModel
 
 
 def _tools() -> dict[str, BaseTool]:
@@ -88,11 +90,6 @@ def test_errors_the_model_can_fix_come_back_as_text_scope_errors_raise() -> None
 
 
 def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemory) -> None:
-    from langchain.agents import create_agent
-    from langchain_core.messages import AIMessage, HumanMessage
-
-    from langchain_dreammem.testing import ScriptedChatModel
-
     memory.add("Bob's secret: the safe code is 4711", user_id="bob")
     memory.add("Alice likes tea", user_id="alice")
 
@@ -117,3 +114,12 @@ def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemor
     # LangChain drops the model's injected-arg value; the context's user is searched.
     assert "Alice likes tea" in outcomes[0] and "Alice likes tea" in outcomes[1]
     assert outcomes[2] == "scope error"
+
+
+def test_save_memory_stores_a_semantic_fact_not_a_turn() -> None:
+    memory = DreamMemory(None, embedder=HashingEmbedder())
+    save = {t.name: t for t in create_memory_tools(memory)}["save_memory"]
+    saved = save.invoke(_call("save_memory", content="Carol's dentist is Dr. Ruiz", user_id="u1"))
+    record = memory.get(saved.artifact["id"], user_id="u1")
+    assert record.layer.value == "semantic" and record.kind.value == "fact" and not record.pinned
+    assert memory.get_all(user_id="u1", layer="episodic") == []
