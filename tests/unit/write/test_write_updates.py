@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from dreammem import DreamMemory
+from dreammem.config import DreamMemConfig, WriteConfig
+from dreammem.embed import HashingEmbedder
 from dreammem.errors import NotFoundError, ScopeError, ValidationError
 from dreammem.types import MemoryRecord, Role, Status
 from dreammem.write.relations import DECISION_KEY, possibly_outdated_by
@@ -126,10 +129,7 @@ def test_mixed_language_statements_are_compared() -> None:
     assert decision is not None and decision.action is Action.SUPERSEDE
 
 
-def test_resolution_can_be_switched_off(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from dreammem.config import DreamMemConfig, WriteConfig
-    from dreammem.embed import HashingEmbedder
-
+def test_resolution_can_be_switched_off(tmp_path: Path) -> None:
     config = DreamMemConfig(write=WriteConfig(resolve_updates=False))
     with DreamMemory(tmp_path / "s", embedder=HashingEmbedder(), config=config) as memory:
         old, _ = _statements(
