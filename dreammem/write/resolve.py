@@ -77,8 +77,10 @@ Neighbours = Callable[[MemoryRecord, npt.NDArray[np.float32], int], Sequence[Can
 def is_statement(record: MemoryRecord) -> bool:
     """True for an active user statement: a user turn or an explicit memory, not a question."""
     said = record.role is Role.USER or record.source is Source.USER_EXPLICIT
+    # A key-value store item ("keyed"): each key is its own value, never an update of another.
     return (
         said
+        and "keyed" not in record.metadata
         and record.is_active
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
         and not (is_question(record.content))
