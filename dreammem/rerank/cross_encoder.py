@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dreammem.embed.models import TORCH_HINT
 from dreammem.errors import ConfigError
 from dreammem.quiet import quiet_model_load
 from dreammem.torch_threads import torch_threads
@@ -84,7 +85,10 @@ class CrossEncoderReranker:
         self._lock = threading.Lock()
         try:
             with quiet_model_load():
-                from sentence_transformers import CrossEncoder
+                try:
+                    from sentence_transformers import CrossEncoder
+                except ImportError as exc:
+                    raise ConfigError(f"the cross-encoder runs on torch: {TORCH_HINT}") from exc
 
                 self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
         except (OSError, ValueError, RuntimeError) as exc:
