@@ -29,6 +29,9 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from dreammem import DreamMemory
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
+
 CHILD = r"""
 import json, sys, time
 t0 = time.perf_counter()
@@ -160,8 +163,6 @@ def main() -> None:
     parser.add_argument("--runtimes", nargs="+", default=["torch", "numpy", "default"])
     args = parser.parse_args()
     print(json.dumps({"install": install_report()}, indent=2))
-    from dreammem import DreamMemory
-    from dreammem.embed.numpy_bert import NumpyBertEmbedder
 
     with tempfile.TemporaryDirectory() as scratch:
         store = Path(scratch) / "store"

@@ -26,6 +26,7 @@ from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve
 from dreammem.cli_dream import dream_app
 from dreammem.cli_harness import register_harness
 from dreammem.cli_progress import CountingEmbedder, progress_bar
+from dreammem.embed.models import resolve_embedder
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
 from dreammem.recall.result import RecallResult
@@ -144,8 +145,6 @@ def reindex(
     graph: Annotated[bool, typer.Option("--graph", help="Rebuild only the graph.")] = False,
 ) -> None:
     """Rebuild the vector index (and graph) from SQLite, the source of truth."""
-    from dreammem.embed.models import resolve_embedder
-
     with open_store(path, config) as memory:
         if graph:
             with progress_bar("rebuilding the graph", None):

@@ -82,11 +82,11 @@ class NumpyBertEmbedder:
         name: str | None = None,
         query_threads: int | None = 1,
     ) -> None:
-        from safetensors.numpy import load_file
-        from threadpoolctl import ThreadpoolController
-        from tokenizers import Tokenizer
+        from safetensors.numpy import load_file  # noqa: PLC0415 - loaded with the model, not on import
+        from threadpoolctl import ThreadpoolController  # noqa: PLC0415 - loaded with the model, not on import
+        from tokenizers import Tokenizer  # noqa: PLC0415 - loaded with the model, not on import
 
-        from dreammem.embed.models import MINILM, default_minilm_path
+        from dreammem.embed.models import MINILM, default_minilm_path  # noqa: PLC0415 - embed.models imports this module lazily (cycle)
 
         folder = default_minilm_path() if model_dir is None else Path(model_dir)
         self.name = name or (MINILM if model_dir is None else folder.name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ class CrossEncoderReranker:
         try:
             with quiet_model_load():
                 try:
-                    from sentence_transformers import CrossEncoder
+                    from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
                 except ImportError as exc:
                     raise ConfigError(f"the cross-encoder runs on torch: {TORCH_HINT}") from exc
 
@@ -98,9 +99,7 @@ class CrossEncoderReranker:
             self._quantize()
 
     def _quantize(self) -> None:
-        import warnings
-
-        import torch
+        import torch  # noqa: PLC0415 - heavy: only with a loaded model
 
         inner = self._model.model
         try:
@@ -128,7 +127,7 @@ class CrossEncoderReranker:
         """One relevance score per text (raw logits: higher is more relevant)."""
         if not texts:
             return []
-        import torch
+        import torch  # noqa: PLC0415 - heavy: only with a loaded model
 
         pairs = [(query, text) for text in texts]
         with self._lock, torch_threads(self.threads), torch.inference_mode():
