@@ -1,7 +1,8 @@
 """The ``dreammem`` command line (built on typer; tables by rich).
 
 Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
-``reindex``, ``dream``; ``bench`` and ``train-reranker`` come from the benchmark harness,
+``reindex``, ``dream``; ``list``, ``history``, ``export``, ``import``, ``purge``
+(:mod:`dreammem.cli_crud`); ``bench`` and ``train-reranker`` come from the benchmark harness,
 imported when used (:mod:`dreammem.cli_harness`). The store path comes from ``--path`` or
 ``$DREAMMEM_PATH`` (default ``./.dreammem``); only ``add`` and ``demo`` create a store (see
 :mod:`dreammem.cli_common`). Ids may be given as unique prefixes.
@@ -23,6 +24,7 @@ from rich.table import Table
 
 from dreammem import __version__
 from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve_memory_id
+from dreammem.cli_crud import export_command, history_command, import_command, list_command, purge_command
 from dreammem.cli_dream import dream_app
 from dreammem.cli_harness import register_harness
 from dreammem.cli_progress import CountingEmbedder, progress_bar
@@ -37,6 +39,11 @@ app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_
 console = Console()
 app.add_typer(dream_app, name="dream")
 register_harness(app)
+app.command("list")(list_command)
+app.command("history")(history_command)
+app.command("export")(export_command)
+app.command("import")(import_command)
+app.command("purge")(purge_command)
 
 
 def _print_version(value: bool) -> None:

@@ -183,10 +183,15 @@ class Engine:
             work.apply()
 
     def persist(
-        self, records: Sequence[MemoryRecord], contexts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
+        self,
+        records: Sequence[MemoryRecord],
+        contexts: Sequence[str],
+        *,
+        enqueue: Sequence[MemoryRecord],
+        supersede: bool = True,
     ) -> dict[str, MemoryRecord]:
         """Write new records (see :func:`dreammem.engine.writes.persist`); returns those superseded."""
-        return persist(self, records, contexts, enqueue=enqueue)
+        return persist(self, records, contexts, enqueue=enqueue, supersede=supersede)
 
     def context_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Each record's keyword context (the previous turns of its session)."""
