@@ -19,8 +19,8 @@ from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
 from dreammem.recall.packing import PackedContext
 from dreammem.recall.result import RecallResult
-from dreammem.types import Kind, MemoryRecord, Role, Status
-from dreammem.validation import check_content, check_id, check_user_id
+from dreammem.types import MemoryRecord, Role
+from dreammem.validation import check_content, check_user_id
 
 __all__ = [
     "FORGET_DESCRIPTION",
@@ -263,7 +263,9 @@ def ingest_turns(
         candidates.append((_turn_key(session_id, turn, occurrence), turn))
     if not candidates:
         return []
-    stored = memory.store.existing_message_keys(user_id, session_id, [key for key, _ in candidates])
+    stored = memory.stored_message_keys(
+        [key for key, _ in candidates], user_id=user_id, session_id=session_id
+    )
     new = [
         {
             "content": turn.content,
@@ -278,20 +280,6 @@ def ingest_turns(
     return memory.add_many(new) if new else []
 
 
-_LIVE_TURN = (Status.ACTIVE, Status.SUPERSEDED, Status.ARCHIVED)
-"""Turn statuses that still belong to a session's transcript (all but deleted)."""
-
-
-def _session_records(memory: DreamMemory, user_id: str, session_id: str) -> list[MemoryRecord]:
-    return memory.store.find(
-        check_user_id(user_id),
-        statuses=_LIVE_TURN,
-        kinds=[Kind.TURN],
-        session_id=check_id(session_id, "session_id"),
-        newest_first=False,
-    )
-
-
 def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list[ChatTurn]:
     """Every turn of a session that was not forgotten, oldest first.
 
@@ -299,7 +287,7 @@ def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list
     transcript; only forgotten (deleted) turns leave it.
     """
     out = []
-    for record in _session_records(memory, user_id, session_id):
+    for record in memory.session_records(user_id=user_id, session_id=session_id):
         key = str(record.metadata.get("message_key", ""))
         message_id = key[3:] if key.startswith("id:") else None
         out.append(ChatTurn(record.role.value if record.role else "user", record.content, message_id))
@@ -312,7 +300,7 @@ def forget_session(memory: DreamMemory, *, user_id: str, session_id: str) -> int
     Long-term facts already written from those turns (preferences, constraints)
     stay: clearing a transcript is not forgetting what the user asked to keep.
     """
-    records = _session_records(memory, user_id, session_id)
+    records = memory.session_records(user_id=user_id, session_id=session_id)
     for record in records:
         memory.forget(record.id, user_id=record.user_id, twins=False)
     return len(records)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
-from dreammem.validation import check_user_id
 
 if TYPE_CHECKING:  # the facade imports the dream, which asks is_keyed
     from dreammem.memory import DreamMemory
@@ -118,7 +117,7 @@ def keyed_entry(record: MemoryRecord) -> KeyedEntry:
 
 def get_keyed(memory: DreamMemory, *, user_id: str, path: Sequence[str], key: str) -> KeyedEntry | None:
     """The current value of a key, or None when it was never put or was deleted."""
-    found = memory.store.find(check_user_id(user_id), slot=_slot(path, key), limit=1)
+    found = memory.slot_records(user_id=user_id, slot=_slot(path, key), limit=1)
     return keyed_entry(found[0]) if found else None
 
 
@@ -178,7 +177,7 @@ def list_keyed(memory: DreamMemory, *, user_id: str, prefix: Sequence[str] = ())
     Ordered by path (in the order each path first got a live entry), then by when
     each key was first written: the order a dict-of-dicts store keeps.
     """
-    records = memory.store.find(check_user_id(user_id), slot_prefix=_path_prefix(prefix), newest_first=False)
+    records = memory.slot_records(user_id=user_id, slot_prefix=_path_prefix(prefix), oldest_first=True)
     entries = [keyed_entry(r) for r in records]
     first_seen: dict[tuple[str, ...], datetime] = {}
     for entry in entries:
@@ -189,7 +188,7 @@ def list_keyed(memory: DreamMemory, *, user_id: str, prefix: Sequence[str] = ())
 
 def keyed_paths(memory: DreamMemory) -> list[tuple[str, ...]]:
     """Every path holding at least one live entry, across users, sorted."""
-    paths = {tuple(json.loads(slot[len(_SLOT_PREFIX) :])[:-1]) for slot in memory.store.slots(_SLOT_PREFIX)}
+    paths = {tuple(json.loads(slot[len(_SLOT_PREFIX) :])[:-1]) for slot in memory.slot_names(_SLOT_PREFIX)}
     return sorted(paths)
 
 

@@ -25,6 +25,8 @@ from dreammem.dream.undo import UndoResult, undo_dream
 from dreammem.embed.base import Embedder
 from dreammem.engine import Engine, store_files
 from dreammem.errors import NotFoundError, ValidationError
+from dreammem.llm import LLM
+from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
@@ -59,7 +61,7 @@ plus ``content`` and ``user_id``."""
 _TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
 
 
-class DreamMemory:
+class DreamMemory(LookupMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -89,7 +91,7 @@ class DreamMemory:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
         graph: GraphStore | None = None,
-        llm: Any | None = None,
+        llm: LLM | None = None,
     ) -> None:
         self.config = config or DreamMemConfig()
         self.path = None if path is None else Path(path)
@@ -111,12 +113,12 @@ class DreamMemory:
         return self.engine.graph
 
     @property
-    def llm(self) -> Any | None:
+    def llm(self) -> LLM | None:
         """The optional ``prompt -> completion`` callable for extraction and dreaming."""
         return self.engine.llm
 
     @llm.setter
-    def llm(self, value: Any | None) -> None:
+    def llm(self, value: LLM | None) -> None:
         self.engine.llm = value
 
     @property

@@ -10,23 +10,28 @@ import json
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
 
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.embed.base import Embedder
-from dreammem.embed.models import SentenceTransformerEmbedder, resolve_embedder
+from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder, resolve_embedder
+from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
+from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
+from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
+from dreammem_bench.loco_cli import run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
+from dreammem_bench.pairs import locomo_query_groups
 from dreammem_bench.report import build_report, render_table
 from dreammem_bench.runner import MethodRun, merge_runs, run_benchmark, total_steps
 from dreammem_bench.suite import build_methods, close_methods, load_reranker, parse_methods
-
-if TYPE_CHECKING:
-    from dreammem.rerank.training import TrainingConfig
+from dreammem_bench.throughput import run_throughput
 
 __all__ = ["bench_app"]
 
@@ -43,8 +48,6 @@ err_console = Console(stderr=True)
 
 
 def _progress(total: int, desc: str) -> tuple[Callable[[str], None], Callable[[], None]]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -119,8 +122,19 @@ def locomo(
     train_observations: Annotated[
         bool, typer.Option(help="With --folds: also train on the annotated observations.")
     ] = True,
+    loco: Annotated[
+        bool,
+        typer.Option(
+            "--loco",
+            help="Leave-one-conversation-out: choose the fusion settings (rrf_k, path weights) on the "
+            "other conversations and score each held-out one; per-fold numbers and their spread, "
+            "beside the shipped settings (dreammem only; --methods, --ablate and --folds do not apply).",
+        ),
+    ] = False,
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
+    if loco and (folds or ablate):
+        raise ConfigError("--loco runs alone: leave out --folds and --ablate")
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
     if rerank_blend is not None:
@@ -144,9 +158,23 @@ def locomo(
         )
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}
+    if loco:
+        rr = load_reranker(reranker, max_length=rerank_max_length, quantize=rerank_quantize)
+        extra.update(data=str(data), k=k, conversations=[c.sample_id for c in conversations])
+        extra["reranker"] = None if rr is None else rr.name
+        run_loco_command(
+            conversations,
+            config=cfg,
+            embedder=own,
+            reranker=rr,
+            k=k,
+            progress=_progress,
+            console=console,
+            report=extra,
+            json_out=json_out,
+        )
+        return
     if folds:
-        from dreammem.rerank.training import TrainingConfig
-
         train_cfg = TrainingConfig(
             num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
         )
@@ -184,9 +212,6 @@ def _run_folds(
     train_cfg: TrainingConfig,
     options: dict[str, Any],
 ) -> dict[str, MethodRun]:
-    from dreammem.rerank.training import mine_pairs, train_cross_encoder
-    from dreammem_bench.pairs import locomo_query_groups
-
     runs: dict[str, MethodRun] = {}
     for fold in range(min(folds, len(conversations))):
         scored = [c for i, c in enumerate(conversations) if i % folds == fold]
@@ -212,10 +237,6 @@ def throughput(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
 ) -> None:
     """add_many throughput and recall p50/p95 at a store size, beside bare FAISS + encoder."""
-    from rich.table import Table
-
-    from dreammem_bench.throughput import run_throughput
-
     cfg = load_config(config) if config else DreamMemConfig()
     model = resolve_embedder(embedder, batch_size=cfg.embedding.batch_size)
     batches = -(-memories // batch_size)
@@ -243,11 +264,6 @@ def throughput(
 @bench_app.command("chinese")
 def chinese() -> None:
     """Chinese recall: MiniLM vs multilingual e5, and jieba vs character n-gram BM25."""
-    from rich.table import Table
-
-    from dreammem.embed.models import E5Embedder
-    from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
-
     pairs = load_pairs()
     rows = [score_embedder(SentenceTransformerEmbedder(), pairs), score_embedder(E5Embedder(), pairs)]
     rows += [score_tokenizer(name, pairs) for name in TOKENIZERS]

@@ -33,6 +33,7 @@ from typing import Any
 from dreammem.config import DreamConfig, DreamMemConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.caching import CachingEmbedder
+from dreammem.embed.models import SentenceTransformerEmbedder
 from dreammem.memory import DreamMemory
 from dreammem.types import Source, Status
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
@@ -190,8 +191,6 @@ def run_benchmark(
         progress: Called with a line per finished run.
     """
     if embedder is None:
-        from dreammem.embed.models import SentenceTransformerEmbedder
-
         embedder = SentenceTransformerEmbedder()
     cached = CachingEmbedder(embedder)  # the modes embed the same turns
     start = time.perf_counter()

@@ -12,7 +12,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from dreammem.embed.models import resolve_embedder
+from dreammem.stores.base import GraphStore
 from dreammem_bench.graph import BackendResult, GraphBenchConfig, run_graph_bench
+from dreammem_bench.graph_locomo import load_locomo, run_locomo_graph, summary
 
 __all__ = ["bench_graph"]
 
@@ -41,10 +44,6 @@ def _table(results: list[BackendResult]) -> Table:
 
 
 def _locomo(path: Path, uri: str | None, progress: Callable[[str], None]) -> list[dict[str, Any]]:
-    from dreammem.embed.models import resolve_embedder
-    from dreammem.stores.base import GraphStore
-    from dreammem_bench.graph_locomo import load_locomo, run_locomo_graph, summary
-
     graphs: dict[str, Callable[[], GraphStore] | None] = {"embedded": None}
     if uri is not None:
         from dreammem.stores.neo4j import Neo4jGraphStore

@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import faiss
 import numpy as np
 import numpy.typing as npt
 
@@ -304,8 +305,6 @@ def _baselines(memory: DreamMemory, texts: Sequence[str]) -> tuple[dict[str, Sta
 
     Returns the timings and the index's recall@10 against the exact search.
     """
-    import faiss
-
     embedder = memory.embedder
     user = _user(0)
     blocks = [m for u, _, m in memory.store.iter_active_vectors(embedder.name, embedder.dim) if u == user]

@@ -23,6 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import dateparser
+
 from dreammem.errors import ValidationError
 
 __all__ = [
@@ -129,8 +131,6 @@ def parse_session_time(text: str) -> datetime:
     Raises:
         ValidationError: the text is not a date.
     """
-    import dateparser
-
     parsed = dateparser.parse(
         text,
         languages=["en"],

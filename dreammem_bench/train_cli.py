@@ -8,6 +8,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
+from dreammem_bench.locomo import load_locomo
+from dreammem_bench.pairs import locomo_query_groups
+
 __all__ = ["train_reranker"]
 
 console = Console()
@@ -30,10 +34,6 @@ def train_reranker(
     ] = None,
 ) -> None:
     """Fine-tune a cross-encoder from the packaged MiniLM on question -> evidence pairs."""
-    from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
-    from dreammem_bench.locomo import load_locomo
-    from dreammem_bench.pairs import locomo_query_groups
-
     cfg = TrainingConfig(
         epochs=epochs,
         learning_rate=learning_rate,

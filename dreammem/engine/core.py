@@ -16,7 +16,6 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.embed.base import Embedder
@@ -25,6 +24,7 @@ from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import VectorLifecycle
 from dreammem.engine.writes import context_texts, persist
+from dreammem.llm import LLM
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
@@ -91,7 +91,7 @@ class Engine:
         config: DreamMemConfig,
         embedder: Embedder | None = None,
         graph: GraphStore | None = None,
-        llm: Any | None = None,
+        llm: LLM | None = None,
     ) -> None:
         db_path, faiss_path = resolve_paths(path)
         self.config = config

@@ -75,3 +75,19 @@ def test_bench_locomo_folds_trains_without_the_scored_conversation(tmp_path: Pat
     # every scored question of both conversations is counted once
     assert report["methods"]["dreammem"]["overall"]["n"] == 6
     assert report["methods"]["bm25"]["overall"]["n"] == 6
+
+
+def test_bench_locomo_loco_reports_held_out_folds_beside_the_default(tmp_path: Path) -> None:
+    plain, loco = tmp_path / "plain.json", tmp_path / "loco.json"
+    base = ["bench", "locomo", "--data", str(FIXTURE)]
+    assert runner.invoke(app, [*base, "--methods", "dreammem", "--json", str(plain)]).exit_code == 0
+    result = runner.invoke(app, [*base, "--loco", "--json", str(loco)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "leave-one-conversation-out" in result.output and "median" in result.output
+    report = json.loads(loco.read_text())["loco"]
+    assert [f["held_out"] for f in report["folds"]] == ["tiny-1", "tiny-2"]
+    assert report["settings_searched"] == 72
+    # The default setting, scored through the cached paths, is exactly the plain run.
+    shipped = json.loads(plain.read_text())["methods"]["dreammem"]["overall"]
+    assert report["pooled_held_out"]["default"]["overall"] == shipped
+    assert report["pooled_held_out"]["tuned"]["overall"]["n"] == shipped["n"] == 6
