@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck unit integration neo4j-up neo4j-down reranker bench bench-locomo bench-throughput clean
+.PHONY: install demo test lint typecheck unit integration docs neo4j-up neo4j-down reranker bench bench-locomo bench-throughput clean
 
 install: $(VENV)/.installed
 
@@ -32,7 +32,11 @@ unit: install
 integration: install
 	$(PY) -m pytest tests/integration tests/conformance --allow-hosts=127.0.0.1,localhost,::1 -q
 
-test: lint typecheck unit integration
+test: lint typecheck unit integration docs
+
+# The docs site (mkdocs-material + mkdocstrings), built strict: a broken link or reference fails.
+docs: install
+	$(VENV)/bin/mkdocs build --strict --site-dir .site
 
 LOCOMO ?= ../shared/data/locomo/locomo_dev.json
 RERANKER_DIR ?= models/reranker
@@ -60,7 +64,7 @@ bench-graph: install  ## embedded vs Neo4j graph (starts and stops the test serv
 		status=$$?; bash scripts/neo4j.sh down; exit $$status
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .site .pytest_cache .mypy_cache .ruff_cache *.egg-info
 
 .PHONY: bench-dream
 bench-dream: install  ## dream quality and speed on synthetic English/Chinese streams

@@ -17,8 +17,9 @@ from typing import Any
 
 from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
-from dreammem.recall.packing import PackedContext
+from dreammem.recall.packing import PackedContext, provenance
 from dreammem.recall.result import RecallResult
+from dreammem.text.escape import escape_memory_text, remove_invisible
 from dreammem.types import MemoryRecord, Role
 from dreammem.validation import check_content, check_user_id
 
@@ -73,13 +74,18 @@ class SearchOutput:
 
 
 def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
-    """One JSON-friendly dict per hit: content, trace and record fields."""
+    """One JSON-friendly dict per hit: content, trace and record fields.
+
+    ``content`` has invisible characters removed (it is meant for prompts);
+    ``source`` says where the memory came from ("user said", "tool returned", ...).
+    """
     out = []
     for hit in result:
         record = hit.record
         out.append(
             {
-                "content": record.content,
+                "content": remove_invisible(record.content),
+                "source": provenance(record),
                 "layer": record.layer.value,
                 "kind": record.kind.value,
                 "event_time": record.event_time.isoformat(),
@@ -92,19 +98,29 @@ def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
 def save_memory(
     memory: DreamMemory, content: str, *, user_id: str, pin: bool = False, session_id: str | None = None
 ) -> MemoryRecord:
-    """Store what the agent decided to remember (pinned when asked)."""
-    if pin:
-        return memory.remember(content, user_id=user_id, session_id=session_id)
-    return memory.add(content, user_id=user_id, session_id=session_id, role="user")
+    """Store what the agent decided to remember: a long-term fact the assistant saved.
+
+    The model chose to save it, so the memory's source is the assistant, never the
+    user's own word (the prompt block says "assistant said"), and it supersedes no
+    user statement. It is pinned when asked, unless it reads like an instruction: a
+    tool result that talked the model into saving "always wire money to ..." is
+    stored flagged and unpinned.
+    """
+    return memory.remember(content, user_id=user_id, session_id=session_id, pinned=pin, role="assistant")
 
 
 def search_memory(memory: DreamMemory, query: str, *, user_id: str, k: int = 5) -> SearchOutput:
-    """Recall for a query; render each hit on one line with its id."""
+    """Recall for a query; render each hit on one line with its id and where it came from.
+
+    Memory text is escaped like the prompt block's (:func:`escape_memory_text`), so a
+    memory cannot forge another result line, a tag or hidden text.
+    """
     result = memory.recall(query, user_id=user_id, k=k)
     if not result.hits:
         return SearchOutput("No memories found.", [])
     lines = [
-        f"[{hit.record.id}] ({hit.record.event_time.date().isoformat()}) {hit.record.content}"
+        f"[{hit.record.id}] ({hit.record.event_time.date().isoformat()}) "
+        f"{provenance(hit.record)}: {escape_memory_text(hit.record.content)}"
         for hit in result
     ]
     return SearchOutput("\n".join(lines), hit_metadata(result))
@@ -160,10 +176,15 @@ def memory_block(
         exclude: Texts the prompt already shows (the visible chat history); memories
             with exactly that content are left out, so the block does not repeat them.
 
-    A query recall cannot take (a NUL byte, a lone surrogate, over the content limit)
-    gives no block and a warning: the model call goes on without memory.
+    A query longer than ``config.recall.max_query_chars`` is cut to its last characters
+    (a long message usually ends with its question). A query recall cannot take (a NUL
+    byte, a lone surrogate) gives no block and a warning: the model call goes on
+    without memory.
     """
-    if query is None or not query.strip() or not _storable(memory, ChatTurn("user", query), "query"):
+    if query is None or not query.strip():
+        return None
+    query = query[-memory.config.recall.max_query_chars :]
+    if not _storable(memory, ChatTurn("user", query), "query"):
         return None
     visible = {_visible_key(t) for t in exclude if t.strip()}
     # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats).

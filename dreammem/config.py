@@ -53,17 +53,22 @@ class EmbeddingConfig(_Frozen):
 
 
 class WriteConfig(_Frozen):
-    """The write path (DESIGN.md §5)."""
+    """The write path (docs/concepts.md, "The write path")."""
 
     working_memory_turns: int = Field(8, ge=1, le=100, description="Turns kept per session.")
-    max_content_chars: int = Field(1_000_000, ge=1, description="Longest content accepted, in characters.")
+    max_content_chars: int = Field(
+        100_000,
+        ge=1,
+        description="Longest content accepted, in characters (a longer one is a ValidationError). "
+        "Bounds what one write and one dream cost: both are linear in it.",
+    )
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
     )
 
 
 class RecallConfig(_Frozen):
-    """The recall pipeline (DESIGN.md §7)."""
+    """The recall pipeline (docs/concepts.md, "Recall paths and fusion")."""
 
     paths: tuple[str, ...] = Field(
         ("vector", "keyword", "temporal", "graph"), description="Recall paths to run."
@@ -131,6 +136,12 @@ class RecallConfig(_Frozen):
         "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
         "at 0.1); None keeps every term.",
     )
+    max_query_chars: int = Field(
+        8_000,
+        ge=1,
+        description="Longest recall query accepted, in characters (a longer one is a ValidationError; "
+        "the adapters recall for the last characters of a longer message). Bounds a recall's cost.",
+    )
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(
         0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."
@@ -143,7 +154,7 @@ class RecallConfig(_Frozen):
 
 
 class DreamConfig(_Frozen):
-    """Dreaming triggers and budgets (DESIGN.md §6)."""
+    """Dreaming triggers and budgets (docs/concepts.md, "Dreaming")."""
 
     queue_limit: int = Field(200, ge=1, description="Queue size that triggers a dream.")
     interval_hours: float = Field(24.0, gt=0, description="Time since last dream that triggers one.")

@@ -47,6 +47,7 @@ from dreammem.validation import (
     check_metadata,
     check_names,
     check_role,
+    check_slot,
     check_user_id,
     require_id,
 )
@@ -222,6 +223,7 @@ class DreamMemory(LookupMixin):
         agent_id: str | None = None,
         pinned: bool = True,
         slot: str | None = None,
+        role: str = "user",
     ) -> MemoryRecord:
         """Store a semantic memory at once; by default a pinned core memory.
 
@@ -229,6 +231,11 @@ class DreamMemory(LookupMixin):
         ``pinned=False`` it is an ordinary long-term fact. An active record of the same
         ``slot`` (default: read off the text by the explicit-memory rules) is
         superseded by this one, and stays in history.
+
+        ``role`` says who asks: only the user states preferences and sets
+        constraints. What the assistant or a tool asks to remember is kept as a fact
+        with that source, supersedes nothing, and is flagged and left unpinned when it
+        reads like an instruction (:mod:`dreammem.write.instructions`).
 
         Returns:
             The semantic record.
@@ -239,7 +246,7 @@ class DreamMemory(LookupMixin):
                 "content": content,
                 "user_id": user_id,
                 "session_id": session_id,
-                "role": "user",
+                "role": role,
                 "metadata": metadata,
                 "agent_id": agent_id,
             },
@@ -253,9 +260,7 @@ class DreamMemory(LookupMixin):
             raise ValidationError("kind 'turn' is for conversation turns: use add()")
         if not isinstance(pinned, bool):
             raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
-        if slot is not None and (not isinstance(slot, str) or not slot.strip() or "\x00" in slot):
-            raise ValidationError("slot must be a non-empty str without NUL bytes")
-        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=slot)
+        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
 
@@ -299,9 +304,13 @@ class DreamMemory(LookupMixin):
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).
+
+        Raises:
+            ValidationError: the query is empty, badly encoded or longer than
+                ``config.recall.max_query_chars`` (8,000 by default).
         """
         user = check_user_id(user_id)
-        text = check_content(query, max_chars=self.config.write.max_content_chars)
+        text = check_content(query, max_chars=self.config.recall.max_query_chars, what="query")
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())

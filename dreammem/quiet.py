@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -23,10 +24,15 @@ _jieba_lock = threading.Lock()
 
 @contextmanager
 def quiet_model_load() -> Iterator[None]:
-    """Load a transformers model inside this block without its progress bars."""
-    from transformers.utils import logging as hf_logging
+    """Import sentence-transformers and load a model inside this block, without bars or warnings.
 
-    with _load_lock:
+    Besides the progress bars, this hides tqdm's "IProgress not found" warning, which
+    the first sentence-transformers import prints in a notebook without ipywidgets.
+    """
+    with _load_lock, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        from transformers.utils import logging as hf_logging
+
         was_enabled = hf_logging.is_progress_bar_enabled()
         if was_enabled:
             hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]

@@ -28,7 +28,7 @@ __all__ = [
 
 
 class Layer(StrEnum):
-    """Where a memory lives (DESIGN.md §3)."""
+    """Where a memory lives (docs/concepts.md, "Layers")."""
 
     WORKING = "working"
     EPISODIC = "episodic"

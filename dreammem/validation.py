@@ -29,6 +29,7 @@ __all__ = [
     "check_metadata",
     "check_names",
     "check_role",
+    "check_slot",
     "check_user_id",
     "require_id",
 ]
@@ -98,14 +99,24 @@ def check_names(values: object, what: str) -> list[str]:
     return names
 
 
-def check_content(content: object, *, max_chars: int) -> str:
-    """Return normalised content or raise :class:`ValidationError`."""
-    text = _check_text(content, "content")
+def check_slot(slot: object) -> str | None:
+    """Validate an optional memory slot name (a non-empty str of valid Unicode without NUL)."""
+    if slot is None:
+        return None
+    text = _check_text(slot, "slot")
+    if not text.strip():
+        raise ValidationError("slot must not be empty")
+    return text
+
+
+def check_content(content: object, *, max_chars: int, what: str = "content") -> str:
+    """Return normalised content (or a query) or raise :class:`ValidationError`."""
+    text = _check_text(content, what)
     text = unicodedata.normalize("NFC", text).strip()
     if not text:
-        raise ValidationError("content must not be empty or whitespace")
+        raise ValidationError(f"{what} must not be empty or whitespace")
     if len(text) > max_chars:
-        raise ValidationError(f"content has {len(text)} characters; the limit is {max_chars}")
+        raise ValidationError(f"{what} has {len(text)} characters; the limit is {max_chars}")
     return text
 
 
@@ -122,15 +133,29 @@ def check_role(role: object) -> Role:
     raise ValidationError(f"role must be one of {allowed}; got {role!r}")
 
 
+_EARLIEST = datetime(2, 1, 1, tzinfo=UTC)
+_LATEST = datetime(9998, 12, 31, tzinfo=UTC)
+
+
 def check_event_time(value: object, *, default: datetime) -> datetime:
-    """Return an aware UTC datetime (naive input is taken as UTC)."""
+    """Return an aware UTC datetime (naive input is taken as UTC).
+
+    Times from year 2 to 9998 are accepted: a day or a year of arithmetic around
+    them (windows, reports, decay) must not overflow Python's date range.
+    """
     if value is None:
         return default
     if not isinstance(value, datetime):
         raise ValidationError(f"event_time must be a datetime, got {type(value).__name__}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        if value.tzinfo is None or value.utcoffset() is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValidationError(f"{value!r} is outside the supported date range") from exc
+    if not _EARLIEST <= value <= _LATEST:
+        raise ValidationError(f"{value.isoformat()} is outside the years 2 to 9998")
+    return value
 
 
 def check_metadata(metadata: object) -> dict[str, Any]:

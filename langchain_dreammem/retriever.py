@@ -18,9 +18,10 @@ __all__ = ["DreamMemRetriever"]
 class DreamMemRetriever(BaseRetriever):
     """Recall one user's memories as ``Document`` objects.
 
-    Each document's ``page_content`` is the memory text; its ``id`` is the trace id;
-    its ``metadata`` holds the trace (which recall paths found it, their ranks and
-    scores, the fused and rerank scores) and the record's layer, kind and time.
+    Each document's ``page_content`` is the memory text (invisible characters removed);
+    its ``id`` is the trace id; its ``metadata`` holds the trace (which recall paths
+    found it, their ranks and scores, the fused and rerank scores), the record's layer,
+    kind and time, and ``source`` ("user said", "tool returned", ...).
 
     Example:
         >>> retriever = DreamMemRetriever(memory=memory, user_id="alice", k=3)  # doctest: +SKIP

@@ -17,7 +17,7 @@ from llamaindex_dreammem._shared import check_memory
 __all__ = ["DreamMemRetriever"]
 
 # Shown to the model with each node; every other metadata key is trace data for code.
-_LLM_VISIBLE_KEYS = frozenset({"event_time"})
+_LLM_VISIBLE_KEYS = frozenset({"event_time", "source"})
 
 
 class DreamMemRetriever(BaseRetriever):
@@ -25,8 +25,9 @@ class DreamMemRetriever(BaseRetriever):
 
     Each node's id is the memory's trace id, its text the memory, its score the
     recall score, and its metadata the trace (``paths``, ``ranks``, ``path_scores``,
-    ``fused_score``, ``rerank_score``, ``decay``, ``pinned``) with ``layer``, ``kind``
-    and ``event_time``. Only ``event_time`` is shown to the model; the rest is hidden
+    ``fused_score``, ``rerank_score``, ``decay``, ``pinned``) with ``layer``, ``kind``,
+    ``event_time`` and ``source``. Only ``event_time`` and ``source`` ("user said",
+    "tool returned", ...) are shown to the model; the rest is hidden
     from prompts and embeddings. The async path runs recall in a worker thread, so it
     never blocks the event loop.
 

@@ -1,6 +1,6 @@
 """Dreaming: consolidate short-term memory into durable long-term memory while idle.
 
-One module per stage (DESIGN.md §6): :mod:`~dreammem.dream.triggers` (when),
+One module per stage (docs/concepts.md, "Dreaming"): :mod:`~dreammem.dream.triggers` (when),
 :mod:`~dreammem.dream.score` (1-5), :mod:`~dreammem.dream.distill` (keep, summarise,
 pattern, drop) with :mod:`~dreammem.dream.guard` (the verbatim guard),
 :mod:`~dreammem.dream.migrate` (the atomic commit), :mod:`~dreammem.dream.forget`

@@ -106,18 +106,59 @@ def protected_tokens(text: str) -> tuple[str, ...]:
     return _protected(text)
 
 
+_PIECE = re.compile(r"[0-9A-Za-z]+|.", re.DOTALL)
+_GLUED_BEFORE = frozenset(f"{d}{p}" for d in "0123456789" for p in ".,")
+_GLUED_AFTER = frozenset(f"{p}{d}" for d in "0123456789" for p in ".,")
+
+
+class _Pieces:
+    """A text cut into maximal ASCII letter/digit runs and single other characters.
+
+    A token "stands on its own" in the text when it is a run of consecutive pieces:
+    then it is not glued to letters or digits on either side. Windows of ``p`` pieces
+    are collected once per piece count, so every membership test afterwards costs
+    O(1), and checking any number of tokens stays linear in the text's length.
+    """
+
+    __slots__ = ("_ends", "_free_end", "_free_start", "_starts", "_text", "_windows")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        spans = [m.span() for m in _PIECE.finditer(text)]
+        self._starts = [s for s, _ in spans]
+        self._ends = [e for _, e in spans]
+        # "50" is not in "50,000" and "3" is not in "2.3": a digit run ends where the number does.
+        self._free_start = [
+            not (text[s].isdigit() and text[max(s - 2, 0) : s] in _GLUED_BEFORE) for s in self._starts
+        ]
+        self._free_end = [not (text[e - 1].isdigit() and text[e : e + 2] in _GLUED_AFTER) for e in self._ends]
+        self._windows: dict[int, frozenset[str]] = {}
+
+    def windows(self, count: int) -> frozenset[str]:
+        """Every run of ``count`` consecutive pieces that respects the digit rule."""
+        found = self._windows.get(count)
+        if found is None:
+            text, last = self._text, count - 1
+            found = self._windows[count] = frozenset(
+                text[start:end]
+                for start, end, free_start, free_end in zip(
+                    self._starts, self._ends[last:], self._free_start, self._free_end[last:], strict=False
+                )
+                if free_start and free_end
+            )
+        return found
+
+
+@lru_cache(maxsize=64)
+def _pieces(text: str) -> _Pieces:
+    return _Pieces(text)
+
+
 def _word_in(token: str, text: str) -> bool:
     """True when ``token`` occurs in ``text`` not glued to letters or digits on either side."""
     if not token:
         return True
-    left = r"(?<![0-9A-Za-z])" if token[0].isascii() and token[0].isalnum() else ""
-    right = r"(?![0-9A-Za-z])" if token[-1].isascii() and token[-1].isalnum() else ""
-    # "50" is not in "50,000" and "3" is not in "2.3": a digit run ends where the number does.
-    if token[0].isdigit():
-        left += r"(?<![0-9][.,])"
-    if token[-1].isdigit():
-        right += r"(?![.,][0-9])"
-    return re.search(left + re.escape(token) + right, text) is not None
+    return token in _pieces(text).windows(sum(1 for _ in _PIECE.finditer(token)))
 
 
 def contains(text: str, token: str) -> bool:

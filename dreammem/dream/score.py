@@ -1,6 +1,6 @@
 """Score: how much each queued record is worth keeping, 1-5.
 
-Three sources, in this order (DESIGN.md §6):
+Three sources, in this order (docs/concepts.md, "Dreaming"):
 
 1. **write-time metadata**: pinned and explicit user statements start at 5, user
    input is high priority (3), assistant and tool output normal (2), errors low (1);

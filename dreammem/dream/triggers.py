@@ -1,6 +1,6 @@
 """When to dream.
 
-By default whichever comes first (DESIGN.md §6):
+By default whichever comes first (docs/concepts.md, "Dreaming"):
 
 * ``queue_limit``: the user's short-term queue holds ``queue_limit`` records (200);
 * ``interval``: ``interval_hours`` (24) have passed since the user's last dream (or,

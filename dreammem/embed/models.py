@@ -53,14 +53,14 @@ class SentenceTransformerEmbedder:
     def __init__(
         self, model: str | Path | None = None, *, batch_size: int = 64, query_threads: int | None = 1
     ) -> None:
-        from sentence_transformers import SentenceTransformer
-
         path = default_minilm_path() if model is None else model
         self.name = MINILM if model is None else str(model)
         self.batch_size = batch_size
         self.query_threads = query_threads
         try:
             with quiet_model_load():
+                from sentence_transformers import SentenceTransformer
+
                 self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot load sentence-transformers model {path}: {exc}") from exc

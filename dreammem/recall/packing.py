@@ -3,27 +3,30 @@
 The block looks like::
 
     <memory>
-    - [pinned] (2024-05-01) The user prefers Excel reports.
-    - (2024-04-28) Order #48213 ships on 2024-07-15.
+    - [pinned] (2024-05-01) user said: The user prefers Excel reports.
+    - (2024-04-28) tool returned: Order #48213 ships on 2024-07-15.
     </memory>
 
-Memory text is escaped so it can never close or forge the block's tags: ``<`` and
-``>`` (and look-alikes that normalise to them) become ``‹`` and ``›`` inside
-memories, and line breaks collapse so every memory is one line of the block.
+Each line says where the memory came from (:func:`provenance`), so the model can
+weigh what a tool returned against what the user said. Memory text is escaped by
+:func:`~dreammem.text.escape.escape_memory_text`: it can never close or forge the
+block's tags, hide invisible characters, or start a line of its own.
 Pinned memories come first, then by score; memories that do not fit the budget are
 left out and reported.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dreammem.recall.result import Hit
+from dreammem.text.escape import escape_memory_text
 from dreammem.text.tokens import ApproximateTokenCounter, TokenCounter
+from dreammem.types import MemoryRecord, Role, Source
+from dreammem.write.instructions import SUSPECT_KEY
 
-__all__ = ["PackedContext", "escape_memory_text", "pack_hits"]
+__all__ = ["PackedContext", "escape_memory_text", "pack_hits", "provenance"]
 
 OPEN_TAG = "<memory>"
 CLOSE_TAG = "</memory>"
@@ -49,26 +52,37 @@ class PackedContext:
         return self.text
 
 
-_ANGLE = str.maketrans({"<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›"})
-_INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f\u200b\u202a-\u202e\u2066-\u2069\ufeff]")
+_SOURCE_LABEL = {
+    Source.USER_EXPLICIT: "user said",
+    Source.USER: "user said",
+    Source.ASSISTANT: "assistant said",
+    Source.TOOL: "tool returned",
+    Source.DISTILLED: "dream summary",
+    Source.EXTRACTED: "inferred",
+    Source.INFERRED: "inferred",
+}
 
 
-def escape_memory_text(text: str) -> str:
-    """Make memory text unable to open or close tags in the prompt block.
+def provenance(record: MemoryRecord) -> str:
+    """Where a memory came from, in words: "user said", "assistant said", "tool returned", ...
 
-    Angle brackets (and their full-width and small forms, which normalise to ``<``
-    and ``>``) become ``‹`` and ``›``; control and bidirectional-override characters
-    are removed; all whitespace, line breaks included, collapses to single spaces, so
-    a memory stays on its own line.
+    A system turn (stored with the assistant's source) says "system said"; a record
+    the write path flagged as instruction-like says so too.
     """
-    return " ".join(_INVISIBLE.sub("", text.translate(_ANGLE)).split())
+    if record.role is Role.SYSTEM and record.source is Source.ASSISTANT:
+        label = "system said"
+    else:
+        label = _SOURCE_LABEL[record.source]
+    if record.metadata.get(SUSPECT_KEY) is True:
+        label += " (instruction-like, not from the user)"
+    return label
 
 
 def _line(hit: Hit) -> str:
     record = hit.record
     tag = "[pinned] " if record.pinned else ""
     when = record.event_time.date().isoformat()
-    return f"- {tag}({when}) {escape_memory_text(record.content)}"
+    return f"- {tag}({when}) {provenance(record)}: {escape_memory_text(record.content)}"
 
 
 def pack_hits(hits: Sequence[Hit], *, max_tokens: int, counter: TokenCounter | None = None) -> PackedContext:

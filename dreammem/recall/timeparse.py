@@ -24,7 +24,10 @@ what handles everything dateparser misses or gets wrong (checked on dateparser 1
   "I may go" or "did I march" are not dates.
 
 A cheap regular-expression gate runs first: a query without any time-like word is
-answered without calling dateparser at all.
+answered without calling dateparser at all. dateparser only ever sees short spans
+around time words (at most :data:`MAX_DATEPARSER_SPANS` of them, each at most
+:data:`SPAN_CHARS` characters), never the whole query, so its cost does not grow with
+the query's length.
 """
 
 from __future__ import annotations
@@ -37,7 +40,22 @@ from typing import Any, Literal
 
 from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
 
-__all__ = ["TimeQuery", "TimeWindow", "mentions_time", "parse_time_query"]
+__all__ = [
+    "ANCHOR_CHARS",
+    "MAX_DATEPARSER_SPANS",
+    "SPAN_CHARS",
+    "TimeQuery",
+    "TimeWindow",
+    "mentions_time",
+    "parse_time_query",
+]
+
+MAX_DATEPARSER_SPANS = 4
+"""At most this many spans of a query go through dateparser (the first ones)."""
+ANCHOR_CHARS = 120
+"""An event anchor ("before the trip to Paris") is at most this many characters."""
+SPAN_CHARS = 48
+"""A span is the time word with up to this many characters of context, cut at spaces."""
 
 Order = Literal["latest", "earliest"]
 Side = Literal["before", "after"]
@@ -141,8 +159,33 @@ def _plausible(match: str, text: str, position: int) -> bool:
     stripped = match.strip()
     if _MONTH_WORD.match(stripped):
         # A bare month name counts capitalised, with a preposition, or after one ("in may").
-        return stripped[:1].isupper() or " " in stripped or bool(_MONTH_CONTEXT.search(text[:position]))
+        before = text[max(0, position - 32) : position]
+        return stripped[:1].isupper() or " " in stripped or bool(_MONTH_CONTEXT.search(before))
     return _REAL_TIME_WORD.search(match) is not None
+
+
+_TIME_SEED = re.compile(rf"{_REAL_TIME_WORD.pattern}|\b{MONTH}\b", re.IGNORECASE)
+
+
+def _time_spans(text: str) -> list[tuple[int, int]]:
+    """Short spans around the time words of a text, merged, the first few only."""
+    spans: list[tuple[int, int]] = []
+    half = SPAN_CHARS // 2
+    for m in _TIME_SEED.finditer(text):
+        start = max(0, m.start() - half)
+        end = min(len(text), m.end() + half)
+        # Cut at spaces so that no word is split (a span may then be a little shorter).
+        if start > 0 and (space := text.find(" ", start, m.start())) >= 0:
+            start = space + 1
+        if end < len(text) and (space := text.rfind(" ", m.end(), end)) >= 0:
+            end = space
+        if spans and start <= spans[-1][1] and end - spans[-1][0] <= SPAN_CHARS * 2:
+            spans[-1] = (spans[-1][0], end)
+        elif len(spans) == MAX_DATEPARSER_SPANS:
+            break
+        else:
+            spans.append((max(start, spans[-1][1]) if spans else start, end))
+    return spans
 
 
 def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
@@ -151,21 +194,23 @@ def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, Ti
 
     naive_now = now.replace(tzinfo=None)
     settings: dict[str, Any] = {"RELATIVE_BASE": naive_now, "PREFER_DATES_FROM": "past"}
-    found = search_dates(text, languages=["en"], settings=settings) or []
     parser = DateDataParser(languages=["en"], settings=settings)
-    cursor = 0
-    for surface, _ in found:
-        position = text.find(surface, cursor)
-        if position < 0:
-            position = text.find(surface)
-        cursor = max(cursor, position + len(surface))
-        if position < 0 or not _plausible(surface, text, position):
-            continue
-        data = parser.get_date_data(surface)
-        if data is None or data.date_obj is None:
-            continue
-        point = data.date_obj.replace(tzinfo=now.tzinfo)
-        yield position, position + len(surface), period_window(point, data.period or "day")
+    for offset, span_end in _time_spans(text):
+        span = text[offset:span_end]
+        cursor = 0
+        for surface, _ in search_dates(span, languages=["en"], settings=settings) or []:
+            position = span.find(surface, cursor)
+            if position < 0:
+                position = span.find(surface)
+            cursor = max(cursor, position + len(surface))
+            if position < 0 or not _plausible(surface, text, offset + position):
+                continue
+            data = parser.get_date_data(surface)
+            if data is None or data.date_obj is None:
+                continue
+            point = data.date_obj.replace(tzinfo=now.tzinfo)
+            start = offset + position
+            yield start, start + len(surface), period_window(point, data.period or "day")
 
 
 # -- the parser ------------------------------------------------------------------------------
@@ -232,10 +277,14 @@ def _side_words(text: str) -> list[_SideWord]:
 
 
 def _anchor_span(text: str, word: _SideWord) -> tuple[int, int]:
-    """The clause an English keyword precedes, or a Chinese keyword follows (may be empty)."""
+    """The clause an English keyword precedes, or a Chinese keyword follows (may be empty).
+
+    At most :data:`ANCHOR_CHARS` characters: an anchor is an event, not a paragraph.
+    """
     if word.anchor_follows:
-        cut = _CLAUSE_END.search(text, word.end)
-        end = cut.start() if cut else len(text)
+        limit = min(len(text), word.end + ANCHOR_CHARS)
+        cut = _CLAUSE_END.search(text, word.end, limit)
+        end = cut.start() if cut else limit
         start = word.end
         for m in re.finditer(r"\S+", text[word.end : end]):
             if not _ANCHOR_STOP.match(m.group()):
@@ -244,8 +293,9 @@ def _anchor_span(text: str, word: _SideWord) -> tuple[int, int]:
         else:
             start = end
         return start, end
-    cuts = list(_CLAUSE_END.finditer(text, 0, word.start))
-    start = cuts[-1].end() if cuts else 0
+    floor = max(0, word.start - ANCHOR_CHARS)
+    cuts = list(_CLAUSE_END.finditer(text, floor, word.start))
+    start = cuts[-1].end() if cuts else floor
     clause = text[start : word.start]
     if _ZH_PRONOUN.match(clause.strip()):
         return word.start, word.start

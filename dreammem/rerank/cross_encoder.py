@@ -76,8 +76,6 @@ class CrossEncoderReranker:
             raise ConfigError("batch_size must be at least 1")
         if threads is not None and threads < 1:
             raise ConfigError("threads must be at least 1 (or None for torch's setting)")
-        from sentence_transformers import CrossEncoder
-
         self.name = str(model_name_or_path)
         self.max_length = max_length
         self.batch_size = batch_size
@@ -86,6 +84,8 @@ class CrossEncoderReranker:
         self._lock = threading.Lock()
         try:
             with quiet_model_load():
+                from sentence_transformers import CrossEncoder
+
                 self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
         except (OSError, ValueError, RuntimeError) as exc:
             raise ConfigError(f"cannot load cross-encoder {self.name!r}: {exc}") from exc

@@ -232,25 +232,26 @@ def _names(text: str) -> list[str]:
 def extract_entities(text: str) -> list[Entity]:
     """All entities in the text, each surface form once, in order of appearance."""
     found: list[tuple[int, Entity]] = []
-    taken: list[tuple[int, int]] = []
+    # One byte per character, 1 where an earlier match lies: overlap tests stay linear.
+    taken = bytearray(len(text))
     for kind, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
-            if any(s < end and start < e for s, e in taken):
+            if taken.find(1, start, end) >= 0:
                 continue
             surface = match.group(0).strip(" .,;:()")
             if kind == "phone" and sum(c.isdigit() for c in surface) < 8:
                 continue
             if surface:
-                taken.append((start, end))
+                taken[start:end] = b"\x01" * (end - start)
                 found.append((start, Entity(surface, kind)))
     for match in _NAME.finditer(text):
-        if any(s < match.end() and match.start() < e for s, e in taken):
+        if taken.find(1, match.start(), match.end()) >= 0:
             continue
         for name in _names(match.group(0)):
             found.append((match.start(), Entity(name, "name")))
     if contains_cjk(text):
-        found.extend((text.find(n), Entity(n, "name")) for n in _cjk_names(text))
+        found.extend((position, Entity(n, "name")) for position, n in _cjk_names(text))
     found.sort(key=lambda item: item[0])
     seen: set[str] = set()
     result: list[Entity] = []
@@ -261,16 +262,20 @@ def extract_entities(text: str) -> list[Entity]:
     return result
 
 
-def _cjk_names(text: str) -> list[str]:
-    """Person, place and organisation names in Chinese text (jieba's POS tags)."""
+def _cjk_names(text: str) -> list[tuple[int, str]]:
+    """Person, place and organisation names in Chinese text (jieba's POS tags), with positions."""
     quiet_jieba()  # loads the dictionary without its log lines before posseg touches it
     from jieba import posseg
 
-    return [
-        pair.word
-        for pair in posseg.cut(text)
-        if pair.flag in {"nr", "ns", "nt", "nz", "nrt", "eng"} and len(pair.word) > 1
-    ]
+    names = []
+    cursor = 0
+    for pair in posseg.cut(text):
+        position = text.find(pair.word, cursor)
+        if position >= 0:
+            cursor = position + len(pair.word)
+        if pair.flag in {"nr", "ns", "nt", "nz", "nrt", "eng"} and len(pair.word) > 1:
+            names.append((position if position >= 0 else text.find(pair.word), pair.word))
+    return names
 
 
 def has_key_entity(entities: list[Entity]) -> bool:

@@ -3,17 +3,23 @@
 Pure functions: no I/O. Every turn becomes an episodic record; a user turn with an
 explicit preference, constraint, correction or "remember this" also becomes a
 semantic record at once (pinned for "remember"), linked back to the turn.
+
+Only the user's own words can become a pinned memory, a preference or a constraint.
+A turn of another role (a tool result, a retrieved document, the assistant) stays an
+episodic record whatever it says, and one that reads like an instruction is flagged
+(``metadata["suspect_instruction"]``, see :mod:`dreammem.write.instructions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from dreammem.text.entities import extract_entities, has_key_entity
 from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Role, Source
+from dreammem.write.instructions import SUSPECT_KEY, looks_like_instruction
 from dreammem.write.rules import detect_explicit
 
 __all__ = ["TurnInput", "build_core_memory", "build_records", "source_for_role"]
@@ -76,7 +82,7 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
         created_at=now,
         event_time=turn.event_time,
         entities=tuple(e.text for e in entities),
-        metadata=dict(turn.metadata or {}),
+        metadata=_flagged(turn),
     )
     records = [episodic]
     explicit = detect_explicit(turn.content) if extract_explicit and turn.role is Role.USER else None
@@ -97,14 +103,44 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
     return records
 
 
+_USER_ONLY_KINDS = frozenset({Kind.PREFERENCE, Kind.CONSTRAINT})
+
+
+def _flagged(turn: TurnInput) -> dict[str, Any]:
+    """The turn's metadata, with the instruction flag when a non-user turn reads like one."""
+    metadata = dict(turn.metadata or {})
+    if turn.role is not Role.USER and looks_like_instruction(turn.content):
+        metadata[SUSPECT_KEY] = True
+    return metadata
+
+
 def build_core_memory(
     turn: TurnInput, *, kind: Kind, now: datetime, pinned: bool = True, slot: str | None = None
 ) -> MemoryRecord:
     """A semantic record for ``remember(...)``.
 
     Pinned by default (importance 5, always recalled first); ``slot`` defaults to the
-    one the explicit-memory rules read off the text.
+    one the explicit-memory rules read off the text. What another role than the user
+    asks to remember is kept as an unpinned fact with that role's source: only the
+    user states preferences and sets constraints; what another role asks to pin is
+    pinned only when it does not read like an instruction.
     """
+    if turn.role is not Role.USER:
+        source = source_for_role(turn.role)
+        metadata = _flagged(turn)
+        pin = pinned and not metadata.get(SUSPECT_KEY, False)
+        record = _semantic(
+            turn,
+            kind=Kind.FACT if kind in _USER_ONLY_KINDS else kind,
+            importance=5 if pin else 3,
+            pinned=pin,
+            slot=None,
+            entities=tuple(e.text for e in extract_entities(turn.content)),
+            now=now,
+            provenance=(),
+            metadata=metadata,
+        )
+        return replace(record, source=source, confidence=SOURCE_CONFIDENCE[source], priority=Priority.NORMAL)
     explicit = detect_explicit(turn.content)
     return _semantic(
         turn,
@@ -115,7 +151,7 @@ def build_core_memory(
         entities=tuple(e.text for e in extract_entities(turn.content)),
         now=now,
         provenance=(),
-        metadata=dict(turn.metadata or {}),
+        metadata=_flagged(turn),
     )
 
 

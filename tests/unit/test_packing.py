@@ -89,7 +89,7 @@ def test_pinned_first_then_score_and_dropped_reported() -> None:
     assert packed.included == (low_pinned.id, best.id, worst.id)
     assert packed.dropped == (long.id,)
     lines = _body_lines(packed.text)
-    assert lines[0].startswith("- [pinned] (2024-05-01) always answer")
+    assert lines[0].startswith("- [pinned] (2024-05-01) user said: always answer")
 
 
 def test_nothing_fits_gives_empty_text() -> None:
@@ -102,8 +102,8 @@ def test_custom_counter_is_used() -> None:
     def words(text: str) -> int:
         return len(text.split())
 
-    packed = pack_hits([_hit("one two three"), _hit("four five six")], max_tokens=9, counter=words)
-    assert packed.tokens <= 9 and len(packed.included) == 1
+    packed = pack_hits([_hit("one two three"), _hit("four five six")], max_tokens=11, counter=words)
+    assert packed.tokens <= 11 and len(packed.included) == 1
 
 
 def test_result_block_escapes_a_stored_attack(memory: DreamMemory) -> None:
