@@ -46,7 +46,7 @@ def _ms(work: Callable[[], object]) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def run(size: int, news: list[int], checks: int) -> None:
+def run(size: int, news: list[int], checks: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder)
         writer = DreamMemory(path, embedder=HashingEmbedder(DIM))
@@ -71,31 +71,38 @@ def run(size: int, news: list[int], checks: int) -> None:
             f"p95 {sorted(samples)[int(0.95 * len(samples))]:.1f} us ({checks} calls)"
         )
         mine = DreamMemory(path, embedder=HashingEmbedder(DIM))  # the reader's own writes
-        print("| N | refresh after N new rows | after N forgets | after N own + 1 new | reopen (baseline) |")
+        print(
+            "| N | refresh after N new rows | after N forgets | after N own + 1 new | reopen (baseline) |"
+        )  # medians
         print("|---:|---:|---:|---:|---:|")
         written = size
         for n in news:
-            records = writer.add_many(_turns(written, n))
-            written += n
-            added = _ms(sync.refresh)
-            assert index.count(USER) == written
-            for record in records:
-                writer.forget(record.id, user_id=USER, twins=False)
-            forgot = _ms(sync.refresh)
-            written -= n
-            assert index.count(USER) == written
-            own = mine.add_many(_turns(10**7 + written, n))
-            # As the reader's own unit of work would: its index got them at commit already.
-            rowids = list(store.rowids(USER, [r.id for r in own]).values())
-            stored, _ = vector_log.current_vectors(store, rowids, writer.embedder.name, DIM)
-            index.add(USER, *stored[USER])
-            writer.add(f"one more note {written}", user_id=USER)
-            written += n + 1
-            mixed = _ms(sync.refresh)
-            assert index.count(USER) == written
-            reopened = VectorSync(store, FaissVectorIndex(DIM, path / "vectors.faiss"), writer.embedder.name)
-            reopen = _ms(reopened.load)
-            print(f"| {n:,} | {added:.1f} ms | {forgot:.1f} ms | {mixed:.1f} ms | {reopen:.1f} ms |")
+            times: dict[str, list[float]] = {"added": [], "forgot": [], "mixed": [], "reopen": []}
+            for _ in range(rounds):
+                records = writer.add_many(_turns(written, n))
+                written += n
+                times["added"].append(_ms(sync.refresh))
+                assert index.count(USER) == written
+                for record in records:
+                    writer.forget(record.id, user_id=USER, twins=False)
+                times["forgot"].append(_ms(sync.refresh))
+                written -= n
+                assert index.count(USER) == written
+                own = mine.add_many(_turns(10**7 + written, n))
+                # As the reader's own unit of work would: its index got them at commit already.
+                rowids = list(store.rowids(USER, [r.id for r in own]).values())
+                stored, _ = vector_log.current_vectors(store, rowids, writer.embedder.name, DIM)
+                index.add(USER, *stored[USER])
+                writer.add(f"one more note {written}", user_id=USER)
+                written += n + 1
+                times["mixed"].append(_ms(sync.refresh))
+                assert index.count(USER) == written
+                reopened = VectorSync(
+                    store, FaissVectorIndex(DIM, path / "vectors.faiss"), writer.embedder.name
+                )
+                times["reopen"].append(_ms(reopened.load))
+            cells = " | ".join(f"{statistics.median(times[key]):.1f} ms" for key in times)
+            print(f"| {n:,} | {cells} |")
         store.close()
         mine.close()
         writer.close()
@@ -106,9 +113,10 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000])
     parser.add_argument("--new", type=int, nargs="+", default=[1, 10, 100, 1000])
     parser.add_argument("--checks", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=5, help="median of this many runs per cell")
     args = parser.parse_args()
     for size in args.sizes:
-        run(size, args.new, args.checks)
+        run(size, args.new, args.checks, args.rounds)
 
 
 if __name__ == "__main__":
