@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck unit integration docs neo4j-up neo4j-down reranker bench bench-locomo bench-throughput clean
+.PHONY: install demo test lint typecheck unit integration docs neo4j-up neo4j-down reranker bench bench-locomo bench-loco bench-throughput clean
 
 install: $(VENV)/.installed
 
@@ -47,6 +47,10 @@ reranker: install
 
 bench-locomo: install
 	$(VENV)/bin/dreammem bench locomo --data $(LOCOMO) --json .bench/locomo.json
+
+# Fusion settings chosen by leave-one-conversation-out, per-fold held-out scores and their spread.
+bench-loco: install
+	$(VENV)/bin/dreammem bench locomo --data $(LOCOMO) --loco --json .bench/loco.json
 
 bench-throughput: install
 	$(VENV)/bin/dreammem bench throughput --memories 10000 --json .bench/throughput.json

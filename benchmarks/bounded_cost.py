@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dreammem import DreamMemory, ValidationError
-from dreammem.embed import Embedder, HashingEmbedder
+from dreammem.embed import Embedder, HashingEmbedder, SentenceTransformerEmbedder
 
 _WORDS = (
     "the order ships on May 3 and I paid 50 dollars last week to Alice for the Excel reports before "
@@ -123,13 +123,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    embedder: Embedder
-    if args.hashing:
-        embedder = HashingEmbedder()
-    else:
-        from dreammem.embed import SentenceTransformerEmbedder
-
-        embedder = SentenceTransformerEmbedder()
+    embedder: Embedder = HashingEmbedder() if args.hashing else SentenceTransformerEmbedder()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         with DreamMemory(root / "recall", embedder=embedder) as memory:

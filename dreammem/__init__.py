@@ -13,6 +13,7 @@ Quick start::
 import logging
 
 from dreammem.config import DreamMemConfig, load_config
+from dreammem.crud import ImportResult, MemoryPage, PurgeResult
 from dreammem.dream.context import DreamContext
 from dreammem.dream.report import Change, Distilled, DreamReport
 from dreammem.dream.undo import UndoResult
@@ -30,6 +31,7 @@ from dreammem.errors import (
 )
 from dreammem.llm import LLM
 from dreammem.memory import DreamMemory
+from dreammem.recall.filters import RecallFilter
 from dreammem.recall.pipeline import Reranker
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.stores.base import GraphStore
@@ -50,13 +52,17 @@ __all__ = [
     "GraphStore",
     "GraphUnavailableError",
     "Hit",
+    "ImportResult",
     "Kind",
     "LLMBudgetError",
     "LLMError",
     "Layer",
+    "MemoryPage",
     "MemoryRecord",
     "NotFoundError",
     "Priority",
+    "PurgeResult",
+    "RecallFilter",
     "RecallResult",
     "Reranker",
     "Role",

@@ -1,7 +1,8 @@
 """The ``dreammem`` command line (built on typer; tables by rich).
 
 Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
-``reindex``, ``dream``; ``bench`` and ``train-reranker`` come from the benchmark harness,
+``reindex``, ``dream``; ``list``, ``history``, ``export``, ``import``, ``purge``
+(:mod:`dreammem.cli_crud`); ``bench`` and ``train-reranker`` come from the benchmark harness,
 imported when used (:mod:`dreammem.cli_harness`). The store path comes from ``--path`` or
 ``$DREAMMEM_PATH`` (default ``./.dreammem``); only ``add`` and ``demo`` create a store (see
 :mod:`dreammem.cli_common`). Ids may be given as unique prefixes.
@@ -23,9 +24,11 @@ from rich.table import Table
 
 from dreammem import __version__
 from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve_memory_id
+from dreammem.cli_crud import export_command, history_command, import_command, list_command, purge_command
 from dreammem.cli_dream import dream_app
 from dreammem.cli_harness import register_harness
 from dreammem.cli_progress import CountingEmbedder, progress_bar
+from dreammem.embed.models import resolve_embedder
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
 from dreammem.recall.result import RecallResult
@@ -36,6 +39,11 @@ app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_
 console = Console()
 app.add_typer(dream_app, name="dream")
 register_harness(app)
+app.command("list")(list_command)
+app.command("history")(history_command)
+app.command("export")(export_command)
+app.command("import")(import_command)
+app.command("purge")(purge_command)
 
 
 def _print_version(value: bool) -> None:
@@ -144,8 +152,6 @@ def reindex(
     graph: Annotated[bool, typer.Option("--graph", help="Rebuild only the graph.")] = False,
 ) -> None:
     """Rebuild the vector index (and graph) from SQLite, the source of truth."""
-    from dreammem.embed.models import resolve_embedder
-
     with open_store(path, config) as memory:
         if graph:
             with progress_bar("rebuilding the graph", None):

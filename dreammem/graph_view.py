@@ -73,7 +73,7 @@ class GraphView:
             ConfigError: networkx is not installed (``pip install "dreammem[graph]"``).
         """
         try:
-            import networkx as nx
+            import networkx as nx  # noqa: PLC0415 - optional (graph extra), only when a graph is drawn
         except ImportError as exc:
             raise ConfigError('graph export needs networkx: pip install "dreammem[graph]"') from exc
         graph = nx.MultiDiGraph()

@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from dreammem.config import DreamMemConfig
+from dreammem.crud import CrudMixin
 from dreammem.dream import service as dream_service
 from dreammem.dream.context import DreamContext
 from dreammem.dream.journal import list_reports
@@ -28,6 +29,7 @@ from dreammem.errors import NotFoundError, ValidationError
 from dreammem.llm import LLM
 from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
+from dreammem.recall.filters import RecallFilter
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
@@ -38,7 +40,7 @@ from dreammem.stores.base import GraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import tokenize
-from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
+from dreammem.types import Kind, MemoryRecord, Status, utcnow
 from dreammem.validation import (
     check_content,
     check_event_time,
@@ -59,10 +61,14 @@ Turn = Mapping[str, Any]
 """One item of :meth:`DreamMemory.add_many`: the keyword arguments of :meth:`DreamMemory.add`
 plus ``content`` and ``user_id``."""
 
+_HEADROOM = 4
+"""A filtered recall asks each path for this many times more candidates."""
+_SUBSET_LIMIT = 50_000
+"""Up to this many rows a filter's columns select, the vector path searches only them."""
 _TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
 
 
-class DreamMemory(LookupMixin):
+class DreamMemory(CrudMixin, LookupMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -291,6 +297,7 @@ class DreamMemory(LookupMixin):
         session_id: str | None = None,
         now: datetime | None = None,
         paths: Sequence[str] | None = None,
+        filters: RecallFilter | Mapping[str, Any] | None = None,
     ) -> RecallResult:
         """Find the memories that matter for a query.
 
@@ -304,16 +311,22 @@ class DreamMemory(LookupMixin):
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).
+            filters: Only memories that meet these conditions: a
+                :class:`~dreammem.recall.filters.RecallFilter` or a mapping of its
+                fields (``metadata``, ``agent_id``, ``session_id``, ``layers``, ``kinds``).
+                Each path is then asked for four times as many candidates, and the
+                vector path searches only the memories the filter's columns select.
 
         Raises:
             ValidationError: the query is empty, badly encoded or longer than
-                ``config.recall.max_query_chars`` (8,000 by default).
+                ``config.recall.max_query_chars`` (8,000 by default), or a bad filter.
         """
         user = check_user_id(user_id)
         text = check_content(query, max_chars=self.config.recall.max_query_chars, what="query")
         k = check_k(k)
         paths = None if paths is None else check_names(paths, "paths")
         reference = check_event_time(now, default=utcnow())
+        condition = RecallFilter.parse(filters)
         if not self.engine.has_embedder and self.store.count(user) == 0:
             return RecallResult(
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
@@ -324,14 +337,28 @@ class DreamMemory(LookupMixin):
         rq = RecallQuery(
             text=text,
             user_id=user,
-            limit=max(self.config.recall.candidates_per_path, k),
+            limit=max(self.config.recall.candidates_per_path, k) * (1 if condition is None else _HEADROOM),
             now=reference,
             session_id=check_id(session_id, "session_id"),
+            filter=condition,
+            allowed=None if condition is None else self._allowed(user, condition),
         )
         result = pipeline.run(rq, k, paths=paths)
         if stale is None:
             return result
         return dataclasses.replace(result, degraded={**result.degraded, "vector": stale})
+
+    def _allowed(self, user_id: str, condition: RecallFilter) -> frozenset[int] | None:
+        """The rows a filtered recall's vector path searches (the filter's columns; None: too many)."""
+        found = self.store.filter_rowids(
+            user_id,
+            agent_id=condition.agent_id,
+            session_id=condition.session_id,
+            layers=None if condition.layers is None else sorted(condition.layers),
+            kinds=None if condition.kinds is None else sorted(condition.kinds),
+            limit=_SUBSET_LIMIT,
+        )
+        return None if found is None else frozenset(found)
 
     def get(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """One record of this user, whatever its status.
@@ -371,23 +398,6 @@ class DreamMemory(LookupMixin):
         """
         record = self.get(memory_id, user_id=user_id)
         return self.store.history_chain(record.user_id, record.id) or [record]
-
-    def get_all(
-        self,
-        *,
-        user_id: str,
-        layer: str | None = None,
-        status: str | None = "active",
-        limit: int = 100,
-    ) -> list[MemoryRecord]:
-        """Records of this user, newest first."""
-        user = check_user_id(user_id)
-        try:
-            layers = [Layer(layer)] if layer else None
-            statuses = [Status(status)] if status else None
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from exc
-        return self.store.find(user, layers=layers, statuses=statuses, limit=check_k(limit))
 
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""

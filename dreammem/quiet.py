@@ -31,7 +31,7 @@ def quiet_model_load() -> Iterator[None]:
     """
     with _load_lock, warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found")
-        from transformers.utils import logging as hf_logging
+        from transformers.utils import logging as hf_logging  # noqa: PLC0415 - heavy (transformers): only when a model loads
 
         was_enabled = hf_logging.is_progress_bar_enabled()
         if was_enabled:
@@ -50,7 +50,7 @@ def quiet_jieba() -> ModuleType:
     Every use of jieba (``jieba.cut_for_search``, ``jieba.posseg``) goes through this,
     so whichever comes first loads the dictionary quietly.
     """
-    import jieba
+    import jieba  # noqa: PLC0415 - jieba loads its dictionary machinery: only for Chinese text
 
     jieba.setLogLevel(logging.WARNING)
     with _jieba_lock:

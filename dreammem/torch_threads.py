@@ -21,7 +21,7 @@ def torch_threads(count: int | None) -> Iterator[None]:
     if count is None:
         yield
         return
-    import torch
+    import torch  # noqa: PLC0415 - heavy: only when a model is configured
 
     saved = torch.get_num_threads()
     torch.set_num_threads(count)

@@ -28,6 +28,8 @@ __all__ = [
     "check_k",
     "check_metadata",
     "check_names",
+    "check_offset",
+    "check_page_limit",
     "check_role",
     "check_slot",
     "check_user_id",
@@ -178,3 +180,23 @@ def check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
         raise ValidationError(f"k must be an int from 1 to 1000, got {k!r}")
     return k
+
+
+MAX_PAGE = 10_000
+"""The most records one page of ``get_all`` returns (page on with ``offset``)."""
+
+
+def check_page_limit(limit: object) -> int:
+    """Return a valid page size (1..10,000) or raise."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
+        raise ValidationError(
+            f"limit must be an int from 1 to {MAX_PAGE:,} (page on with offset), got {limit!r}"
+        )
+    return limit
+
+
+def check_offset(offset: object) -> int:
+    """Return a valid page offset (an int >= 0) or raise."""
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValidationError(f"offset must be an int >= 0, got {offset!r}")
+    return offset

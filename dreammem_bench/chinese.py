@@ -91,7 +91,7 @@ def score_embedder(embedder: Embedder, pairs: Sequence[tuple[str, str]]) -> Chin
 
 def score_tokenizer(name: str, pairs: Sequence[tuple[str, str]]) -> ChineseScore:
     """Rank every memory by BM25 over the tokens of one tokenizer."""
-    import bm25s
+    import bm25s  # noqa: PLC0415 - heavy (scipy): only the BM25 baselines need it
 
     tok = TOKENIZERS[name]
     retriever = bm25s.BM25()

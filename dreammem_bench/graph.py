@@ -168,7 +168,7 @@ def run_graph_bench(
         results.append(embedded)
         if neo4j_uri is None:
             continue
-        from dreammem.stores.neo4j import Neo4jGraphStore
+        from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j extra is optional
 
         graph = Neo4jGraphStore(neo4j_uri)
         try:

@@ -46,7 +46,7 @@ def _table(results: list[BackendResult]) -> Table:
 def _locomo(path: Path, uri: str | None, progress: Callable[[str], None]) -> list[dict[str, Any]]:
     graphs: dict[str, Callable[[], GraphStore] | None] = {"embedded": None}
     if uri is not None:
-        from dreammem.stores.neo4j import Neo4jGraphStore
+        from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j extra is optional
 
         graphs["neo4j"] = lambda: Neo4jGraphStore(uri)
     rows = summary(run_locomo_graph(load_locomo(path), resolve_embedder("minilm"), graphs, progress=progress))

@@ -120,7 +120,7 @@ class BM25Method:
 
     def index(self, conversation: LocomoConversation) -> None:
         """Tokenise every turn and build the BM25 index."""
-        import bm25s
+        import bm25s  # noqa: PLC0415 - heavy (scipy): only the BM25 baselines need it
 
         retriever = bm25s.BM25()
         retriever.index([tokenize(t.content) for t in conversation.turns], show_progress=False)

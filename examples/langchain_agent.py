@@ -45,7 +45,7 @@ def scripted_model(session: int) -> ScriptedChatModel:
 
 def real_model(name: str) -> BaseChatModel:
     """A provider model by "provider:model" name (needs its package and API key)."""
-    from langchain.chat_models import init_chat_model
+    from langchain.chat_models import init_chat_model  # noqa: PLC0415 - only with a real provider model
 
     return init_chat_model(name)
 

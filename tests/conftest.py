@@ -12,7 +12,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from dreammem import DreamMemory
-from dreammem.embed import HashingEmbedder
+from dreammem.embed import HashingEmbedder, SentenceTransformerEmbedder
 from tests.neo4j_server import neo4j_server  # noqa: F401 - session fixture
 
 
@@ -33,6 +33,5 @@ def memory(tmp_path: Path) -> Iterator[DreamMemory]:
 @pytest.fixture(scope="session")
 def minilm():  # type: ignore[no-untyped-def]
     """The real all-MiniLM-L6-v2, loaded once from the installed package."""
-    from dreammem.embed import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()

@@ -68,8 +68,8 @@ def _unavailable(reason: str) -> NoReturn:
 
 
 def _wait_ready(uri: str, timeout: float = 60.0) -> None:
-    from neo4j import GraphDatabase
-    from neo4j.exceptions import Neo4jError, ServiceUnavailable
+    from neo4j import GraphDatabase  # noqa: PLC0415 - the neo4j extra is optional: the server fixture skips without it
+    from neo4j.exceptions import Neo4jError, ServiceUnavailable  # noqa: PLC0415 - the neo4j extra is optional: the server fixture skips without it
 
     deadline = time.monotonic() + timeout
     with GraphDatabase.driver(uri, auth=None, connection_timeout=3.0) as driver:
@@ -87,7 +87,7 @@ def _wait_ready(uri: str, timeout: float = 60.0) -> None:
 def neo4j_server() -> Iterator[Neo4jServer]:
     """A Neo4j server for the whole test session (see the module docstring)."""
     try:
-        import neo4j  # noqa: F401
+        import neo4j  # noqa: F401, PLC0415 - probe: is the optional driver installed?
     except ImportError:
         _unavailable("the neo4j Python driver is not installed (pip install 'dreammem[neo4j]')")
     external = os.environ.get("NEO4J_URI")

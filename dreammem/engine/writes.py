@@ -29,6 +29,7 @@ def persist(
     contexts: Sequence[str],
     *,
     enqueue: Sequence[MemoryRecord],
+    supersede: bool = True,
 ) -> dict[str, MemoryRecord]:
     """Write records with their embeddings, queue entries and supersedes in one unit of work.
 
@@ -37,6 +38,8 @@ def persist(
         records: The new records.
         contexts: Each record's keyword context (raw text; tokenised here).
         enqueue: The records to queue for the next dream.
+        supersede: Apply the slot rule; an import passes False to keep the statuses
+            it brings (history versions and forgotten records included).
 
     Returns:
         The records whose status changed on the way (superseded), by id.
@@ -50,7 +53,7 @@ def persist(
         with engine.unit() as unit:
             unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=embedder.name)
             unit.store.enqueue(enqueue)
-            for record in records:
+            for record in records if supersede else ():
                 if record.slot is not None and record.layer is Layer.SEMANTIC:
                     changed.extend(_supersede_slot(unit, record))
     return {r.id: r for r in changed}

@@ -10,6 +10,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.recall.filters import RecallFilter
+
 __all__ = ["Candidate", "RecallPath", "RecallQuery"]
 
 
@@ -26,6 +28,11 @@ class RecallQuery:
         embedding: The query embedding, computed once and shared by paths.
         earlier: Candidates of the paths that already ran for this recall, by path
             name (a path may reuse them instead of searching again).
+        filter: Conditions every returned memory must meet (applied to the fused
+            candidates before the top ``k``, and to pinned memories).
+        allowed: With a filter, the row ids of the user's active memories that may
+            meet it (a superset; None when there are too many to list): the vector
+            path searches only these.
     """
 
     text: str
@@ -35,6 +42,8 @@ class RecallQuery:
     session_id: str | None = None
     embedding: npt.NDArray[np.float32] | None = field(default=None, compare=False)
     earlier: Mapping[str, Sequence[Candidate]] = field(default_factory=dict, compare=False)
+    filter: RecallFilter | None = None
+    allowed: frozenset[int] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from dreammem.recall.result import Hit
 from dreammem.text.escape import escape_memory_text
 from dreammem.text.tokens import ApproximateTokenCounter, TokenCounter
 from dreammem.types import MemoryRecord, Role, Source
 from dreammem.write.instructions import SUSPECT_KEY
+
+if TYPE_CHECKING:  # result.py builds packed blocks with this module
+    from dreammem.recall.result import Hit
 
 __all__ = ["PackedContext", "escape_memory_text", "pack_hits", "provenance"]
 

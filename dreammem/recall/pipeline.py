@@ -126,7 +126,7 @@ class RecallPipeline:
         start = time.perf_counter()
         kept = self._finish(query, scored)
         hits = [self._hit(s) for s in kept if not s.record.pinned][:k]
-        pinned = self._pinned(query.user_id, {s.record.id: s for s in kept}, degraded)
+        pinned = self._pinned(query, {s.record.id: s for s in kept}, degraded)
         clock.lap("order", start)
         ordered = tuple(pinned + hits)
         start = time.perf_counter()
@@ -186,10 +186,14 @@ class RecallPipeline:
         rrf_k = self.config.rrf_k
         weights = self.config.path_weights
         fused = reciprocal_rank_fusion(ranked, k=rrf_k, weights=weights)
-        top = fused[: max(self.config.rerank_top, k)]
+        wanted = max(self.config.rerank_top, k)
+        top = fused[:wanted] if query.filter is None else fused
         clock.lap("fuse", start)
         start = time.perf_counter()
         records = self._store.get_by_rowids(query.user_id, [f.rowid for f in top])
+        if query.filter is not None:  # filtered before the cut, so k matching memories can fill it
+            keep = query.filter.matches
+            top = [f for f in top if f.rowid in records and keep(records[f.rowid])][:wanted]
         clock.lap("load", start)
         scored = _dedupe(
             [_Scored(f, records[f.rowid]) for f in top if f.rowid in records and records[f.rowid].is_active]
@@ -237,9 +241,13 @@ class RecallPipeline:
         kept.sort(key=lambda s: (-round(s.score, 12), -s.record.event_time.timestamp(), s.fused_rank))
         return kept
 
-    def _pinned(self, user_id: str, found: Mapping[str, _Scored], degraded: dict[str, str]) -> list[Hit]:
+    def _pinned(
+        self, query: RecallQuery, found: Mapping[str, _Scored], degraded: dict[str, str]
+    ) -> list[Hit]:
         try:
-            pinned = self._store.find(user_id, pinned=True)  # newest first
+            pinned = self._store.find(query.user_id, pinned=True)  # newest first
+            if query.filter is not None:
+                pinned = [r for r in pinned if query.filter.matches(r)]
         except Exception as exc:  # degradation boundary: ranked hits still answer
             log.warning("loading pinned memories failed: %s", exc)
             degraded["pinned"] = f"{type(exc).__name__}: {exc}"

@@ -6,10 +6,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from dreammem.recall.packing import PackedContext, pack_hits
 from dreammem.types import MemoryRecord
 
 if TYPE_CHECKING:
-    from dreammem.recall.packing import PackedContext
     from dreammem.text.tokens import TokenCounter
 
 __all__ = ["DEFAULT_BUDGET_TOKENS", "Hit", "RecallResult"]
@@ -123,7 +123,5 @@ class RecallResult:
             A :class:`~dreammem.recall.packing.PackedContext`; ``str()`` of it is the block,
             ``.dropped`` lists the trace ids that did not fit.
         """
-        from dreammem.recall.packing import pack_hits
-
         budget = self.budget_tokens if max_tokens is None else max_tokens
         return pack_hits(self.hits, max_tokens=budget, counter=counter)

@@ -8,6 +8,8 @@ plus a small rule layer) relative to ``RecallQuery.now``. Then:
   rest of the query (vector similarity restricted to the window, fused by reciprocal
   rank with BM25 restricted to the window). A bare date filter in time order would
   return every memory of the day; this ranks the ones the query is about first.
+  Memories said outside the window whose own relative dates point into it ("we went
+  camping last summer", said in November) join it (:mod:`dreammem.recall.grounding`).
 * an **event anchor** ("before the trip to Paris", "去日本之前"): the best match for the
   anchor gives a time, which opens a window before or after it.
 * an **order** ("last time", "recently", "上次" / "first time"): the best content
@@ -34,6 +36,7 @@ import numpy.typing as npt
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
+from dreammem.recall.grounding import GROUNDING_REACH, GroundedTimes
 from dreammem.recall.timeparse import TimeQuery, TimeWindow, mentions_time, parse_time_query
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
@@ -79,6 +82,7 @@ class TemporalPath:
         self.max_window = max_window
         self.order_pool = order_pool
         self.order_margin = order_margin
+        self._grounded = GroundedTimes()
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Memories the query's time expressions point at, best first ([] without any)."""
@@ -157,12 +161,15 @@ class TemporalPath:
                 limit=self.max_window,
                 newest_first=newest_first,
             )
-            if not ids:
+            mentioned = self._mentioned_in(query, window, said_inside=ids)
+            if not ids and not mentioned:
                 return []
-            vector = self._index.search_subset(query.user_id, embedding, ids, limit)
+            vector = self._index.search_subset(query.user_id, embedding, ids + mentioned, limit)
             keyword = self._store.keyword_search(
                 query.user_id, terms, limit, since=window.start, until=window.end
             )
+            if mentioned:
+                keyword += self._keyword_among(query, terms, limit, window, set(mentioned))
         fused = reciprocal_rank_fusion(
             {
                 "vector": [Candidate(i, s) for i, s in vector],
@@ -170,6 +177,35 @@ class TemporalPath:
             }
         )
         return fused[:limit]
+
+    def _mentioned_in(self, query: RecallQuery, window: TimeWindow, *, said_inside: list[int]) -> list[int]:
+        """Memories said outside the window whose own relative dates point into it.
+
+        "We went camping last summer" said in November, or "I fly to Paris next month"
+        said in April, for a window on the summer or on May.
+        """
+        if window.start is None and window.end is None:
+            return []
+        reach = _reach(window)
+        pool = self._store.window_rowids(
+            query.user_id, since=reach.start, until=reach.end, limit=self.max_window, newest_first=False
+        )
+        inside = set(said_inside)
+        records = self._store.get_by_rowids(query.user_id, [i for i in pool if i not in inside])
+        found = []
+        for rowid, record in records.items():
+            points_at = self._grounded.window(rowid, record.content, record.event_time)
+            if points_at is not None and not window.intersect(points_at).empty:
+                found.append(rowid)
+        return found
+
+    def _keyword_among(
+        self, query: RecallQuery, terms: Sequence[str], limit: int, window: TimeWindow, allowed: set[int]
+    ) -> list[tuple[int, float]]:
+        """Keyword matches among the memories that mention a time in the window."""
+        reach = _reach(window)
+        found = self._store.keyword_search(query.user_id, terms, limit, since=reach.start, until=reach.end)
+        return [(rowid, score) for rowid, score in found if rowid in allowed]
 
     def _by_time(self, query: RecallQuery, ranked: list[Fused], *, newest_first: bool) -> list[Candidate]:
         """The strong matches by event time, then the rest by relevance.
@@ -209,3 +245,11 @@ class TemporalPath:
 
 
 _TICK = timedelta(microseconds=1)
+
+
+def _reach(window: TimeWindow) -> TimeWindow:
+    """The times a memory pointing into ``window`` may have been said at."""
+    return TimeWindow(
+        None if window.start is None else window.start - GROUNDING_REACH,
+        None if window.end is None else window.end + GROUNDING_REACH,
+    )

@@ -189,8 +189,8 @@ def _time_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
-    from dateparser.date import DateDataParser
-    from dateparser.search import search_dates
+    from dateparser.date import DateDataParser  # noqa: PLC0415 - dateparser is slow to import: only for queries naming a date
+    from dateparser.search import search_dates  # noqa: PLC0415 - as above
 
     naive_now = now.replace(tzinfo=None)
     settings: dict[str, Any] = {"RELATIVE_BASE": naive_now, "PREFER_DATES_FROM": "past"}

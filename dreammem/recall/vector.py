@@ -19,8 +19,10 @@ class VectorPath:
         self._embedder = embedder
 
     def search(self, query: RecallQuery) -> list[Candidate]:
-        """The user's nearest memories."""
+        """The user's nearest memories (among ``query.allowed`` when a filter narrowed them)."""
         vector = query.embedding if query.embedding is not None else self._embedder.embed_query(query.text)
-        return [
-            Candidate(rowid, score) for rowid, score in self._index.search(query.user_id, vector, query.limit)
-        ]
+        if query.allowed is not None:
+            found = self._index.search_subset(query.user_id, vector, sorted(query.allowed), query.limit)
+        else:
+            found = self._index.search(query.user_id, vector, query.limit)
+        return [Candidate(rowid, score) for rowid, score in found]

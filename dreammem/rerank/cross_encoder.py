@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -84,7 +85,7 @@ class CrossEncoderReranker:
         self._lock = threading.Lock()
         try:
             with quiet_model_load():
-                from sentence_transformers import CrossEncoder
+                from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
 
                 self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
         except (OSError, ValueError, RuntimeError) as exc:
@@ -94,9 +95,7 @@ class CrossEncoderReranker:
             self._quantize()
 
     def _quantize(self) -> None:
-        import warnings
-
-        import torch
+        import torch  # noqa: PLC0415 - heavy: only with a loaded model
 
         inner = self._model.model
         try:
@@ -124,7 +123,7 @@ class CrossEncoderReranker:
         """One relevance score per text (raw logits: higher is more relevant)."""
         if not texts:
             return []
-        import torch
+        import torch  # noqa: PLC0415 - heavy: only with a loaded model
 
         pairs = [(query, text) for text in texts]
         with self._lock, torch_threads(self.threads), torch.inference_mode():

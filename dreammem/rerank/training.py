@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from dreammem.embed.models import default_minilm_path
 from dreammem.errors import ConfigError, ValidationError
 from dreammem.rerank.cross_encoder import METADATA_FILE
 
@@ -101,8 +102,6 @@ def mine_pairs(groups: Iterable[QueryGroup], *, negatives: int = 3, seed: int = 
 
 
 def _base_model_path() -> str:
-    from dreammem.embed.models import default_minilm_path
-
     return str(default_minilm_path())
 
 
@@ -150,14 +149,14 @@ def train_cross_encoder(
     if not pairs or labels != {0.0, 1.0}:
         raise ValidationError("training needs pairs with both labels (1.0 relevant, 0.0 not)")
     try:
-        import transformers
-        from datasets import Dataset
-        from sentence_transformers.cross_encoder import (
+        import transformers  # noqa: PLC0415 - heavy, and the train extra is optional
+        from datasets import Dataset  # noqa: PLC0415 - the train extra is optional
+        from sentence_transformers.cross_encoder import (  # noqa: PLC0415 - heavy: only when training
             CrossEncoder,
             CrossEncoderTrainer,
             CrossEncoderTrainingArguments,
         )
-        from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+        from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss  # noqa: PLC0415 - heavy: only when training
     except ImportError as exc:
         raise ConfigError('training a reranker needs the extra: pip install "dreammem[train]"') from exc
 

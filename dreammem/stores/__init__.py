@@ -28,7 +28,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "Neo4jGraphStore":
-        from dreammem.stores.neo4j import Neo4jGraphStore
+        from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j extra is optional
 
         return Neo4jGraphStore
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

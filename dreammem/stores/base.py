@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.stores.traversal import GraphNeighbor, traverse
+from dreammem.text.entities import extract_entities
 from dreammem.types import MemoryRecord
 
 __all__ = [
@@ -140,20 +142,6 @@ class GraphItem:
 
 
 @dataclass(frozen=True, slots=True)
-class GraphNeighbor:
-    """A memory reached from query entities: how many hops away, its score, and the path.
-
-    ``via`` is the entity path that reached it: ``(seed,)`` for one hop,
-    ``(seed, bridge)`` for two.
-    """
-
-    memory_id: str
-    hops: int
-    score: float
-    via: tuple[str, ...] = field(default=())
-
-
-@dataclass(frozen=True, slots=True)
 class GraphStats:
     """Sizes of a graph (of one user, or of all): nodes and edges by type."""
 
@@ -238,8 +226,6 @@ class GraphStore(ABC):
         user's memories) neither seed nor bridge the walk. See
         :func:`dreammem.stores.traversal.traverse` for the scoring.
         """
-        from dreammem.stores.traversal import traverse
-
         return traverse(self, user_id, entity_keys, hops=hops, limit=limit)
 
     def entity_keys(self, user_id: str, candidates: Sequence[str]) -> set[str]:
@@ -273,8 +259,6 @@ class GraphStore(ABC):
 
 def records_to_graph_items(records: Sequence[MemoryRecord]) -> list[GraphItem]:
     """Graph items for records, from the entities stored on each record."""
-    from dreammem.text.entities import extract_entities
-
     items: list[GraphItem] = []
     for record in records:
         entities = tuple(

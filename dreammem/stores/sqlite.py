@@ -32,6 +32,7 @@ from dreammem.stores.fts_query import (
     match_pairs,
 )
 from dreammem.stores.migrations import MIGRATIONS
+from dreammem.stores.sqlite_erase import SQLiteErasure
 from dreammem.types import Kind, Layer, MemoryRecord, Priority, Role, Source, Status
 
 __all__ = ["SQLiteRecordStore"]
@@ -153,7 +154,7 @@ def _from_row(row: sqlite3.Row) -> MemoryRecord:
     )
 
 
-class SQLiteRecordStore:
+class SQLiteRecordStore(SQLiteErasure):
     """Records, full-text index, embeddings and the dream queue in one SQLite file.
 
     Args:
@@ -441,8 +442,12 @@ class SQLiteRecordStore:
         until: datetime | None = None,
         newest_first: bool = True,
         limit: int | None = None,
+        offset: int = 0,
     ) -> list[MemoryRecord]:
-        """Records of this user matching every given filter, ordered by event time."""
+        """Records of this user matching every given filter, ordered by event time.
+
+        ``offset`` skips that many of them first (paging).
+        """
         where = ["user_id = ?"]
         params: list[Any] = [user_id]
         for column, values in (("status", statuses), ("layer", layers), ("kind", kinds)):
@@ -466,9 +471,9 @@ class SQLiteRecordStore:
             params.append(until.isoformat())
         order = "DESC" if newest_first else "ASC"
         sql = f"SELECT * FROM records WHERE {' AND '.join(where)} ORDER BY event_time {order}, rowid {order}"
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
+        if limit is not None or offset:
+            sql += " LIMIT ? OFFSET ?"
+            params.extend([-1 if limit is None else limit, offset])
         return [_from_row(r) for r in self.fetchall(sql, params)]
 
     def keyword_search(
@@ -643,6 +648,67 @@ class SQLiteRecordStore:
         found = [_from_row(r) for r in rows]
         return [r for r in found if record.id in r.provenance or r.id in record.provenance]
 
+    def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """For each of these records that has a twin (see :meth:`twins`), the twin's id."""
+        ids = {r.id for r in records}
+        if not ids:
+            return {}
+        linked = self.get(user_id, sorted({p for r in records for p in r.provenance}))
+        linked.extend(self.derived_from(user_id, sorted(ids)))
+        out: dict[str, str] = {}
+        for record in records:
+            for other in linked:
+                linked_ids = other.id in record.provenance or record.id in other.provenance
+                if other.id != record.id and linked_ids and other.content == record.content:
+                    out.setdefault(record.id, other.id)
+        return out
+
+    def derived_from(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user whose provenance names any of these ids."""
+        found: dict[str, MemoryRecord] = {}
+        for chunk in _chunks(sorted(set(ids)), 500):
+            rows = self.fetchall(
+                "SELECT * FROM records r WHERE user_id = ? AND provenance != '[]' AND EXISTS "
+                f"(SELECT 1 FROM json_each(r.provenance) p WHERE p.value IN ({', '.join('?' * len(chunk))}))",
+                (user_id, *chunk),
+            )
+            found.update((r["id"], _from_row(r)) for r in rows)
+        return list(found.values())
+
+    def filter_rowids(
+        self,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int,
+    ) -> set[int] | None:
+        """Row ids of this user's active records with these column values (None: over ``limit``)."""
+        where, params = ["user_id = ?", "status = 'active'"], [user_id]
+        for column, value in (("agent_id", agent_id), ("session_id", session_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        for column, values in (("layer", layers), ("kind", kinds)):
+            if values is not None:
+                where.append(f"{column} IN ({', '.join('?' * len(values))})")
+                params.extend(v.value for v in values)
+        sql = f"SELECT rowid FROM records WHERE {' AND '.join(where)} LIMIT ?"
+        rows = self.fetchall(sql, (*params, limit + 1))
+        return None if len(rows) > limit else {int(r[0]) for r in rows}
+
+    def ids_in_use(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids are taken, by any user (ids are unique in a store)."""
+        taken: set[str] = set()
+        for chunk in _chunks(list(ids), 500):
+            marks = ", ".join("?" * len(chunk))
+            taken.update(
+                str(r[0]) for r in self.fetchall(f"SELECT id FROM records WHERE id IN ({marks})", chunk)
+            )
+        return taken
+
     def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
         """Which of these adapter message keys are already stored for the user and session."""
         found: set[str] = set()
@@ -715,7 +781,8 @@ class SQLiteRecordStore:
                 if row["id"] not in chain:
                     chain[row["id"]] = _from_row(row)
                     frontier.append(row["id"])
-        return sorted(chain.values(), key=lambda r: (r.created_at, r.event_time))
+        # Equal times (an edited memory and its earlier text): the version that ended first.
+        return sorted(chain.values(), key=lambda r: (r.created_at, r.event_time, r.valid_to or _END))
 
     # -- vectors ------------------------------------------------------------------------
 
@@ -817,6 +884,13 @@ class SQLiteRecordStore:
         )
         return {} if row is None else dict(json.loads(row[0]))
 
+    def task_states(self, user_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """Every saved task state of this user, by session id."""
+        rows = self.fetchall(
+            "SELECT session_id, state FROM task_state WHERE user_id = ? ORDER BY session_id", (user_id,)
+        )
+        return [(str(r[0]), dict(json.loads(r[1]))) for r in rows]
+
     def set_task_state(self, user_id: str, session_id: str, state: dict[str, Any], at: datetime) -> None:
         """Replace the task state of a session."""
         self.execute(
@@ -825,6 +899,7 @@ class SQLiteRecordStore:
         )
 
 
+_END = datetime.max.replace(tzinfo=UTC)
 _INSERT_FTS = "INSERT INTO records_fts (rowid, terms, context) VALUES (?, ?, ?)"
 _HEADROOM = 4
 """Full-text candidates ranked per result wanted before scope filtering."""

@@ -22,18 +22,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dreammem.errors import ValidationError
 
 if TYPE_CHECKING:
-    from dreammem.stores.base import GraphNeighbor, GraphStore
+    from dreammem.stores.base import GraphStore
 
-__all__ = ["TraversalLimits", "entity_weight", "is_hub", "traverse"]
+__all__ = ["GraphNeighbor", "TraversalLimits", "entity_weight", "is_hub", "traverse"]
 
 HOP2_DISCOUNT = 0.5
 """How much less a 2-hop path counts than a 1-hop match through the same seed."""
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNeighbor:
+    """A memory reached from query entities: how many hops away, its score, and the path.
+
+    ``via`` is the entity path that reached it: ``(seed,)`` for one hop,
+    ``(seed, bridge)`` for two.
+    """
+
+    memory_id: str
+    hops: int
+    score: float
+    via: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +105,6 @@ def traverse(
     Ties are broken by recency (the order the backend lists a key's memories in),
     then by memory id, so every backend returns the same order for the same graph.
     """
-    from dreammem.stores.base import GraphNeighbor
-
     if hops not in (1, 2):
         raise ValidationError(f"hops must be 1 or 2, got {hops!r}")
     keys = _dedupe(entity_keys)

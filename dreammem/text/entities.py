@@ -265,7 +265,7 @@ def extract_entities(text: str) -> list[Entity]:
 def _cjk_names(text: str) -> list[tuple[int, str]]:
     """Person, place and organisation names in Chinese text (jieba's POS tags), with positions."""
     quiet_jieba()  # loads the dictionary without its log lines before posseg touches it
-    from jieba import posseg
+    from jieba import posseg  # noqa: PLC0415 - jieba loads its dictionary machinery: only for Chinese text
 
     names = []
     cursor = 0

@@ -44,7 +44,7 @@ def test_readme_quick_start_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_example_runs_offline_across_a_reopen(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "examples"))
     try:
-        import langchain_agent
+        import langchain_agent  # noqa: PLC0415 - the example is importable only once examples/ is on sys.path
     finally:
         sys.path.pop(0)
     lines = langchain_agent.run(str(tmp_path / "memory"))

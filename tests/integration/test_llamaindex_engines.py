@@ -42,9 +42,9 @@ def _openai_defaults_are_never_resolved(monkeypatch: pytest.MonkeyPatch) -> Iter
 
     monkeypatch.setattr("llama_index.core.settings.resolve_llm", refuse)
     monkeypatch.setattr("llama_index.core.settings.resolve_embed_model", refuse)
-    assert Settings._llm is None and Settings._embed_model is None
+    assert Settings._llm is None and Settings._embed_model is None  # noqa: SLF001 - LlamaIndex offers no public way to ask whether a default was resolved
     yield
-    assert Settings._llm is None and Settings._embed_model is None
+    assert Settings._llm is None and Settings._embed_model is None  # noqa: SLF001 - LlamaIndex offers no public way to ask whether a default was resolved
 
 
 EngineFactory = Callable[[DreamMemory, DreamMemMemory, Any], BaseChatEngine]

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from dreammem import DreamMemConfig, DreamMemory
+from dreammem import ConfigError, DreamMemConfig, DreamMemory
 from dreammem.config import EmbeddingConfig
+from dreammem.embed import HashingEmbedder
 
 pytestmark = pytest.mark.integration
 
@@ -49,9 +50,6 @@ def test_auto_picks_multilingual_model_for_chinese_and_recalls(tmp_path: Path) -
 
 
 def test_store_refuses_another_model(tmp_path: Path, minilm) -> None:  # type: ignore[no-untyped-def]
-    from dreammem import ConfigError
-    from dreammem.embed import HashingEmbedder
-
     with DreamMemory(tmp_path, embedder=minilm) as memory:
         memory.add("hello", user_id="u1")
     with pytest.raises(ConfigError, match="reindex"):

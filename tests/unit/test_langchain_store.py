@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, InvalidNamespaceError, Item, PutOp, SearchItem
+from langgraph.store.base import BaseStore, GetOp, InvalidNamespaceError, Item, PutOp, SearchItem
 from langgraph.store.memory import InMemoryStore
 
-from dreammem import DreamMemory, ScopeError, Status
+from dreammem import DreamMemory, ScopeError, Status, ValidationError
 from dreammem.embed import HashingEmbedder
 from langchain_dreammem import DreamMemStore
 
@@ -168,8 +168,6 @@ def test_index_false_items_come_unscored(stores: tuple[BaseStore, DreamMemStore]
 
 
 def test_batch_reads_see_state_before_its_puts(stores: tuple[BaseStore, DreamMemStore]) -> None:
-    from langgraph.store.base import GetOp
-
     results = []
     for store in stores:
         ops = [PutOp((U,), "k", {"text": "v1"}), GetOp((U,), "k"), PutOp((U,), "k", {"text": "v2"})]
@@ -261,8 +259,6 @@ def test_default_text_and_reopen(tmp_path: Path) -> None:
 
 
 def test_bad_values_raise_and_write_nothing(stores: tuple[BaseStore, DreamMemStore]) -> None:
-    from dreammem import ValidationError
-
     ours = stores[1]
     with pytest.raises(ValidationError):
         ours.put((U,), "k", {"when": object()})

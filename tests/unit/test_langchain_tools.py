@@ -6,13 +6,15 @@ import asyncio
 from typing import Any
 
 import pytest
-from langchain_core.messages import ToolMessage
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_tests.unit_tests import ToolsUnitTests
 
 from dreammem import DreamMemory, ScopeError
 from dreammem.embed import HashingEmbedder
 from langchain_dreammem import create_memory_tools
+from langchain_dreammem.testing import ScriptedChatModel
 
 
 def _tools() -> dict[str, BaseTool]:
@@ -88,11 +90,6 @@ def test_errors_the_model_can_fix_come_back_as_text_scope_errors_raise() -> None
 
 
 def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemory) -> None:
-    from langchain.agents import create_agent
-    from langchain_core.messages import AIMessage, HumanMessage
-
-    from langchain_dreammem.testing import ScriptedChatModel
-
     memory.add("Bob's secret: the safe code is 4711", user_id="bob")
     memory.add("Alice likes tea", user_id="alice")
 

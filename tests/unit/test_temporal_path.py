@@ -7,8 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dreammem import DreamMemory
+from dreammem.recall import timeparse
 from dreammem.recall.base import RecallQuery
+from dreammem.recall.fusion import Fused
 from dreammem.recall.temporal import TemporalPath
+from dreammem.stores.sqlite import SQLiteRecordStore
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
 DAY = timedelta(days=1)
@@ -139,8 +142,6 @@ def test_stays_inside_the_user(diary: DreamMemory) -> None:
 def test_no_time_expression_touches_neither_store_nor_dateparser(
     diary: DreamMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dreammem.recall import timeparse
-    from dreammem.stores.sqlite import SQLiteRecordStore
 
     def no_dateparser(*args: object) -> None:
         raise AssertionError("dateparser called for a query without time words")
@@ -176,8 +177,6 @@ def test_last_time_inside_full_recall_reuses_the_content_paths(diary: DreamMemor
 
 
 def test_last_time_without_a_shared_word_keeps_only_vector_matches_near_the_best() -> None:
-    from dreammem.recall.fusion import Fused
-
     path = TemporalPath.__new__(TemporalPath)
     path.order_margin = 0.05
     head = [
@@ -186,5 +185,5 @@ def test_last_time_without_a_shared_word_keeps_only_vector_matches_near_the_best
         Fused(3, 0.08, {"vector": 3}, {"vector": 0.20}),  # newer, but about something else
         Fused(4, 0.07, {"keyword": 1}, {"keyword": 3.0}),
     ]
-    assert [f.rowid for f in path._near_best(head)] == [1, 2]
-    assert path._near_best([head[3]]) == []
+    assert [f.rowid for f in path._near_best(head)] == [1, 2]  # noqa: SLF001 - white-box: the strong-match rule on hand-made candidates
+    assert path._near_best([head[3]]) == []  # noqa: SLF001 - white-box: the strong-match rule on hand-made candidates

@@ -57,7 +57,7 @@ def test_keyword_search_inside_a_window(memory: DreamMemory) -> None:
 
 def test_faiss_subset_search_stays_in_scope(memory: DreamMemory) -> None:
     ids = _fill(memory)
-    index = memory.pipeline.paths["vector"]._index  # type: ignore[attr-defined]
+    index = memory.pipeline.paths["vector"]._index  # type: ignore[attr-defined]  # noqa: SLF001 - white-box: the vector path's own index
     query = memory.embedder.embed_query("tea note day 7")
     wanted = [ids["tea note day 7"], ids["tea note day 1"], ids["tea note of another user"], 99_999]
     found = index.search_subset("u1", query, wanted, 10)

@@ -10,6 +10,7 @@ import pytest
 
 from dreammem.errors import ValidationError
 from dreammem_bench.locomo import load_locomo, normalize_evidence, parse_conversation, parse_session_time
+from dreammem_bench.pairs import locomo_query_groups
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "locomo_tiny.json"
 
@@ -129,8 +130,6 @@ def test_observations_are_read_leniently(conversations) -> None:  # type: ignore
 
 
 def test_observations_become_training_groups_only_when_asked(conversations) -> None:  # type: ignore[no-untyped-def]
-    from dreammem_bench.pairs import locomo_query_groups
-
     plain = locomo_query_groups(conversations)
     more = locomo_query_groups(conversations, observations=True)
     assert len(more) == len(plain) + 3

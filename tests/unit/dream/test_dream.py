@@ -3,6 +3,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dreammem import DreamMemConfig, DreamMemory, Kind, Layer, ScopeError, Status, ValidationError
@@ -297,8 +298,6 @@ def test_an_invoice_due_date_does_not_supersede_a_deadline(memory: DreamMemory) 
 
 
 def test_a_summary_is_indexed_at_the_centroid_of_what_it_replaces(memory: DreamMemory) -> None:
-    import numpy as np
-
     seed(memory)
     report = memory.dream(user_id="u1")
     summary = next(d for d in report.distilled if d.kind == "summary")

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+import dreammem_bench.dream as bench
+from dreammem.cli import app
 from dreammem.embed import HashingEmbedder
 from dreammem_bench.dream import METRIC_KEYS, run_benchmark
 from dreammem_bench.streams import make_stream
@@ -40,9 +42,6 @@ def test_benchmark_meets_its_targets_on_a_short_run() -> None:
 
 
 def test_cli_bench_dream_writes_the_json(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import dreammem_bench.dream as bench
-    from dreammem.cli import app
-
     real = bench.run_benchmark
     monkeypatch.setattr(
         bench,

@@ -14,10 +14,10 @@ from llamaindex_dreammem import DreamMemMemory
 @pytest.fixture(autouse=True)
 def _no_llamaindex_defaults() -> Iterator[None]:
     """Fail any test that makes LlamaIndex resolve its OpenAI default LLM or embedding."""
-    assert Settings._llm is None and Settings._embed_model is None
+    assert Settings._llm is None and Settings._embed_model is None  # noqa: SLF001 - LlamaIndex offers no public way to ask whether a default was resolved
     yield
-    assert Settings._llm is None, "Settings.llm was resolved (OpenAI default)"
-    assert Settings._embed_model is None, "Settings.embed_model was resolved (OpenAI default)"
+    assert Settings._llm is None, "Settings.llm was resolved (OpenAI default)"  # noqa: SLF001 - LlamaIndex offers no public way to ask whether a default was resolved
+    assert Settings._embed_model is None, "Settings.embed_model was resolved (OpenAI default)"  # noqa: SLF001 - LlamaIndex offers no public way to ask whether a default was resolved
 
 
 @pytest.fixture

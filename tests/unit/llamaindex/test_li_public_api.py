@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
 
 import llamaindex_dreammem
+from llamaindex_dreammem import DreamMemBlock, DreamMemMemory, DreamMemRetriever, create_memory_tools
 
 PUBLIC = ["DreamMemBlock", "DreamMemMemory", "DreamMemRetriever", "as_llm", "create_memory_tools"]
 
@@ -17,8 +23,6 @@ def test_all_is_pinned() -> None:
 
 
 def test_signatures_of_the_issue() -> None:
-    from llamaindex_dreammem import DreamMemBlock, DreamMemMemory, DreamMemRetriever, create_memory_tools
-
     params = inspect.signature(DreamMemMemory.from_defaults).parameters
     assert {"memory", "user_id", "session_id"} <= set(params) and params["session_id"].default is None
     block = inspect.signature(DreamMemBlock.__init__).parameters
@@ -30,9 +34,6 @@ def test_signatures_of_the_issue() -> None:
 
 
 def test_core_does_not_import_llamaindex() -> None:
-    import subprocess
-    import sys
-
     code = (
         "import sys, dreammem, dreammem.agent_api; "
         "print(any(m.startswith('llama_index') for m in sys.modules))"
@@ -43,9 +44,6 @@ def test_core_does_not_import_llamaindex() -> None:
 
 def test_the_llamaindex_extra_is_all_the_adapters_import() -> None:
     """`pip install "dreammem[llamaindex]"` brings llama-index-core; nothing else is imported."""
-    import ast
-    import sys
-    from pathlib import Path
 
     package = Path(llamaindex_dreammem.__file__).parent
     allowed = {"llama_index", "dreammem", "llamaindex_dreammem", *sys.stdlib_module_names}
@@ -58,8 +56,6 @@ def test_the_llamaindex_extra_is_all_the_adapters_import() -> None:
                 assert name.split(".")[0] in allowed, f"{source.name} imports {name}"
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("llama_index"):
                 assert (node.module or "").startswith("llama_index.core"), f"{source.name}: {node.module}"
-
-    import tomllib
 
     pyproject = tomllib.loads((package.parent / "pyproject.toml").read_text(encoding="utf-8"))
     extra = pyproject["project"]["optional-dependencies"]["llamaindex"]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
+from typer.testing import CliRunner
 
 from dreammem import DreamMemory
+from dreammem.cli import app
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import ConfigError, ValidationError
 from dreammem.rerank import CrossEncoderReranker
@@ -20,6 +24,7 @@ from dreammem.rerank.training import (
     mine_pairs,
     train_cross_encoder,
 )
+from dreammem_bench import latency_cli
 
 GROUPS = [
     QueryGroup(
@@ -114,13 +119,6 @@ def test_recall_with_the_reranker_traces_rerank_scores(tiny_model: Path) -> None
 def test_latency_bench_times_the_reranker(
     tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import json
-
-    from typer.testing import CliRunner
-
-    from dreammem.cli import app
-    from dreammem_bench import latency_cli
-
     sizes: list[int] = []
     real = latency_cli.load_reranker
 
@@ -153,18 +151,16 @@ def test_latency_bench_times_the_reranker(
 
 
 def test_scoring_uses_its_thread_count_and_restores_torch(tiny_model: Path) -> None:
-    import torch
-
     before = torch.get_num_threads()
     seen: list[int] = []
     reranker = CrossEncoderReranker(tiny_model, threads=1)
-    inner = reranker._model.predict
+    inner = reranker._model.predict  # noqa: SLF001 - white-box: spies on the wrapped model to see its thread setting
 
     def spy(*args: object, **kwargs: object) -> object:
         seen.append(torch.get_num_threads())
         return inner(*args, **kwargs)
 
-    reranker._model.predict = spy
+    reranker._model.predict = spy  # noqa: SLF001 - white-box: spies on the wrapped model to see its thread setting
     assert len(reranker.score("What pet does Ava have?", ["Ben: I play the cello."])) == 1
     assert seen == [1] and torch.get_num_threads() == before
     with pytest.raises(ConfigError):
