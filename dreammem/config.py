@@ -136,6 +136,25 @@ class RecallConfig(_Frozen):
         "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
         "at 0.1); None keeps every term.",
     )
+    relevance_floor: (
+        Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)] | Literal["auto"] | None
+    ) = Field(
+        "auto",
+        description="Cosine floor below which a memory is not relevant to the query, so a query "
+        "with no relevant memory recalls nothing but core memories (dreammem.recall.gate). 'auto': "
+        "the floor calibrated for the embedding model (none for a model without one); a number: "
+        "that floor; None: no floor.",
+    )
+    pinned_max_count: int = Field(
+        2,
+        ge=0,
+        description="Pinned (core) memories that did not rank which a recall adds after its "
+        "ranked hits, at most; they count towards k and take the last ranked slots, never the "
+        "only one (dreammem.recall.budget). 0: pinned memories only appear when they rank.",
+    )
+    pinned_max_tokens: int = Field(
+        256, ge=0, description="Token budget of the pinned memories added that way (approximate count)."
+    )
     max_query_chars: int = Field(
         8_000,
         ge=1,

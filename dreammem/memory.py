@@ -302,12 +302,15 @@ class DreamMemory(CrudMixin, LookupMixin):
         """Find the memories that matter for a query.
 
         Runs the recall paths (each scoped to the user), fuses them by reciprocal
-        rank, reranks when a reranker is set, and puts pinned memories first.
+        rank, reranks when a reranker is set, keeps what clears the relevance floor,
+        puts the current value before an earlier one and adds core memories from their
+        budget (:mod:`dreammem.recall.pipeline`).
 
         Args:
             query: What to recall for (a question, the user's last message, ...).
             user_id: The scope.
-            k: How many ranked hits (pinned memories come on top of these).
+            k: How many hits at most; pinned core memories that did not rank come from their
+                budget (``RecallConfig.pinned_max_count``, ``pinned_max_tokens``) inside k.
             session_id: The current session, if any.
             now: Reference time for relative dates (default: now).
             paths: Run only these paths (default: all configured).

@@ -12,6 +12,7 @@ import typer
 
 from dreammem_bench.cli import bench_app
 from dreammem_bench.dream_cli import bench_dream
+from dreammem_bench.gate_cli import bench_gate
 from dreammem_bench.graph_cli import bench_graph
 from dreammem_bench.latency_cli import bench_latency
 from dreammem_bench.train_cli import train_reranker
@@ -21,6 +22,7 @@ __all__ = ["COMMANDS", "run"]
 bench_app.command("graph")(bench_graph)
 bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
+bench_app.command("gate")(bench_gate)
 _train_app = typer.Typer(add_completion=False)
 _train_app.command("train-reranker")(train_reranker)
 

@@ -244,9 +244,9 @@ class DreamMemMethod:
         result = self.memory.recall(
             question, user_id=conversation.sample_id, k=k, now=conversation.reference_time, paths=paths
         )
-        # Pinned memories are injected on top of the k ranked hits whatever the query
-        # (DreamMemory.recall's contract); they are context, not ranking, so they are
-        # not scored. A question whose gold turn was pinned can only lose by this.
+        # Pinned memories are core context (from their own budget inside k, whatever the
+        # query), not ranking, so they are not scored. A question whose gold turn was
+        # pinned can only lose by this.
         ranked = [hit for hit in result if not hit.record.pinned]
         return [self.sources(hit.record) for hit in ranked[:k]]
 

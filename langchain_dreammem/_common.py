@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from dreammem.agent_api import ChatTurn
+from dreammem.agent_api import MEMORY_ROLES, ChatTurn
 from dreammem.errors import ScopeError
 from dreammem.validation import check_user_id
 
@@ -20,13 +20,10 @@ __all__ = ["context_user_id", "message_turns", "resolve_user_id", "thread_id", "
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 
 
-def message_turns(
-    messages: Sequence[BaseMessage], *, roles: frozenset[str] = frozenset({"user", "assistant"})
-) -> list[ChatTurn]:
+def message_turns(messages: Sequence[BaseMessage], *, roles: frozenset[str] = MEMORY_ROLES) -> list[ChatTurn]:
     """LangChain messages as write-path turns (only the given roles, text only).
 
-    Tool calls and tool results are left out by default: a memory search result fed
-    back into memory would duplicate what is already stored.
+    Tool calls and tool results are left out by default (:data:`~dreammem.agent_api.MEMORY_ROLES`).
     """
     turns = []
     for message in messages:

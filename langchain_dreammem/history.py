@@ -61,6 +61,7 @@ class DreamMemChatMessageHistory(BaseChatMessageHistory):
             message_turns(stamped, roles=_ALL_ROLES),
             user_id=self.user_id,
             session_id=self.session_id,
+            roles=_ALL_ROLES,  # a transcript store keeps every message
         )
 
     def clear(self) -> None:

@@ -46,7 +46,7 @@ class DreamMemMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         user_id_key: Where the user id lives in the agent's runtime context (a dict
             or an object with that attribute). It is never guessed: a missing one
             raises :class:`~dreammem.errors.ScopeError`.
-        k: How many memories to recall (pinned ones come on top).
+        k: How many memories to recall at most (pinned ones from their budget).
         max_tokens: Token budget of the block (default: the core's recall budget).
         dream_on_end: After the run, run the dreams that are due
             (``memory.maybe_dream(user_id)``: the queue-size, time and second-level

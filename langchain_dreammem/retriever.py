@@ -30,7 +30,7 @@ class DreamMemRetriever(BaseRetriever):
     Attributes:
         memory: The :class:`~dreammem.DreamMemory` store (excluded from serialisation).
         user_id: The scope every recall runs in.
-        k: How many memories to return (pinned memories come on top of these).
+        k: How many memories to return at most (pinned ones from their budget: see ``RecallConfig``).
     """
 
     memory: Any = Field(exclude=True)

@@ -26,6 +26,7 @@ from dreammem.agent_api import (
     SEARCH_DESCRIPTION,
     forget_memory,
     save_memory,
+    saved_text,
     search_memory,
 )
 from dreammem.errors import NotFoundError, ScopeError, ValidationError
@@ -83,7 +84,7 @@ def create_memory_tools(memory: DreamMemory, *, user_id_key: str = "user_id") ->
         record = _as_tool_error(
             lambda: save_memory(memory, content, user_id=user, pin=pin, session_id=session)
         )
-        return f"Saved memory {record.id}.", {"id": record.id, "pinned": record.pinned}
+        return saved_text(record), {"id": record.id, "pinned": record.pinned}
 
     def search(
         query: str,

@@ -45,7 +45,7 @@ class DreamMemBlock(BaseMemoryBlock[str]):
 
     Attributes:
         user_id: Whose memory this is.
-        k: How many ranked memories to recall (pinned ones come on top).
+        k: How many memories to recall at most (pinned ones from their budget).
         max_tokens: Token budget of the block (default: the DreamMem config's share of the window).
         session_id: Session to file writes under when ``Memory`` gives none (it gives its own).
         ingest_on_read: Also write the current messages on each read.

@@ -58,7 +58,7 @@ class DreamMemMemory(BaseMemory):
     Attributes:
         user_id: Whose memory this is; every read and write is scoped by it.
         session_id: This conversation (also the short-term memory's key).
-        k: How many ranked memories to inject (pinned ones come on top).
+        k: How many memories to inject at most (pinned ones from their budget).
         max_tokens: Token budget of the injected block (default: the DreamMem config's share
             of the model window).
         short_term: The short-term chat memory (a LlamaIndex ``Memory`` by default).

@@ -34,7 +34,7 @@ class DreamMemRetriever(BaseRetriever):
     Args:
         memory: The DreamMem store.
         user_id: Whose memories to search; required.
-        k: How many ranked memories (pinned ones come on top).
+        k: How many memories at most (pinned ones from their budget: see ``RecallConfig``).
         session_id: The current session, passed to recall.
         callback_manager: LlamaIndex callbacks.
         verbose: LlamaIndex verbosity flag.

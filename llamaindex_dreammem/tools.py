@@ -15,6 +15,7 @@ from dreammem.agent_api import (
     SEARCH_DESCRIPTION,
     forget_memory,
     save_memory,
+    saved_text,
     search_memory,
 )
 from dreammem.memory import DreamMemory
@@ -53,7 +54,7 @@ def create_memory_tools(
         pin: Annotated[bool, Field(description="True for core memories that must always be shown.")] = False,
     ) -> str:
         record = save_memory(store, content, user_id=user, pin=pin, session_id=session)
-        return f"Saved memory {record.id}."
+        return saved_text(record)
 
     def search(query: Annotated[str, Field(description="What to look for, in natural language.")]) -> str:
         return search_memory(store, query, user_id=user, k=limit).text

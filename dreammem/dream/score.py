@@ -31,7 +31,8 @@ from dreammem.dream.guard import entities, protected_tokens
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.errors import LLMError
 from dreammem.text.entities import KEY_KINDS
-from dreammem.text.tokenize import STOPWORDS, tokenize
+from dreammem.text.filler import is_filler, is_tool_echo
+from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, MemoryRecord, Priority, Role, Source
 from dreammem.write.rules import detect_explicit
 
@@ -42,13 +43,6 @@ log = logging.getLogger(__name__)
 TOOL_CAP = 3
 HIGH_FLOOR = 4
 
-_SMALL_TALK = frozenset(
-    """ok okay k kk thanks thank thx ty sure yes yeah yep yup no nope cool great nice awesome lol haha
-    hahaha hmm hm got it sounds good perfect alright right fine morning hi hello hey bye see later np
-    problem welcome appreciate much lot indeed true exactly agreed wow oh ah uh um done noted
-    好的 好 嗯 嗯嗯 哈哈 哈哈哈 谢谢 多谢 收到 明白 了解 可以 行 对 是的 没问题 好吧 早 早上好 你好 再见
-    拜拜 棒 不错 知道 了 啦 哦 噢 呀""".split()
-)
 _FILLER = re.compile(
     r"^\s*(?:sure|of course|certainly|happy to help|glad to help|let me (?:check|see|look)|"
     r"here(?:'s| is| are)|i can help|anything else|you'?re welcome|no problem|one moment|got it|"
@@ -82,12 +76,11 @@ class Scored:
 
 
 def is_noise(text: str) -> bool:
-    """True for small talk and acknowledgements with nothing worth remembering."""
-    # jieba tags some small-talk words as names (谢谢 is also a surname): those do not count.
-    if any(t.casefold() not in _SMALL_TALK for t in protected_tokens(text)):
-        return False
-    words = [t for t in tokenize(text, cjk_chars=False) if t not in STOPWORDS]
-    return all(w in _SMALL_TALK for w in words)
+    """True for small talk, acknowledgements and tool echoes with nothing worth remembering.
+
+    The same test keeps them out of recall (:mod:`dreammem.text.filler`).
+    """
+    return is_filler(text) or is_tool_echo(text)
 
 
 def _metadata_score(record: MemoryRecord) -> tuple[int, str]:

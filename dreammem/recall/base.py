@@ -48,10 +48,17 @@ class RecallQuery:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """A memory a path found: its row id in the record store and the path's score."""
+    """A memory a path found: its row id in the record store and the path's score.
+
+    ``sole`` marks an answer that no content match can improve (the temporal path's
+    "what did we talk about last time?" with no topic: the newest conversation). When
+    a path returns sole candidates, recall fuses only such paths and the relevance
+    floor does not apply to them.
+    """
 
     rowid: int
     score: float
+    sole: bool = False
 
 
 class RecallPath(Protocol):

@@ -3,22 +3,27 @@
 The block looks like::
 
     <memory>
-    - [pinned] (2024-05-01) user said: The user prefers Excel reports.
-    - (2024-04-28) tool returned: Order #48213 ships on 2024-07-15.
+    - (2024-05-03 09:12 UTC) user said: From now on I want PDF reports.
+    - [earlier, possibly outdated] (2024-04-28 16:40 UTC) user said: I prefer Excel reports.
+    - (2024-04-28 16:45 UTC) tool returned: Order #48213 ships on 2024-07-15.
+    - [pinned] (2024-04-01 08:00 UTC) user said: Always answer in English.
     </memory>
 
-Each line says where the memory came from (:func:`provenance`), so the model can
-weigh what a tool returned against what the user said. Memory text is escaped by
-:func:`~dreammem.text.escape.escape_memory_text`: it can never close or forge the
-block's tags, hide invisible characters, or start a line of its own.
-Pinned memories come first, then by score; memories that do not fit the budget are
-left out and reported.
+Memories come in recall order (:class:`~dreammem.recall.result.RecallResult`: ranked
+hits, newest first among versions of the same subject, then core memories); each
+carries its date and time (UTC) and where it came from (:func:`provenance`), so the
+model can weigh what a tool returned against what the user said. An older memory that
+a newer active one may have replaced is marked ``[earlier, possibly outdated]``. Memory
+text is escaped by :func:`~dreammem.text.escape.escape_memory_text`: it can never close
+or forge the block's tags, hide invisible characters, or start a line of its own.
+Memories that do not fit the budget are left out and reported.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from dreammem.text.escape import escape_memory_text
@@ -29,7 +34,7 @@ from dreammem.write.instructions import SUSPECT_KEY
 if TYPE_CHECKING:  # result.py builds packed blocks with this module
     from dreammem.recall.result import Hit
 
-__all__ = ["PackedContext", "escape_memory_text", "pack_hits", "provenance"]
+__all__ = ["PackedContext", "escape_memory_text", "format_when", "hit_label", "pack_hits", "provenance"]
 
 OPEN_TAG = "<memory>"
 CLOSE_TAG = "</memory>"
@@ -81,17 +86,27 @@ def provenance(record: MemoryRecord) -> str:
     return label
 
 
-def _line(hit: Hit) -> str:
+def format_when(when: datetime) -> str:
+    """A memory's time as shown to the model: date and time to the minute, in UTC."""
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def hit_label(hit: Hit) -> str:
+    """A hit's tags and time: ``"[pinned] (2024-05-01 08:00 UTC)"``."""
     record = hit.record
-    tag = "[pinned] " if record.pinned else ""
-    when = record.event_time.date().isoformat()
-    return f"- {tag}({when}) {provenance(record)}: {escape_memory_text(record.content)}"
+    tags = [t for t, on in (("pinned", record.pinned), ("earlier, possibly outdated", hit.outdated_by)) if on]
+    tag = f"[{'; '.join(tags)}] " if tags else ""
+    return f"{tag}({format_when(record.event_time)})"
+
+
+def _line(hit: Hit) -> str:
+    return f"- {hit_label(hit)} {provenance(hit.record)}: {escape_memory_text(hit.record.content)}"
 
 
 def pack_hits(hits: Sequence[Hit], *, max_tokens: int, counter: TokenCounter | None = None) -> PackedContext:
-    """Render hits, pinned first, then by score, until the token budget is spent."""
+    """Render hits in the order given until the token budget is spent."""
     count = counter or ApproximateTokenCounter()
-    ordered = sorted(hits, key=lambda h: (not h.record.pinned, -h.score))
+    ordered = list(hits)
     frame = count(f"{OPEN_TAG}\n\n{CLOSE_TAG}")
     used = frame
     lines: list[str] = []

@@ -3,9 +3,17 @@
 ::
 
     query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
-          -> load + dedupe -> reranker over the top candidates, its rank fused with the
-          first-stage rank -> time decay (episodic) -> per-layer floors
-          -> pinned first, then by score, newest first among equal scores -> touch
+          -> load (filler and tool echoes left out) + dedupe -> reranker over the top
+          candidates, its rank fused with the first-stage rank -> time decay (episodic)
+          -> per-layer floors -> relevance floor -> by score, newest first among equal
+          scores -> the current value before an earlier one it may replace (marked)
+          -> at most k hits, core (pinned) memories from their budget -> touch
+
+``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
+memory; those that did not rank are added after the ranked hits from a budget of
+``RecallConfig.pinned_max_count`` memories and ``pinned_max_tokens`` tokens, taking the
+last ranked slots (one ranked hit always stays when there is one). See
+:mod:`dreammem.recall.budget`.
 
 Scores are explained in :mod:`dreammem.recall.scoring`. A path, the embedding, the
 reranker or the access bookkeeping that raises is a documented degradation
@@ -26,7 +34,10 @@ from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
+from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
+from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
+from dreammem.recall.gate import floor_for, passes_relevance, query_passes
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scoring import (
     decay_factor,
@@ -106,7 +117,7 @@ class RecallPipeline:
         self.embedder = embedder
 
     def run(self, query: RecallQuery, k: int, *, paths: Sequence[str] | None = None) -> RecallResult:
-        """Recall ``k`` memories (plus every pinned one) for the query.
+        """Recall at most ``k`` memories for the query (core memories from their budget).
 
         Raises:
             ValidationError: ``paths`` names a path this pipeline does not have.
@@ -118,17 +129,23 @@ class RecallPipeline:
         names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
         query = self._embed(query, names, clock, degraded)
         ranked = self._run_paths(query, names, clock, degraded)
+        # A path that claims the query answers alone (see Candidate.sole).
+        claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
+        ranked = claimed or ranked
         scored = self._candidates(query, ranked, k, clock)
         if self.reranker is not None and scored:
             start = time.perf_counter()
             self._rerank(query, scored, degraded)
             clock.lap("rerank", start)
         start = time.perf_counter()
-        kept = self._finish(query, scored)
-        hits = [self._hit(s) for s in kept if not s.record.pinned][:k]
-        pinned = self._pinned(query, {s.record.id: s for s in kept}, degraded)
+        kept = self._relevant(self._finish(query, scored), ranked, sole=bool(claimed))
+        twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
+        ranked_hits = current_first(
+            [self._hit(s) for s in kept], lambda ids: self._records(query.user_id, ids), twin_marks
+        )
+        core = self._pinned(query, {h.id for h in ranked_hits}, degraded)
+        ordered = tuple(with_core_memories(ranked_hits, core, k=k, config=self.config))
         clock.lap("order", start)
-        ordered = tuple(pinned + hits)
         start = time.perf_counter()
         try:
             self._store.touch(query.user_id, [h.id for h in ordered], query.now)
@@ -196,7 +213,11 @@ class RecallPipeline:
             top = [f for f in top if f.rowid in records and keep(records[f.rowid])][:wanted]
         clock.lap("load", start)
         scored = _dedupe(
-            [_Scored(f, records[f.rowid]) for f in top if f.rowid in records and records[f.rowid].is_active]
+            [
+                _Scored(f, records[f.rowid])
+                for f in top
+                if f.rowid in records and records[f.rowid].is_active and worth_recalling(records[f.rowid])
+            ]
         )
         ceiling = fusion_ceiling({p: len(c) for p, c in ranked.items()}, k=rrf_k, weights=weights)
         for rank, item in enumerate(scored, 1):
@@ -241,9 +262,25 @@ class RecallPipeline:
         kept.sort(key=lambda s: (-round(s.score, 12), -s.record.event_time.timestamp(), s.fused_rank))
         return kept
 
-    def _pinned(
-        self, query: RecallQuery, found: Mapping[str, _Scored], degraded: dict[str, str]
-    ) -> list[Hit]:
+    def _relevant(
+        self, kept: list[_Scored], ranked: Mapping[str, list[Candidate]], *, sole: bool
+    ) -> list[_Scored]:
+        """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
+        model = self.embedder.name if self.embedder is not None else None
+        floor = None if sole else floor_for(model, self.config)
+        if floor is None or "vector" not in ranked:  # no cosines (vector path off or failed): no floor
+            return kept
+        passes = query_passes([c.score for c in ranked.get("vector", ())], floor)
+        return [s for s in kept if passes_relevance(s.fused.path_scores, floor=floor, query_passes=passes)]
+
+    def _records(self, user_id: str, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The user's records by id (the newer versions older hits point at)."""
+        return {r.id: r for r in self._store.get(user_id, list(ids))}
+
+    def _pinned(self, query: RecallQuery, ranked: set[str], degraded: dict[str, str]) -> list[Hit]:
+        """The user's pinned memories that did not rank (and match the filter), newest first."""
+        if self.config.pinned_max_count == 0:
+            return []
         try:
             pinned = self._store.find(query.user_id, pinned=True)  # newest first
             if query.filter is not None:
@@ -251,8 +288,8 @@ class RecallPipeline:
         except Exception as exc:  # degradation boundary: ranked hits still answer
             log.warning("loading pinned memories failed: %s", exc)
             degraded["pinned"] = f"{type(exc).__name__}: {exc}"
-            return [self._hit(s) for s in found.values() if s.record.pinned]
-        return [self._hit(found[r.id]) if r.id in found else Hit(r, 1.0, ("pinned",)) for r in pinned]
+            return []
+        return [Hit(r, 1.0, CORE_PATHS) for r in pinned if r.id not in ranked]
 
     @staticmethod
     def _hit(item: _Scored) -> Hit:

@@ -33,6 +33,9 @@ class Hit:
         rerank_score: The reranker's raw score, when a reranker ran over it.
         rerank_rank: Its 1-based rank by the reranker, when a reranker ran over it.
         decay: The time-decay factor applied (1.0 = none).
+        outdated_by: Ids of newer active memories about the same subject that may have
+            replaced this one (the write path was not sure enough to supersede it); the
+            memory block marks such a hit as earlier / possibly outdated.
     """
 
     record: MemoryRecord
@@ -45,6 +48,7 @@ class Hit:
     rerank_score: float | None = None
     rerank_rank: int | None = None
     decay: float = 1.0
+    outdated_by: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -65,12 +69,13 @@ class Hit:
             "decay": self.decay,
             "score": self.score,
             "pinned": self.record.pinned,
+            "outdated_by": list(self.outdated_by),
         }
 
 
 @dataclass(frozen=True, slots=True)
 class RecallResult:
-    """The hits of one recall, pinned memories first, and how it went.
+    """The hits of one recall, in order, and how it went.
 
     Iterating yields :class:`Hit` objects.
 

@@ -15,7 +15,10 @@ plus a small rule layer) relative to ``RecallQuery.now``. Then:
 * an **order** ("last time", "recently", "上次" / "first time"): the best content
   matches, newest (or oldest) first, so the most recent matching session leads.
   Content matches over the whole scope reuse what the vector and keyword paths found
-  for this recall when they ran first (no second search).
+  for this recall when they ran first (no second search). With no topic at all
+  ("what did we talk about last time?", "上次我们聊了什么") it is the newest (oldest)
+  conversation other than the current one, as *sole* candidates: content matches for
+  "talk" would only find memories that mention talking.
 * a **when-question** with no window ("when did we ...", "什么时候"): the best content
   matches that themselves mention a time ("yesterday", "last week", "on 7 May"),
   since those are the memories that date the event.
@@ -62,6 +65,8 @@ class TemporalPath:
             sorts by time.
         order_margin: With no match found by both vector and keyword search, the
             vector matches within this cosine of the best one count as strong.
+        order_scan: How many newest memories a topic-free "last time" looks through
+            for the previous conversation.
     """
 
     name = "temporal"
@@ -75,6 +80,7 @@ class TemporalPath:
         max_window: int = 2000,
         order_pool: int = 10,
         order_margin: float = 0.05,
+        order_scan: int = 200,
     ) -> None:
         self._store = store
         self._index = index
@@ -82,6 +88,7 @@ class TemporalPath:
         self.max_window = max_window
         self.order_pool = order_pool
         self.order_margin = order_margin
+        self.order_scan = order_scan
         self._grounded = GroundedTimes()
 
     def search(self, query: RecallQuery) -> list[Candidate]:
@@ -97,6 +104,8 @@ class TemporalPath:
         terms = query_terms(parsed.content)
         if window is None and parsed.order is None and not parsed.asks_when:
             return []
+        if parsed.order is not None and window is None and parsed.anchor is None and _topic_free(terms):
+            return self._conversation(query, newest=parsed.order == "latest")
         ranked = self._rank(query, embedding, terms, window, reuse=True)
         if parsed.order is not None:
             return self._by_time(query, ranked, newest_first=parsed.order == "latest")
@@ -226,6 +235,26 @@ class TemporalPath:
         chosen = {f.rowid for f in timed}
         return [Candidate(f.rowid, f.score) for f in timed + [f for f in ranked if f.rowid not in chosen]]
 
+    def _conversation(self, query: RecallQuery, *, newest: bool) -> list[Candidate]:
+        """The memories of the newest (oldest) session before ``now`` other than the current one.
+
+        Memories without a session count as one conversation each (newest first).
+        """
+        recent = self._store.find(query.user_id, until=query.now, newest_first=newest, limit=self.order_scan)
+        session = next(
+            (r.session_id for r in recent if r.session_id is not None and r.session_id != query.session_id),
+            None,
+        )
+        if session is None:
+            chosen = [r for r in recent if r.session_id is None][: query.limit]
+        else:
+            chosen = self._store.find(
+                query.user_id, session_id=session, until=query.now, newest_first=True, limit=query.limit
+            )
+        rowids = self._store.rowids(query.user_id, [r.id for r in chosen])
+        ordered = [rowids[r.id] for r in chosen if r.id in rowids]
+        return [Candidate(rowid, 1.0 / (n + 1), sole=True) for n, rowid in enumerate(ordered)]
+
     def _near_best(self, head: list[Fused]) -> list[Fused]:
         """The vector matches within ``order_margin`` of the best vector score."""
         scored = [f for f in head if "vector" in f.path_scores]
@@ -253,3 +282,16 @@ def _reach(window: TimeWindow) -> TimeWindow:
         None if window.start is None else window.start - GROUNDING_REACH,
         None if window.end is None else window.end + GROUNDING_REACH,
     )
+
+
+_CONVERSING = frozenset(
+    """talk talked talking talks discuss discussed discussing discussion chat chatted chatting say said
+    speak spoke mention mentioned conversation conversations session sessions cover covered go went
+    聊 聊天 聊过 聊到 谈 谈过 谈到 说 说过 讨论 讨论过 提到 提过 对话 会话""".split()
+)
+"""Words of a "last time" question that ask about the conversation itself, not a topic."""
+
+
+def _topic_free(terms: Sequence[str]) -> bool:
+    """True when a question names no topic: only words about conversing are left."""
+    return all(t in _CONVERSING for t in terms)

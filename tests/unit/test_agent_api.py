@@ -101,10 +101,12 @@ def test_memory_block_leaves_out_what_the_prompt_already_shows(memory: DreamMemo
     assert block is not None
     assert query not in block.text  # the visible turn is not repeated
     assert "1,200 EUR" in block.text and pinned.id in block.included
-    # k still counts ranked memories after the visible ones are dropped.
+    # k still counts memories after the visible ones are dropped; a core memory that
+    # did not rank never takes the only slot from a ranked one.
     one = memory_block(memory, query, user_id="u1", k=1, exclude=[query])
-    assert one is not None and len(one.included) == 2  # the pinned memory + one ranked
-    assert "1,200 EUR" in one.text
+    assert one is not None and len(one.included) == 1 and "1,200 EUR" in one.text
+    two = memory_block(memory, query, user_id="u1", k=2, exclude=[query])
+    assert two is not None and len(two.included) == 2 and pinned.id in two.included
 
 
 def test_history_block_queries_the_last_user_turn_and_skips_visible_turns(memory: DreamMemory) -> None:

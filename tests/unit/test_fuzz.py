@@ -29,7 +29,7 @@ from typing import Any
 
 import pydantic
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
@@ -217,7 +217,24 @@ def test_core_reads_and_forget(
 
 
 @FUZZ
+@given(memory_id=ids, content=texts | values, user=ids, data=texts | values, dry_run=values)
+def test_core_update_purge_export_import(
+    memory: DreamMemory, memory_id: Any, content: Any, user: Any, data: Any, dry_run: Any
+) -> None:
+    other = user if user != OWNER else "u2"  # never the canary's owner: purge erases for real
+    for call in (
+        lambda: memory.update(memory_id, content, user_id=other),
+        lambda: memory.purge(memory_id, user_id=other, dry_run=dry_run),
+        lambda: memory.export(user_id=other),
+        lambda: memory.import_(data if not isinstance(data, str) else [data], user_id=other),
+    ):
+        _call(memory, call)
+
+
+@FUZZ
 @given(user=ids, when=times)
+@example(user="u2", when=datetime.max)  # overflowed in the dream report before times were bounded
+@example(user="u2", when=datetime(1, 1, 1, tzinfo=UTC))
 def test_core_dream(memory: DreamMemory, user: Any, when: Any) -> None:
     _call(memory, lambda: memory.dream(user_id=user if user != OWNER else "u2", now=when))
 

@@ -85,12 +85,12 @@ def test_custom_key_no_recall_and_list_system_content(memory: DreamMemory) -> No
     agent = create_agent(
         model, system_prompt=system, middleware=[DreamMemMiddleware(memory, user_id_key="uid")]
     )
-    agent.invoke({"messages": [HumanMessage("hello")]}, context={"uid": "carol"})
+    agent.invoke({"messages": [HumanMessage("I am planning a kayak trip")]}, context={"uid": "carol"})
     assert _system_texts(model)[0] == "Base prompt."  # nothing recalled, prompt untouched
-    agent.invoke({"messages": [HumanMessage("hello again")]}, context={"uid": "carol"})
+    agent.invoke({"messages": [HumanMessage("kayak trip again")]}, context={"uid": "carol"})
     content = model.prompts[1][0].content
     assert isinstance(content, list) and content[0] == {"type": "text", "text": "Base prompt."}
-    assert "hello" in model.prompts[1][0].text and "<memory>" in model.prompts[1][0].text
+    assert "kayak trip" in model.prompts[1][0].text and "<memory>" in model.prompts[1][0].text
 
 
 def test_token_budget_limits_the_block(memory: DreamMemory) -> None:

@@ -114,3 +114,12 @@ def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemor
     # LangChain drops the model's injected-arg value; the context's user is searched.
     assert "Alice likes tea" in outcomes[0] and "Alice likes tea" in outcomes[1]
     assert outcomes[2] == "scope error"
+
+
+def test_save_memory_stores_a_semantic_fact_not_a_turn() -> None:
+    memory = DreamMemory(None, embedder=HashingEmbedder())
+    save = {t.name: t for t in create_memory_tools(memory)}["save_memory"]
+    saved = save.invoke(_call("save_memory", content="Carol's dentist is Dr. Ruiz", user_id="u1"))
+    record = memory.get(saved.artifact["id"], user_id="u1")
+    assert record.layer.value == "semantic" and record.kind.value == "fact" and not record.pinned
+    assert memory.get_all(user_id="u1", layer="episodic") == []

@@ -58,12 +58,12 @@ def test_faiss_file_rebuilt_when_stale(tmp_path: Path) -> None:
         assert m.recall("kayaks", user_id="u1")[0].record.content == "first memory about kayaks"
 
 
-def test_pinned_memories_come_first(memory: DreamMemory) -> None:
+def test_k_is_real_with_a_pinned_memory(memory: DreamMemory) -> None:
     memory.add("The sky was grey over the harbour", user_id="u1")
-    pinned = memory.remember("Always answer in English", user_id="u1")
-    result = memory.recall("grey harbour sky", user_id="u1", k=1)
-    assert result[0].record.id == pinned.id
-    assert result[1].record.content == "The sky was grey over the harbour"
+    memory.remember("Always answer in English", user_id="u1")
+    one = memory.recall("grey harbour sky", user_id="u1", k=1)
+    assert [h.record.content for h in one] == ["The sky was grey over the harbour"]
+    assert len(memory.recall("grey harbour sky", user_id="u1", k=5)) == 2
 
 
 def test_explicit_preference_supersedes_older_value(memory: DreamMemory) -> None:

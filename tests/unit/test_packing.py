@@ -80,16 +80,32 @@ def test_any_text_stays_sealed_and_under_budget(contents: list[str], budget: int
         assert packed.included == () and packed.tokens == 0
 
 
-def test_pinned_first_then_score_and_dropped_reported() -> None:
+def test_recall_order_kept_and_dropped_reported() -> None:
     low_pinned = _hit("always answer in English", 0.01, pinned=True)
     best = _hit("the budget is 50,000 USD", 0.9)
     long = _hit("a very long memory " * 200, 0.8)
     worst = _hit("the cat is called Miso", 0.1)
-    packed = pack_hits([worst, long, best, low_pinned], max_tokens=60)
-    assert packed.included == (low_pinned.id, best.id, worst.id)
+    packed = pack_hits([best, long, worst, low_pinned], max_tokens=60)
+    assert packed.included == (best.id, worst.id, low_pinned.id)
     assert packed.dropped == (long.id,)
     lines = _body_lines(packed.text)
-    assert lines[0].startswith("- [pinned] (2024-05-01) user said: always answer")
+    assert lines[0] == "- (2024-05-01 00:00 UTC) user said: the budget is 50,000 USD"
+    assert lines[-1].startswith("- [pinned] (2024-05-01 00:00 UTC) user said: always answer")
+
+
+def test_lines_carry_date_time_and_the_outdated_mark() -> None:
+    newer = MemoryRecord(
+        user_id="u1", content="call me instead", event_time=datetime(2024, 5, 2, 9, 30, tzinfo=UTC)
+    )
+    older = MemoryRecord(
+        user_id="u1", content="I prefer email", event_time=datetime(2024, 5, 1, 17, 5, tzinfo=UTC)
+    )
+    hits = [Hit(newer, 0.5, ("vector",)), Hit(older, 0.9, ("vector",), outdated_by=(newer.id,))]
+    lines = _body_lines(pack_hits(hits, max_tokens=200).text)
+    assert lines == [
+        "- (2024-05-02 09:30 UTC) user said: call me instead",
+        "- [earlier, possibly outdated] (2024-05-01 17:05 UTC) user said: I prefer email",
+    ]
 
 
 def test_nothing_fits_gives_empty_text() -> None:
@@ -102,8 +118,8 @@ def test_custom_counter_is_used() -> None:
     def words(text: str) -> int:
         return len(text.split())
 
-    packed = pack_hits([_hit("one two three"), _hit("four five six")], max_tokens=11, counter=words)
-    assert packed.tokens <= 11 and len(packed.included) == 1
+    packed = pack_hits([_hit("one two three"), _hit("four five six")], max_tokens=12, counter=words)
+    assert packed.tokens <= 12 and len(packed.included) == 1
 
 
 def test_result_block_escapes_a_stored_attack(memory: DreamMemory) -> None:

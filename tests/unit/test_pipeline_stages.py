@@ -268,13 +268,13 @@ def test_equal_scores_come_newest_first(tmp_path) -> None:  # type: ignore[no-un
         assert result.ids == [newer.id, older.id]
 
 
-def test_pinned_first_then_score_and_budget_from_config(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    config = RecallConfig(model_window_tokens=1000, budget_fraction=0.1)
+def test_core_memory_after_ranked_hits_and_budget_from_config(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    config = RecallConfig(model_window_tokens=1000, budget_fraction=0.1, relevance_floor=0.2)
     with _store(tmp_path, config) as memory:
-        memory.add("The harbour was grey this morning", user_id="u1")
+        ranked = memory.add("The harbour was grey this morning", user_id="u1")
         pinned = memory.remember("Never book red-eye flights", user_id="u1")
         result = memory.recall("grey harbour", user_id="u1", k=3)
-        assert result[0].id == pinned.id and result[0].record.pinned
+        assert result.ids == [ranked.id, pinned.id] and result[1].paths == ("pinned",)
         assert result.budget_tokens == 100
         packed = result.to_context()
         assert packed.tokens <= 100

@@ -2,13 +2,17 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
+from dreammem import DreamMemory
 from dreammem.dream.context import DreamContext
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM, read_prompt
 from dreammem.dream.score import is_noise, rule_score, score
+from dreammem.embed import HashingEmbedder
 from dreammem.types import MemoryRecord, Priority, Role, Source
+from tests.unit.dream.support import seed
 
 
 def rec(text: str, role: Role = Role.USER, priority: Priority | None = None, **kw: object) -> MemoryRecord:
@@ -52,7 +56,8 @@ def test_rules_for_user_statements(text: str, expected: int) -> None:
 def test_tool_output_is_capped_and_errors_are_low() -> None:
     assert rule_score(rec("fetched 3 rows from sales", role=Role.TOOL))[0] <= 3
     assert rule_score(rec("ERROR: export timed out", role=Role.TOOL, priority=Priority.LOW))[0] <= 2
-    assert rule_score(rec("Sure, happy to help!", role=Role.ASSISTANT)) == (1, "filler", True)
+    assert rule_score(rec("Sure, happy to help!", role=Role.ASSISTANT)) == (1, "small talk", True)
+    assert rule_score(rec("Let me check the logs for you", role=Role.ASSISTANT)) == (1, "filler", True)
 
 
 def test_names_raise_undecided_user_turns() -> None:
@@ -140,3 +145,23 @@ def test_spent_budget_keeps_rule_scores() -> None:
     scored, notes = score(records, llm=_llm(fake, calls=1), context=DreamContext(), batch_size=5)
     assert [s.score for s in scored] == [5] * 5 + [2] * 5
     assert any("budget spent" in n for n in notes)
+
+
+def test_a_run_of_chit_chat_is_archived_not_summarised(tmp_path: Path) -> None:
+    chat = [
+        ("s1", "user", "The weather is nice today."),
+        ("s1", "assistant", "Got it."),
+        ("s1", "user", "How are you doing?"),
+        ("s1", "assistant", "Understood, thanks!"),
+        ("s1", "user", "今天天气真不错。"),
+        ("s1", "assistant", "text text text"),
+        ("s1", "user", "Our new office is in Leeds, second floor"),
+    ]
+    with DreamMemory(tmp_path / "m", embedder=HashingEmbedder()) as memory:
+        records = seed(memory, turns=chat)
+        report = memory.dream(user_id="u1")
+        archived = {c.id for c in report.archived}
+        assert {r.id for r in records[:6]} <= archived
+        assert not [d for d in report.distilled if d.kind == "summary" and "weather" in d.content]
+        recalled = [h.record.content for h in memory.recall("weather today", user_id="u1", k=5)]
+        assert all("Leeds" in text for text in recalled)  # the chit-chat is gone, the fact stays

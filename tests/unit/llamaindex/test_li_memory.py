@@ -279,3 +279,17 @@ def test_input_may_be_a_chat_message(memory: DreamMemory, li_memory: DreamMemMem
     memory.add("The trip to Oslo costs 1,200 EUR", user_id="u1", session_id="old")
     messages = li_memory.get(input=user("How much does the Oslo trip cost?"))
     assert "1,200 EUR" in (messages[0].content or "")
+
+
+def test_tool_messages_are_not_written_to_long_term_memory(memory: DreamMemory) -> None:
+    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1")
+    li.put_messages(
+        [
+            user("Book the Oslo flight"),
+            ChatMessage(role=MessageRole.TOOL, content="Saved memory 0123456789abcdef0123456789abcdef."),
+            ChatMessage(role=MessageRole.TOOL, content="search results: flight OSL-123 at 9:00"),
+            assistant("Booked OSL-123 at 9:00."),
+        ]
+    )
+    assert stored(memory) == ["Book the Oslo flight", "Booked OSL-123 at 9:00."]
+    assert len(li.get_all()) == 4  # the short-term history still has them

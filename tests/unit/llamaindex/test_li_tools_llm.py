@@ -105,3 +105,11 @@ def test_a_core_store_accepts_the_bridge(tmp_path: Any) -> None:
     llm = as_llm(MockLLM())
     with DreamMemory(tmp_path / "s", llm=llm, embedder=None) as store:
         assert store.llm is llm
+
+
+def test_save_memory_stores_a_semantic_fact_not_a_turn(memory: DreamMemory) -> None:
+    tools = by_name(create_memory_tools(memory, user_id="u1"))
+    record_id = str(tools["save_memory"].call(content="I prefer tea over coffee")).split()[-1].rstrip(".")
+    record = memory.get(record_id, user_id="u1")
+    assert record.layer.value == "semantic" and record.kind.value == "fact" and not record.pinned
+    assert memory.get_all(user_id="u1", layer="episodic") == []

@@ -1,0 +1,84 @@
+"""The current value first: newer memories about the same subject lead, older ones are marked.
+
+When the write path is not sure enough to supersede an older memory (both stay
+active), it records on the older one the ids of the newer memories that may replace
+it (``possibly_outdated_by``, :mod:`dreammem.write.relations`). Recall then:
+
+* puts the newest such memory that is still active right before the older hit
+  (fetching it when no path found it, so the current value is shown whenever an
+  earlier one is);
+* marks the older hit (:attr:`Hit.outdated_by`), so the memory block says
+  ``[earlier, possibly outdated]``.
+
+A newer id that is no longer active (forgotten, itself superseded) does not count.
+Lookups are scoped to the recalling user, so another user's record never enters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+from dreammem.recall.result import Hit
+from dreammem.types import MemoryRecord
+from dreammem.write.relations import possibly_outdated_by
+
+__all__ = ["CURRENT_PATHS", "current_first", "newer_ids"]
+
+CURRENT_PATHS = ("current",)
+"""``Hit.paths`` of a newer memory recall added because an older hit pointed at it."""
+
+_MAX_DEPTH = 5
+"""Longest chain of "possibly outdated by" links followed from one hit."""
+
+
+def newer_ids(hits: Sequence[Hit], marks: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """The ids the hits point at as possibly newer (to fetch in one lookup)."""
+    found = (i for h in hits for i in _marks(h.record, marks))
+    return list(dict.fromkeys(found))
+
+
+def _marks(record: MemoryRecord, marks: Mapping[str, Sequence[str]] | None) -> tuple[str, ...]:
+    extra = tuple(marks.get(record.id, ())) if marks else ()
+    return tuple(dict.fromkeys((*possibly_outdated_by(record), *extra)))
+
+
+def current_first(
+    hits: Sequence[Hit],
+    fetch: Callable[[Sequence[str]], Mapping[str, MemoryRecord]],
+    marks: Mapping[str, Sequence[str]] | None = None,
+) -> list[Hit]:
+    """The hits with each older one preceded by its newest active replacement and marked.
+
+    Args:
+        hits: Ranked hits, best first.
+        fetch: This user's records by id (only active ones are used).
+        marks: More "possibly outdated by" ids per hit id (those of a same-text twin the
+            hit stands for: a turn and the fact written from it say the same thing).
+    """
+    wanted = newer_ids(hits, marks)
+    if not wanted:
+        return list(hits)
+    known = {i: r for i, r in fetch(wanted).items() if r.is_active}
+    by_id = {h.id: h for h in hits}
+    out: list[Hit] = []
+    placed: set[str] = set()
+
+    def emit(hit: Hit, depth: int) -> None:
+        if hit.id in placed:
+            return
+        placed.add(hit.id)
+        newer = [known[i] for i in _marks(hit.record, marks) if i in known and i != hit.id]
+        if depth < _MAX_DEPTH:
+            chained = [i for r in newer for i in possibly_outdated_by(r) if i not in known]
+            if chained:
+                known.update((i, r) for i, r in fetch(chained).items() if r.is_active)
+            for record in sorted(newer, key=lambda r: r.event_time, reverse=True):
+                emit(by_id.get(record.id) or Hit(record, hit.score, CURRENT_PATHS), depth + 1)
+        if newer:
+            hit = dataclasses.replace(hit, outdated_by=tuple(r.id for r in newer))
+        out.append(hit)
+
+    for hit in hits:
+        emit(hit, 0)
+    return out

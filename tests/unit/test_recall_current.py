@@ -1,0 +1,97 @@
+"""The current value first: a newer memory an older hit points at leads, the older one is marked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+from dreammem import DreamMemory
+from dreammem.agent_api import memory_block
+from dreammem.recall.current import CURRENT_PATHS, current_first
+from dreammem.recall.result import Hit
+from dreammem.types import MemoryRecord, Status
+from dreammem.write.relations import OUTDATED_BY_KEY
+
+T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
+
+
+def _rec(text: str, days: int, *, newer: Sequence[str] = (), status: Status = Status.ACTIVE) -> MemoryRecord:
+    meta = {OUTDATED_BY_KEY: list(newer)} if newer else {}
+    return MemoryRecord("u1", text, event_time=T0 + timedelta(days=days), metadata=meta, status=status)
+
+
+def _fetch(records: Sequence[MemoryRecord]):  # type: ignore[no-untyped-def]
+    by_id = {r.id: r for r in records}
+
+    def fetch(ids: Sequence[str]) -> Mapping[str, MemoryRecord]:
+        return {i: by_id[i] for i in ids if i in by_id}
+
+    return fetch
+
+
+def test_newer_hit_moves_before_the_older_one_which_is_marked() -> None:
+    new = _rec("call me instead of emailing", 2)
+    old = _rec("I prefer email", 1, newer=[new.id])
+    other = _rec("my cat is Miso", 0)
+    hits = [Hit(old, 0.9, ("vector",)), Hit(other, 0.5, ("vector",)), Hit(new, 0.4, ("keyword",))]
+    out = current_first(hits, _fetch([old, other, new]))
+    assert [h.id for h in out] == [new.id, old.id, other.id]
+    assert out[1].outdated_by == (new.id,) and out[0].outdated_by == ()
+
+
+def test_a_newer_memory_no_path_found_is_fetched_and_chains_are_followed() -> None:
+    newest = _rec("standup at 10:30", 3)
+    mid = _rec("standup at 10:00", 2, newer=[newest.id])
+    old = _rec("standup at 9:30", 1, newer=[mid.id])
+    out = current_first([Hit(old, 0.8, ("vector",))], _fetch([old, mid, newest]))
+    assert [h.id for h in out] == [newest.id, mid.id, old.id]
+    assert out[0].paths == CURRENT_PATHS and out[1].outdated_by == (newest.id,)
+
+
+def test_inactive_or_unknown_newer_ids_do_not_mark() -> None:
+    gone = _rec("forgotten newer", 2, status=Status.DELETED)
+    old = _rec("I prefer email", 1, newer=[gone.id, "f" * 32])
+    out = current_first([Hit(old, 0.8, ("vector",))], _fetch([old, gone]))
+    assert [h.id for h in out] == [old.id] and out[0].outdated_by == ()
+
+
+def test_cycles_end() -> None:
+    a = _rec("a", 1)
+    b = _rec("b", 2, newer=[a.id])
+    a = MemoryRecord("u1", "a", id=a.id, event_time=a.event_time, metadata={OUTDATED_BY_KEY: [b.id]})
+    out = current_first([Hit(a, 0.5, ("vector",)), Hit(b, 0.4, ("vector",))], _fetch([a, b]))
+    assert sorted(h.id for h in out) == sorted([a.id, b.id])
+
+
+def test_recall_and_block_show_the_current_value_first(memory: DreamMemory) -> None:
+    new = memory.add(
+        "Actually please phone me about project updates", user_id="u1", event_time=T0 + timedelta(days=1)
+    )
+    memory.add(
+        "For project updates I prefer email",
+        user_id="u1",
+        event_time=T0,
+        metadata={OUTDATED_BY_KEY: [new.id]},
+    )
+    memory.add("email " * 3 + "project updates by email", user_id="u2", metadata={OUTDATED_BY_KEY: [new.id]})
+    result = memory.recall("project updates by email", user_id="u1", k=5)
+    contents = [h.record.content for h in result]
+    assert contents.index(new.content) < contents.index("For project updates I prefer email")
+    block = memory_block(memory, "project updates by email", user_id="u1")
+    assert block is not None
+    lines = block.text.splitlines()[1:-1]
+    assert lines[0].endswith(new.content) and "[earlier, possibly outdated]" in lines[1]
+    assert all(h.record.user_id == "u1" for h in result)  # another user's mark never crosses
+
+
+def test_a_mark_on_the_same_text_twin_counts(memory: DreamMemory) -> None:
+    new = memory.add("The standup moved to 10:00", user_id="u1", event_time=T0 + timedelta(days=1))
+    # a turn and an explicit fact with the same text: only the fact carries the mark
+    memory.add("Standup is at 9:30 every day", user_id="u1", event_time=T0)
+    memory.remember(
+        "Standup is at 9:30 every day", user_id="u1", pinned=False, metadata={OUTDATED_BY_KEY: [new.id]}
+    )
+    result = memory.recall("Standup is at 9:30 every day", user_id="u1", k=5)
+    old = next(h for h in result if h.record.content.startswith("Standup is at 9:30"))
+    assert old.outdated_by == (new.id,)
+    assert result.ids.index(new.id) < result.ids.index(old.id)
