@@ -125,7 +125,9 @@ class Engine:
         """The embedder, bound on first use; model 'auto' looks at ``sample`` to choose it."""
         if self._vectors.embedder is None:
             name = self._model_name(sample)
-            self._vectors.bind(resolve_embedder(name, batch_size=self.config.embedding.batch_size))
+            settings = self.config.embedding
+            embedder = resolve_embedder(name, batch_size=settings.batch_size, runtime=settings.runtime)
+            self._vectors.bind(embedder)
         assert self._vectors.embedder is not None
         return self._vectors.embedder
 
