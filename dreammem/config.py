@@ -46,6 +46,13 @@ class EmbeddingConfig(_Frozen):
     """
 
     model: str = Field("auto", description="auto | minilm | e5 | hashing | ST name or path")
+    runtime: Literal["auto", "numpy", "torch"] = Field(
+        "auto",
+        description="How the packaged MiniLM runs: 'numpy' (no torch import; the same vectors within "
+        "1e-5; small and quick to start, slower bulk ingest: docs/BENCHMARKS.md, footprint), 'torch' "
+        "(sentence-transformers, the 'torch' extra), 'auto' (torch when sentence-transformers is "
+        "installed, else numpy). Other sentence-transformers models always run on torch.",
+    )
     batch_size: int = Field(64, ge=1, description="Texts per embedding batch.")
     auto_sample: int = Field(
         20, ge=1, description="With model='auto': how many first writes decide the model."
@@ -64,6 +71,11 @@ class WriteConfig(_Frozen):
     )
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
+    )
+    resolve_updates: bool = Field(
+        True,
+        description="Compare each new user statement with the user's older ones about the same "
+        "subject and supersede (or mark possibly outdated) what it changes, beyond slots.",
     )
 
 

@@ -16,12 +16,14 @@ from dreammem_bench.gate_cli import bench_gate
 from dreammem_bench.graph_cli import bench_graph
 from dreammem_bench.latency_cli import bench_latency
 from dreammem_bench.train_cli import train_reranker
+from dreammem_bench.updates_cli import bench_updates
 
 __all__ = ["COMMANDS", "run"]
 
 bench_app.command("graph")(bench_graph)
 bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
+bench_app.command("updates")(bench_updates)
 bench_app.command("gate")(bench_gate)
 _train_app = typer.Typer(add_completion=False)
 _train_app.command("train-reranker")(train_reranker)

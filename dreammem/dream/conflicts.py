@@ -7,8 +7,9 @@ older than an active record of its slot is written as already superseded by it, 
 the newest value always wins, whatever order dreams run in.
 
 With an LLM, new records without a slot (patterns, kept statements) are also checked
-against older active memories that share words with them; those the LLM says they
-contradict are superseded the same way.
+against the most similar older active memories (by vector, see
+:mod:`dreammem.dream.adjudicate`), together with the write path's unsure pairs; those
+the LLM says they contradict are superseded the same way.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
+from dreammem.dream.adjudicate import Similar, llm_decided, unmarked, unsure_pairs, with_decision
 from dreammem.dream.context import DreamContext
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.plan import WritePlan
 from dreammem.errors import LLMError
 from dreammem.stores.base import RecordStore
-from dreammem.text.tokenize import STOPWORDS, tokenize
 from dreammem.types import Kind, Layer, MemoryRecord
 from dreammem.write.supersede import later_value, superseded
 
@@ -86,11 +87,6 @@ _INSTRUCTIONS = (
 )
 _MAX_NEW = 20
 _MAX_OLD = 5
-_MIN_SHARED = 2
-
-
-def _words(text: str) -> set[str]:
-    return {t for t in tokenize(text) if t not in STOPWORDS and len(t) > 1}
 
 
 def llm_conflicts(
@@ -100,34 +96,43 @@ def llm_conflicts(
     new_records: Sequence[MemoryRecord],
     llm: StructuredLLM,
     context: DreamContext,
+    similar: Similar | None = None,
 ) -> tuple[list[tuple[str, str]], list[str]]:
-    """Ask the LLM which older active memories new slot-less records contradict; supersede them.
+    """Ask the LLM which older active memories new records contradict; supersede them.
 
-    Candidates for each new record are the active semantic records and important
-    episodic ones sharing at least two content words with it (at most five), so one
-    call covers a dream. Only older records are superseded; unknown ids are ignored.
+    Candidates for each new record are the user's most similar older active memories
+    (semantic, or important episodic ones; at most five) by vector similarity
+    (``similar``), never by shared words; the write path's unsure pairs (an older
+    record marked possibly outdated by a newer one) are asked as well. One call covers
+    a dream. Only older records are superseded; unknown ids are ignored; an unsure
+    pair the LLM does not confirm loses its mark.
 
     Returns:
         ``(superseded id, superseding id)`` pairs, and notes on anything that degraded.
     """
-    touched = {r.id for r in new_records}
-    pool = [
-        r
+    pool = {
+        r.id: r
         for r in store.find(user_id)
-        if r.id not in touched
-        and plan.current(r).is_active
+        if plan.current(r).is_active
         and (r.layer is Layer.SEMANTIC or (r.layer is Layer.EPISODIC and r.importance >= 4))
-    ]
-    words = {r.id: _words(r.content) for r in pool}
-    items: list[tuple[MemoryRecord, list[MemoryRecord]]] = []
-    for new in new_records[:_MAX_NEW]:
-        mine = _words(new.content)
-        olds = sorted(
-            (r for r in pool if r.event_time <= new.event_time and len(mine & words[r.id]) >= _MIN_SHARED),
-            key=lambda r: -len(mine & words[r.id]),
-        )[:_MAX_OLD]
+    }
+    fresh = list(new_records[:_MAX_NEW])
+    neighbours = similar(fresh) if similar is not None else [[] for _ in fresh]
+    grouped: dict[str, tuple[MemoryRecord, list[MemoryRecord]]] = {}
+    for new, near in zip(fresh, neighbours, strict=True):
+        olds = [
+            pool[r.id]
+            for r, _ in near
+            if r.id in pool and r.id != new.id and r.content != new.content and r.event_time < new.event_time
+        ]
         if olds:
-            items.append((new, olds))
+            grouped[new.id] = (new, olds[:_MAX_OLD])
+    unsure = unsure_pairs(store, user_id, plan, list(pool.values()))
+    for newer, older, _ in unsure:
+        group = grouped.setdefault(newer.id, (newer, []))
+        if older.id not in {o.id for o in group[1]}:
+            group[1].append(older)
+    items = list(grouped.values())[:_MAX_NEW]
     if not items or llm.exhausted:
         return [], []
     ids: dict[str, tuple[MemoryRecord, dict[str, MemoryRecord]]] = {}
@@ -164,6 +169,8 @@ def llm_conflicts(
         new = plan.current(entry[0])
         if new.is_active and plan.current(old).is_active:
             supersede(plan, old, new)
+            plan.change(with_decision(plan.current(old), llm_decided(old, new)))
             pairs.append((old.id, new.id))
+    unmarked(plan, unsure)
     notes = [f"conflicts: {unknown} unknown ids ignored"] if unknown else []
     return pairs, notes

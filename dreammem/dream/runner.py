@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from dreammem.dream.adjudicate import similar_records
 from dreammem.dream.conflicts import llm_conflicts, resolve_slot_conflicts
 from dreammem.dream.context import DreamContext, default_context
 from dreammem.dream.distill import DistillPlan, distill
@@ -90,7 +91,8 @@ def run_dream(
         fresh = [p.record for p in distilled.patterns if p.record.slot is None]
         fresh += [s.record for s in distilled.kept if s.record.role is Role.USER and s.record.slot is None]
         fresh += [t for t in twins.values() if t.slot is None and plan.current(t).is_active]
-        notes += llm_conflicts(plan, store, user_id, fresh, llm, anchor)[1]
+        similar = similar_records(store, engine.vector_index, engine.embedder.embed_documents)
+        notes += llm_conflicts(plan, store, user_id, fresh, llm, anchor, similar)[1]
 
     def report() -> DreamReport:
         elapsed = time.perf_counter() - clock

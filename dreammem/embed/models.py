@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,17 @@ from dreammem.errors import ConfigError
 from dreammem.quiet import quiet_model_load
 from dreammem.torch_threads import torch_threads
 
-__all__ = ["E5Embedder", "SentenceTransformerEmbedder", "default_minilm_path", "resolve_embedder"]
+__all__ = [
+    "TORCH_HINT",
+    "E5Embedder",
+    "SentenceTransformerEmbedder",
+    "default_minilm_path",
+    "resolve_embedder",
+]
 
 log = logging.getLogger(__name__)
 MINILM = "all-MiniLM-L6-v2"
+TORCH_HINT = 'pip install "dreammem[torch]" (sentence-transformers and torch)'
 
 
 def default_minilm_path() -> Path:
@@ -62,6 +70,8 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer  # noqa: PLC0415 - heavy (torch, transformers): loaded with the first model
 
                 self._model = SentenceTransformer(str(path), device="cpu")
+        except ImportError as exc:
+            raise ConfigError(f"{self.name} runs on torch: {TORCH_HINT}") from exc
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot load sentence-transformers model {path}: {exc}") from exc
         dim = (
@@ -133,10 +143,19 @@ class E5Embedder:
         return np.asarray(normalize_rows(np.asarray(out))[0], dtype=np.float32)
 
 
-def resolve_embedder(model: str, *, batch_size: int = 64) -> Embedder:
-    """Build an embedder from a config value (``minilm``, ``e5``, ``hashing``, a name or path)."""
+def resolve_embedder(model: str, *, batch_size: int = 64, runtime: str = "auto") -> Embedder:
+    """Build an embedder from a config value (``minilm``, ``e5``, ``hashing``, a name or path).
+
+    The packaged MiniLM runs on torch (sentence-transformers) with ``runtime="torch"``,
+    on numpy (:class:`~dreammem.embed.numpy_bert.NumpyBertEmbedder`) with ``"numpy"``;
+    ``"auto"`` takes torch when sentence-transformers is installed.
+    """
     if model == "minilm" or model == MINILM:
-        return SentenceTransformerEmbedder(batch_size=batch_size)
+        if runtime == "torch" or (runtime == "auto" and find_spec("sentence_transformers") is not None):
+            return SentenceTransformerEmbedder(batch_size=batch_size)
+        from dreammem.embed.numpy_bert import NumpyBertEmbedder  # noqa: PLC0415 - numpy_bert reads its model files: loaded with the first model
+
+        return NumpyBertEmbedder(batch_size=batch_size)
     if model in {"e5", E5Embedder.name}:
         return E5Embedder()
     if model.startswith("hashing"):

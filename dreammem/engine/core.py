@@ -131,7 +131,9 @@ class Engine:
         """The embedder, bound on first use; model 'auto' looks at ``sample`` to choose it."""
         if self._vectors.embedder is None:
             name = self._model_name(sample)
-            self._vectors.bind(resolve_embedder(name, batch_size=self.config.embedding.batch_size))
+            settings = self.config.embedding
+            embedder = resolve_embedder(name, batch_size=settings.batch_size, runtime=settings.runtime)
+            self._vectors.bind(embedder)
         assert self._vectors.embedder is not None
         return self._vectors.embedder
 
@@ -223,15 +225,23 @@ class Engine:
         """Write new records, embedded here, in one unit of work; returns the records superseded.
 
         See :func:`dreammem.engine.writes.write_new`; ``contexts`` are the records' keyword
-        contexts as raw text; ``supersede=False`` (an import) skips the slot rule.
+        contexts as raw text; ``supersede=False`` (an import) skips the slot rule and the
+        write-time update resolution (``write.resolve_updates``).
         """
         with self.lock:
             embedder = self.ensure_embedder([r.content for r in records])
             vectors = embedder.embed_documents([r.content for r in records])
+            resolve = supersede and self.config.write.resolve_updates
             with self.unit() as unit:
-                model = embedder.name
                 changed = write_new(
-                    unit, records, vectors, contexts, enqueue=enqueue, model=model, supersede=supersede
+                    unit,
+                    records,
+                    vectors,
+                    contexts,
+                    enqueue=enqueue,
+                    model=embedder.name,
+                    supersede=supersede,
+                    resolve_with=self.vector_index if resolve else None,
                 )
         return changed
 

@@ -3,7 +3,8 @@
 :func:`write_new` runs inside one unit of work (:meth:`dreammem.engine.Engine.unit`): the
 records and their vectors are inserted, turns are queued for the next dream, and a
 new semantic value of a slot supersedes the older ones by the rule of
-:mod:`dreammem.write.supersede`.
+:mod:`dreammem.write.supersede`; beyond slots, :mod:`dreammem.write.resolve` compares
+each new user statement with the user's older ones about the same subject.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.engine.unit import UnitOfWork
-from dreammem.stores.base import RecordStore
+from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
-from dreammem.types import Kind, Layer, MemoryRecord
+from dreammem.types import Kind, Layer, MemoryRecord, utcnow
+from dreammem.write.resolve import Candidate, applied, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
 __all__ = ["context_texts", "write_new"]
@@ -31,6 +33,7 @@ def write_new(
     enqueue: Sequence[MemoryRecord],
     model: str,
     supersede: bool = True,
+    resolve_with: VectorIndex | None = None,
 ) -> dict[str, MemoryRecord]:
     """Inside a unit of work: insert new records, queue turns, supersede older slot values.
 
@@ -43,6 +46,8 @@ def write_new(
         model: The embedding model's name.
         supersede: Apply the slot rule; an import passes False to keep the statuses
             it brings (history versions and forgotten records included).
+        resolve_with: The vector index to find older statements a new one updates
+            (:mod:`dreammem.write.resolve`); None skips that step.
 
     Returns:
         The records whose status changed on the way (superseded), by id.
@@ -55,6 +60,8 @@ def write_new(
     for record in records if supersede else ():
         if record.slot is not None and record.layer is Layer.SEMANTIC:
             changed.extend(_supersede_slot(unit, record))
+    if resolve_with is not None:
+        changed.extend(_resolve_statements(unit, resolve_with, records, vectors))
     return {r.id: r for r in changed}
 
 
@@ -75,6 +82,31 @@ def _supersede_slot(unit: UnitOfWork, newer: MemoryRecord) -> list[MemoryRecord]
     if winner is not None:
         return _mark_superseded(unit, newer, winner)
     return [changed for old in same_slot for changed in _mark_superseded(unit, old, newer)]
+
+
+def _resolve_statements(
+    unit: UnitOfWork,
+    index: VectorIndex,
+    records: Sequence[MemoryRecord],
+    vectors: npt.NDArray[np.float32],
+) -> list[MemoryRecord]:
+    """Beyond slots: supersede (or mark possibly outdated) the older statements new ones change."""
+
+    def neighbours(record: MemoryRecord, vector: npt.NDArray[np.float32], k: int) -> list[Candidate]:
+        hits = index.search(record.user_id, vector, k)
+        found = unit.store.get_by_rowids(record.user_id, [rowid for rowid, _ in hits])
+        return [Candidate(found[rowid], score) for rowid, score in hits if rowid in found]
+
+    changed: list[MemoryRecord] = []
+    now = utcnow()
+    for outcome in resolve_updates(records, vectors, neighbours):
+        for target in [outcome.old, *unit.store.twins(outcome.old)]:
+            current = unit.store.get(target.user_id, [target.id])
+            if current and current[0].is_active:
+                updated = applied(outcome, current[0], now=now)
+                unit.update([updated])
+                changed.append(updated)
+    return changed
 
 
 def _mark_superseded(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:

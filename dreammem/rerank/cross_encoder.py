@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dreammem.embed.models import TORCH_HINT
 from dreammem.errors import ConfigError
 from dreammem.quiet import quiet_model_load
 from dreammem.torch_threads import torch_threads
@@ -85,7 +86,10 @@ class CrossEncoderReranker:
         self._lock = threading.Lock()
         try:
             with quiet_model_load():
-                from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
+                try:
+                    from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
+                except ImportError as exc:
+                    raise ConfigError(f"the cross-encoder runs on torch: {TORCH_HINT}") from exc
 
                 self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
         except (OSError, ValueError, RuntimeError) as exc:

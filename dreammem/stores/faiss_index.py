@@ -127,6 +127,17 @@ class FaissVectorIndex(VectorIndex):
             self._dirty = False
         return True
 
+    def holds(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> list[bool]:
+        """Per row id: True when this user's shard holds it with exactly this vector."""
+        with self._lock:
+            shard = self._shards.get(user_id)
+            if shard is None:
+                return [False] * len(ids)
+            known = [self._owner.get(i) == user_id for i in ids]
+            if not any(known):
+                return known
+            return [k and same for k, same in zip(known, shard.holds(ids, vectors), strict=True)]
+
     def counts(self) -> dict[str, int]:
         """How many vectors each user with any has."""
         with self._lock:

@@ -85,6 +85,23 @@ class FaissShard:
         """Remove these ids (absent ones are ignored)."""
         self.index.remove_ids(faiss.IDSelectorBatch(ids))
 
+    def holds(self, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> list[bool]:
+        """Per id: True when the shard holds it with exactly this vector.
+
+        Exact shards look each id up (O(1)); an IVF shard answers False (its ids are
+        not mapped to positions), so callers simply replace those rows.
+        """
+        index = self.index
+        if not isinstance(index, faiss.IndexIDMap2):
+            return [False] * len(ids)
+        out: list[bool] = []
+        for i, vector in zip(ids, vectors, strict=True):
+            try:
+                out.append(bool(np.array_equal(index.reconstruct(int(i)), vector)))
+            except RuntimeError:  # not in the shard
+                out.append(False)
+        return out
+
     def ids(self) -> npt.NDArray[np.int64]:
         """Every id the shard holds."""
         return self._contents(with_vectors=False)[0]

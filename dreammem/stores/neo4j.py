@@ -22,7 +22,8 @@ a server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailable
 
 Every call is bounded: connecting, the Bolt handshake and acquiring a connection
 share one ``timeout`` (default 5 s; a server that accepts connections and never
-answers fails there), reads also carry it as the server-side transaction timeout.
+answers fails there); reads also carry ``query_timeout`` (default 30 s) as the
+server-side transaction timeout, so a runaway query ends with a retryable error.
 Once the server is found unreachable a :class:`~dreammem.stores.breaker.CircuitBreaker`
 makes later calls fail at once (the recall's graph path drops out as ``degraded``,
 writes wait in the outbox) until a background probe sees it answer again. The server
@@ -215,6 +216,10 @@ def _translated(action: str) -> Iterator[None]:
         raise GraphUnavailableError(f"Neo4j is unavailable ({action}): {exc}") from exc
     except neo4j_errors.TransientError as exc:
         raise BackendError(f"Neo4j transient error ({action}): {exc}", is_retryable=True) from exc
+    except neo4j_errors.ClientError as exc:
+        # A query that ran past its time limit may well finish on a retry.
+        timed_out = "TransactionTimedOut" in (exc.code or "")
+        raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=timed_out) from exc
     except neo4j_errors.AuthError as exc:
         raise ConfigError(f"Neo4j rejected the credentials ({action}): {exc}") from exc
     except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
@@ -256,8 +261,10 @@ class Neo4jGraphStore(GraphStore):
         uri: The Bolt URI, e.g. ``bolt://127.0.0.1:7687``.
         auth: ``(user, password)``, or None for a server with auth disabled.
         database: The database to use.
-        timeout: Seconds a call may wait for the server: to connect, for the handshake
-            and a pooled connection, and (reads) for the query on the server.
+        timeout: Seconds a call may wait to reach the server: to connect, for the
+            handshake and a pooled connection (a server that never answers fails here).
+        query_timeout: Seconds a read may run on the server before it stops it (a
+            retryable error); ``None`` for no limit.
         connection_timeout: Seconds to wait for a TCP connection (default: ``timeout``).
         retry_after: Seconds between background probes once the server was found
             unreachable; calls fail at once meanwhile.
@@ -275,15 +282,18 @@ class Neo4jGraphStore(GraphStore):
         auth: tuple[str, str] | None = None,
         database: str = "neo4j",
         timeout: float = 5.0,
+        query_timeout: float | None = 30.0,
         connection_timeout: float | None = None,
         retry_after: float = 10.0,
     ) -> None:
-        for name, value in (("timeout", timeout), ("retry_after", retry_after)):
+        limits = {"timeout": timeout, "retry_after": retry_after, "query_timeout": query_timeout or 1.0}
+        for name, value in limits.items():
             if not value > 0:
                 raise ConfigError(f"{name} must be > 0 seconds, got {value!r}")
         self.uri = uri
         self.database = database
         self.timeout = float(timeout)
+        self.query_timeout = query_timeout
         try:
             self._driver = neo4j.GraphDatabase.driver(
                 uri,
@@ -332,7 +342,7 @@ class Neo4jGraphStore(GraphStore):
 
     def _read(self, action: str, query: str, **params: Any) -> list[neo4j.Record]:
         self._ensure_schema()
-        bounded = neo4j.Query(query, timeout=self.timeout)  # type: ignore[arg-type]
+        bounded = neo4j.Query(query, timeout=self.query_timeout)  # type: ignore[arg-type]
         with self._guarded(action), self._driver.session(database=self.database) as session:
             return list(session.run(bounded, params))
 

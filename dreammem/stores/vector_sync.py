@@ -137,8 +137,12 @@ class VectorSync:
             active, gone = vector_log.current_vectors(self._store, changed, self.model, self.index.dim)
             self.index.remove(gone)
             for user_id, (rowids, matrix) in active.items():
-                # A row already held is replaced too: an edited record is re-embedded in place.
-                self.index.add(user_id, rowids, matrix)
+                # Rows held with the same vector (this process's own writes) stay: replacing
+                # them costs a pass over the shard. An edited, re-embedded row is replaced.
+                held = self.index.holds(user_id, rowids, matrix)
+                stale = [n for n, same in enumerate(held) if not same]
+                if stale:
+                    self.index.add(user_id, [rowids[n] for n in stale], matrix[stale])
             self.index.sequence = upto
             self._seen_version = version
             return len(changed)

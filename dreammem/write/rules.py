@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from dreammem.text.entities import extract_entities
 from dreammem.types import Kind
 
-__all__ = ["Explicit", "detect_explicit"]
+__all__ = ["Explicit", "detect_explicit", "is_question", "states_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,32 @@ _ZH_ATTRS = {
 }  # fmt: skip
 
 
+_QUALIFIER = {
+    "budget": re.compile(
+        r"\b(?:the |my |our |this )?(?:new )?(?P<en>[a-z]{3,20}) budget\b"
+        r"|\bbudget for (?:the |my |a )?(?:new )?"
+        r"(?P<en2>[a-z]{3,20})\b|(?P<zh>[^\W\d的了是在新这个_]{2,4}?)的?预算",
+        _I,
+    ),
+    "deadline": re.compile(
+        r"\b(?:the |my |our )?(?P<en>[a-z]{3,20}) deadline\b"
+        r"|\bdeadline for (?:the |my )?(?P<en2>[a-z]{3,20})\b"
+        r"|(?P<zh>[^\W\d的了是在新这个_]{2,4}?)的?截止",
+        _I,
+    ),
+}
+_NOT_QUALIFIER = frozenset({"the", "my", "our", "your", "this", "that", "total", "overall", "whole", "new"})
+
+
+def _qualifier(text: str, slot: str) -> str | None:
+    """What a budget or deadline is for ("laptop", "市场"), or None for the user's one."""
+    match = _QUALIFIER[slot].search(text)
+    if match is None:
+        return None
+    word = (match.group("en") or match.group("en2") or match.group("zh") or "").lower()
+    return None if not word or word in _NOT_QUALIFIER else word
+
+
 def _slot(text: str) -> str | None:
     for pattern, template in _SLOTS:
         match = pattern.search(text)
@@ -183,6 +209,11 @@ def _states_topic_value(text: str, slot: str) -> bool:
     return any(e.kind == _TOPIC_ENTITY[slot] for e in extract_entities(text))
 
 
+def states_name(text: str) -> bool:
+    """True when the text gives the user's name ("Call me Bob", "my name is ..."), not a channel."""
+    return bool(_NAME_STATED.search(text))
+
+
 def is_question(text: str) -> bool:
     """True for a question: it asks about a value rather than stating one."""
     stripped = text.strip()
@@ -208,6 +239,8 @@ def detect_explicit(text: str) -> Explicit | None:
     if slot in _TOPIC_SLOTS and not correction and not _states_topic_value(text, slot):
         slot = None  # a passing mention of the topic; "budget"/"deadline" alone is no constraint
         constraint = bool(_CONSTRAINT.search(_TOPIC_WORDS.sub(" ", text)))
+    if slot in _TOPIC_SLOTS and (what := _qualifier(text, slot.removeprefix("user/"))):
+        slot = f"{slot}:{what}"  # "the laptop budget" and "the monitor budget" are two values
     if not (pinned or correction or constraint or preference or slot):
         return None
     if constraint and (slot in {"user/budget", "user/deadline"} or not preference):

@@ -165,3 +165,16 @@ def test_memory_past_the_threshold_reopens_and_recalls(tmp_path: Path) -> None:
         assert [h.id for h in again.hits] == first
         assert all(h.record.user_id == "u1" for h in again.hits)
         assert "vector" in again.hits[0].paths
+
+
+def test_holds_tells_rows_kept_with_the_same_vector_from_changed_or_foreign_ones() -> None:
+    index, big, small = _filled()
+    ids = list(range(5000, 5003))
+    assert index.holds("small", ids, small[:3]) == [True, True, True]
+    changed = small[:3].copy()
+    changed[1] = -changed[1]
+    assert index.holds("small", ids, changed) == [True, False, True]
+    assert index.holds("big", ids, small[:3]) == [False, False, False]  # another user's rows
+    assert index.holds("small", [99_999], small[:1]) == [False]
+    assert index.is_approximate("big")  # IVF shards do not look ids up: always "replace"
+    assert index.holds("big", [0], big[:1]) == [False]

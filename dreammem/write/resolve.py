@@ -1,0 +1,230 @@
+"""Write-time conflict resolution beyond slots: newer statements against older ones.
+
+For each new user statement of a write (not a question), :func:`resolve_updates`
+takes the user's most similar older active statements (by embedding, from the
+caller's ``neighbours``; earlier statements of the same batch count too), keeps those
+sharing an attribute family, and asks :func:`dreammem.write.updates.decide`. Of the
+candidates that would be replaced, only the best one (most shared topic words, then
+most similar) and its copies are superseded; the others, and every unsure one, are
+marked possibly outdated instead. When unsure, nothing is superseded.
+
+Only this user's records are ever compared: a candidate of another user is a
+:class:`~dreammem.errors.ScopeError`, never a decision.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from dreammem.errors import ScopeError, ValidationError
+from dreammem.text.tokenize import contains_cjk
+from dreammem.types import Layer, MemoryRecord, Role, Source
+from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
+from dreammem.write.rules import is_question
+from dreammem.write.statements import Statement, analyse
+from dreammem.write.supersede import superseded
+from dreammem.write.updates import Action, Decision, decide
+
+__all__ = [
+    "MAX_ANALYSED_CHARS",
+    "Candidate",
+    "Outcome",
+    "analyse_record",
+    "applied",
+    "is_compact",
+    "is_statement",
+    "resolve_updates",
+    "same_speaker",
+]
+
+MAX_ANALYSED_CHARS = 2_000
+"""Only the start of a longer statement is read (bounded time on huge input)."""
+
+_NEIGHBOURS = 8
+_COMPACT_CHARS = 160
+_COMPACT_CJK = 60
+_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)|[。！？]")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An older record and its cosine similarity to the new statement."""
+
+    record: MemoryRecord
+    similarity: float
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One decision: ``old`` replaced by (or possibly outdated by) ``new``."""
+
+    old: MemoryRecord
+    new: MemoryRecord
+    decision: Decision
+
+
+Neighbours = Callable[[MemoryRecord, npt.NDArray[np.float32], int], Sequence[Candidate]]
+"""``(new record, its vector, k) -> the user's k most similar active records``."""
+
+
+def is_statement(record: MemoryRecord) -> bool:
+    """True for an active user statement: a user turn or an explicit memory, not a question."""
+    said = record.role is Role.USER or record.source is Source.USER_EXPLICIT
+    # A key-value store item ("keyed"): each key is its own value, never an update of another.
+    return (
+        said
+        and "keyed" not in record.metadata
+        and record.is_active
+        and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
+        and not (is_question(record.content))
+    )
+
+
+def same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """False when both records name different speakers (two people sharing one memory)."""
+    left, right = a.metadata.get("speaker"), b.metadata.get("speaker")
+    return left is None or right is None or left == right
+
+
+def analyse_record(record: MemoryRecord) -> Statement:
+    """The statement a record makes (typed error on empty content)."""
+    if not isinstance(record.content, str) or not record.content.strip():
+        raise ValidationError("a statement needs non-empty text")
+    return analyse(record.content[:MAX_ANALYSED_CHARS])
+
+
+def _order(record: MemoryRecord) -> tuple[datetime, datetime]:
+    return (record.event_time, record.created_at)
+
+
+def resolve_updates(
+    records: Sequence[MemoryRecord],
+    vectors: npt.NDArray[np.float32],
+    neighbours: Neighbours,
+) -> list[Outcome]:
+    """Decide, for each new user statement, which older statements it replaces or may replace.
+
+    Args:
+        records: The records of one write, in batch order (turns and their semantic twins).
+        vectors: Their embeddings, row for row (normalised).
+        neighbours: Finds a user's most similar stored active records.
+
+    Returns:
+        The decisions that change something (supersede, refine, unsure), in order.
+
+    Raises:
+        ScopeError: a candidate belongs to another user than the new statement.
+    """
+    if len(records) != len(vectors):
+        raise ValidationError("one vector per record is required")
+    position = {r.id: i for i, r in enumerate(records)}
+    # A turn and the semantic record written from it are one statement: decide once, for the semantic one.
+    twin_of = {r.metadata.get("from_turn"): r for r in records if r.layer is Layer.SEMANTIC}
+    outcomes: list[Outcome] = []
+    seen_old: set[str] = set()
+    for i, record in enumerate(records):
+        if record.id in twin_of or not is_statement(record):
+            continue
+        new = analyse_record(record)
+        if not new.families and not new.strong_cues:
+            continue
+        same_statement = {record.id, str(record.metadata.get("from_turn"))}
+        pool = [
+            c
+            for c in neighbours(record, vectors[i], _NEIGHBOURS)
+            if c.record.id not in position and c.record.id not in same_statement
+        ]
+        pool += [
+            Candidate(other, float(vectors[i] @ vectors[j]))
+            for j, other in enumerate(records[:i])
+            if other.id not in same_statement and other.user_id == record.user_id
+        ]
+        for candidate in pool:
+            if candidate.record.user_id != record.user_id:
+                raise ScopeError("a candidate of another user reached conflict resolution")
+        older = [
+            c
+            for c in pool
+            if is_statement(c.record)
+            and same_speaker(c.record, record)
+            and c.record.id not in seen_old
+            and _is_older(c.record, record, position)
+        ]
+        found = _decide_all(new, older)
+        outcomes += [Outcome(c.record, record, d) for c, d in found]
+        seen_old.update(c.record.id for c, d in found if d.replaces)
+    return outcomes
+
+
+def is_compact(text: str) -> bool:
+    """One targeted statement, not a paragraph: at most two sentences and 160 characters (60 in Chinese).
+
+    Superseding retires everything a record says, and a mark on a paragraph would cast
+    doubt on all of it, so only compact statements are decided; a long turn is left
+    alone (recall keeps every fact it holds; a dream may still distill and settle it).
+    """
+    limit = _COMPACT_CJK if contains_cjk(text) else _COMPACT_CHARS
+    return len(text) <= limit and len(_SENTENCE_END.findall(text.strip().rstrip(".!?。！？"))) <= 1
+
+
+def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision | None:
+    """Only compact statements are decided; a paragraph is left alone (neither superseded nor marked)."""
+    return decision if is_compact(new.text) and is_compact(old_text) else None
+
+
+def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) -> bool:
+    if old.id in position and new.id in position:
+        return position[old.id] < position[new.id] and old.event_time <= new.event_time
+    return _order(old) < _order(new)
+
+
+def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candidate, Decision]]:
+    """Decisions against each older candidate; only the best replaceable one is replaced."""
+    analysed = [(c, analyse_record(c.record)) for c in sorted(older, key=lambda c: -c.similarity)]
+    closest = analysed[0][1].text if analysed else None
+    decided = [
+        (c, d)
+        for c, s in analysed
+        if (d := decide(new, s, similarity=c.similarity, closest=s.text == closest)) is not None
+        and d.action is not Action.COEXIST
+    ]
+    decided = [(c, s) for c, d in decided if (s := _scoped(new, c.record.content, d)) is not None]
+    replaceable = [(c, d) for c, d in decided if d.replaces]
+    if not replaceable:
+        return decided
+    best = max(replaceable, key=lambda cd: (cd[1].overlap, cd[0].similarity))[0].record.content
+    out: list[tuple[Candidate, Decision]] = []
+    for c, d in decided:
+        if d.replaces and c.record.content != best:
+            d = Decision(
+                Action.UNSURE, "not_the_closest", f"{d.reason}; a closer statement was replaced", d.overlap
+            )
+        out.append((c, d))
+    return out
+
+
+def applied(outcome: Outcome, current: MemoryRecord, *, now: datetime) -> MemoryRecord:
+    """``current`` (the stored version of ``outcome.old``) with the decision applied.
+
+    A replaced record is superseded by the newer one, with the decision in its metadata
+    (``update_decision``); an unsure one stays active, marked possibly outdated.
+    """
+    note = {
+        "action": outcome.decision.action.value,
+        "by": outcome.new.id,
+        "rule": outcome.decision.rule,
+        "reason": outcome.decision.reason,
+        "at": now.isoformat(),
+    }
+    if not outcome.decision.replaces:
+        return mark_possibly_outdated(current, outcome.new.id, note)
+    return dataclasses.replace(
+        superseded(current, outcome.new), metadata={**dict(current.metadata), DECISION_KEY: note}
+    )

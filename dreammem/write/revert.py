@@ -1,0 +1,36 @@
+"""Reverting a write-time update decision: the superseded statement is current again.
+
+The write path supersedes an older statement with its decision in the metadata
+(``update_decision``); :func:`reverted` gives the record back its active state and
+keeps the decision, under ``update_reverted``, for the audit trail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from dreammem.errors import ValidationError
+from dreammem.types import MemoryRecord, Status
+from dreammem.write.relations import DECISION_KEY
+
+__all__ = ["REVERTED_KEY", "reverted"]
+
+REVERTED_KEY = "update_reverted"
+"""Metadata key: the decision that was reverted, with when."""
+
+
+def reverted(record: MemoryRecord, *, now: datetime) -> MemoryRecord:
+    """``record`` active again, its update decision kept under ``update_reverted``.
+
+    Raises:
+        ValidationError: the record was not superseded by a write-time update decision.
+    """
+    note = record.metadata.get(DECISION_KEY)
+    if record.status is not Status.SUPERSEDED or not isinstance(note, dict):
+        raise ValidationError("only a record superseded by an update decision can be reverted")
+    metadata = {k: v for k, v in record.metadata.items() if k != DECISION_KEY}
+    metadata[REVERTED_KEY] = {**note, "reverted_at": now.isoformat()}
+    return dataclasses.replace(
+        record, status=Status.ACTIVE, superseded_by=None, valid_to=None, metadata=metadata
+    )

@@ -1,0 +1,314 @@
+"""What a user statement is about, read off its words (English and Chinese, no model).
+
+:func:`analyse` turns a statement into a :class:`Statement`: the attribute families
+it touches (contact channel, schedule, place, food, ...), whose attribute it is
+(the user, or "my sister", "the kids"), its topic words, and the cues that say it
+changes something ("actually", "switched", "改成", "不再") or adds to it ("also",
+"也"). :mod:`dreammem.write.updates` compares two statements with these.
+
+The family lexicon is deliberately coarse: it says which *kind* of attribute a
+statement is about, not which slot; whether two statements are about the same
+attribute is decided with their embedding similarity and shared topic words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from dreammem.text.entities import extract_entities
+from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
+from dreammem.write.rules import states_name
+
+__all__ = ["SINGLE_VALUED", "Statement", "analyse"]
+
+_I = re.IGNORECASE
+
+
+def _en(*words: str) -> str:
+    r"""An alternation of English words with their plain inflections, matched as whole words.
+
+    A word ending in ``\\w*`` (``relocat\\w*``) is a stem and matches any ending.
+    """
+    return r"\b(?:" + "|".join(words) + r")(?:s|es|ed|d|ing)?\b"
+
+
+# family -> (English stems, Chinese words). A statement may touch several families.
+_FAMILIES: dict[str, tuple[str, str]] = {
+    "contact": (
+        _en(
+            r"e-?mail", r"g?mail", "inbox", r"call(?:ing|s)?\b", r"phone?", "ring", r"text(?:s|ing)?\b",
+            "sms", r"messag\w*", "slack", "whatsapp", "telegram", "signal", "wechat", "reach", "contact",
+            r"remind\w*", "ping", "voicemail",
+        ),
+        "邮件|邮箱|电话|手机|短信|微信|钉钉|飞书|联系|通知|找我|提醒|QQ|企业微信|打给我",
+    ),
+    "schedule": (
+        _en(
+            "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday",
+            "weekend", "daily", "weekly", "monthly", "every", "morning", "afternoon", "evening",
+            r"\d{1,2}(?::\d{2})?\s?(?:am|pm)\b", r"\d{1,2}:\d{2}", "noon", "o'clock", "standup",
+            "stand-up", "sync", "meeting", "retro", "lesson", "class", "appointment", r"reschedul\w*",
+            "wake", "waking", "pick", "term", "shift",
+        ),
+        r"周[一二三四五六日天末]|星期|礼拜|每周|每天|早上|上午|中午|下午|晚上|[一二三四五六七八九十两\d]点|站会|例会|"
+        r"会议|课|预约|起床|接孩子|周报|月报|复盘",
+    ),
+    "place": (
+        _en(
+            "live", "living", "home", "house", "apartment", "flat", "based", "move", "moving", "moved",
+            r"relocat\w*", "city", "town", r"neighbou?rhood", r"settle", "place", "address",
+        ),
+        "住|家|搬|城市|定居|老家|区|地址",
+    ),
+    "work": (
+        _en(
+            "work", "job", "office", "company", "employer", "role", "engineer", "analyst", "analytics",
+            r"commut\w*", "remote", "floor", "career", "position", "hired", "quit", r"promot\w*",
+            "department",
+        ),
+        "工作|上班|公司|离职|职位|岗|办公|远程|坐班|楼|工程师|经理|入职|跳槽|部门",
+    ),
+    "food": (
+        _en(
+            "eat", "food", "cuisine", "vegetarian", "vegan", "pescatarian", "diet", "lunch", "dinner",
+            "breakfast", "meal", "spicy", "chili", "salad", "pizza", "sushi", "dish", "cook", "wrap",
+            "meat", "fish", "chicken", "snack",
+        ),
+        "吃|菜|素|饭|辣|沙拉|披萨|寿司|聚餐|饮食|肉|鱼|零食|早餐|午餐|晚餐",
+    ),
+    "drink": (
+        _en(
+            "drink", "coffee", "tea", "milk", "latte", "espresso", "flat white", "cappuccino", "water",
+            "juice", "beer", "wine", "sugar", "cup", "soda",
+        ),
+        "喝|咖啡|茶|奶|拿铁|水|糖|杯|酒|饮料|澳白",
+    ),
+    "tools": (
+        _en(
+            "use", "using", "app", "tool", "editor", "ide", "vim", "emacs", "vs ?code", "software",
+            "browser", "laptop", "notes", "track", "jira", "trello", "chrome", "firefox", "safari",
+            "iphone", "pixel", "android", "mac", "windows", "linux", "obsidian", "evernote", "notion",
+            "phone is", r"migrat\w*",
+        ),
+        "用|软件|编辑器|浏览器|手机|笔记|电脑|工具|系统|管理任务",
+    ),
+    "format": (
+        _en(
+            "format", "pdf", "excel", "csv", "word doc", "docx", "markdown", "slides", "powerpoint", "ppt",
+            "bullet", "paragraph", "answer", r"repl(?:y|ies|ied)", "short", "detailed", "unit", "celsius",
+            "fahrenheit",
+            "metric", "imperial", "dates?", "iso", "links?",
+        ),
+        "格式|文件|表格|单位|摄氏|华氏|回答|要点|日期|幻灯片|链接|PPT|PDF|Excel",
+    ),
+    "people": (
+        _en(
+            "manager", "boss", "dentist", "doctor", "lawyer", "partner", "mentor", "teacher", "friend",
+            "named", "called", "dog", "cat", "pet", "colleague", "coach", "accountant", "run with",
+        ),
+        "领导|老板|牙医|医生|律师|搭档|导师|老师|朋友|狗|猫|宠物|同事|教练|会计",
+    ),
+    "name": (
+        _en(
+            "name", "call me", "called", "go by", "surname", "last name", "username", "nickname",
+            "address me", "title",
+        ),
+        "名字|叫我|称呼|姓|用户名|英文名|昵称",
+    ),
+    "quantity": (
+        _en(r"\d+\s?(?:people|persons?|km|miles?|pills?|cups?|chairs?|times|kids|guests|seats)", "table for"),
+        r"[一二两三四五六七八九十百千\d]+\s?(?:个人|人|公里|片|把|杯|次|位)",
+    ),
+    "budget": (
+        _en(
+            "budget", "cost", "spend", "price", "cap", "limit", "under", "up to", "afford", "dollars?",
+            "euros?", "pounds?", r"\d+k\b",
+        )
+        + r"|[$€£¥]",
+        "预算|花|钱|元|块|上限|以内|不超过|标准|礼金",
+    ),
+    "deadline": (
+        _en("deadline", "due", "closes?", "submit", "finish", "before", "extend", "until", "by (?:the )?end"),
+        "截止|交|之前|到期|延长|延期|签",
+    ),
+    "language": (
+        _en(
+            "english", "chinese", "mandarin", "spanish", "french", "german", "japanese", "korean",
+            "portuguese", "italian", "language", "subtitle", "learn",
+        ),
+        "中文|英文|英语|法语|德语|日语|韩语|西班牙语|葡萄牙语|普通话|语言|字幕|学",
+    ),
+    "travel": (
+        _en(
+            "fly", "flight", "airline", "seat", "window", "aisle", "hotel", "train", "rail", "trip",
+            "holiday", "vacation", "travel", "points", "lufthansa", "klm", "marriott", "hilton",
+        ),
+        "飞机|航班|航空|座位|靠窗|过道|酒店|高铁|火车|出差|旅行|暑假|假期|国航|东航",
+    ),
+    "hobby": (
+        _en(
+            r"hik\w*", r"swim\w*", r"run\w*", "play", "guitar", "violin", "piano", "read", "books?", "paint",
+            "yoga",
+            "tennis", "sport", "hobby", r"climb\w*",
+        ),
+        "爬山|游泳|跑步|弹|吉他|小提琴|钢琴|看书|小说|画画|瑜伽|网球|运动|爱好",
+    ),
+}  # fmt: skip
+
+SINGLE_VALUED = frozenset({"place", "work", "name", "budget", "deadline", "language", "people", "tools"})
+"""Families where one holder has one current value: a different value replaces the old
+one even without a change cue (a user lives in one city, has one manager)."""
+
+_STRONG_EN = (
+    r"\b(?:actually|instead|switch(?:ed|ing)?|chang(?:e|ed|ing)|from now on|no longer|any ?more|no more|"
+    r"moved|moving|relocat\w*|correction|i meant|replac\w*|migrat\w*|dropped|stopp?(?:ed)?|quit|"
+    r"gave up|given up|left|leaving|reschedul\w*|postpon\w*|push(?:ed)? (?:back|to)|delay\w*|extended|"
+    r"brought forward|cancel+ed|cut (?:down|to)|reduced|raised?|increased?|decreased?|after all|"
+    r"earlier|sooner|push(?:ed)?(?: \w+){0,3} (?:back|to)|retired|not \w+ anymore|new|started|starting|"
+    r"built up|deleted|got rid|sold|"
+    r"go by|become|became|jumped|agreed|ditch\w*)\b"
+)
+_STRONG_ZH = (
+    r"其实|改成|改为|改到|改用|改坐|改去|改学|改订|改加|改姓|改了|换成|换了|换到|换一|以后|今后|不再|"
+    r"别[^，。,.!！]{0,8}了|不[^，。,.!！]{1,5}了|搬到|搬走|提前|推迟|延长|延期|挪到|调到|调走|更正|纠正|"
+    r"取消|离职|退休|转岗|迁到|已经不|不用[^，。,.!！]{0,6}了|还是改|变成|砍到|提高到|降到|涨|不算|开始|"
+    r"从[^，。,.!！]{1,10}(?:换|搬|改)|现在改|不要[^，。,.!！]{0,8}了"
+)
+_MILD = (
+    r"\b(?:now|these days|lately|nowadays|currently|recently|at the moment|this (?:term|year|quarter))\b"
+    r"|现在|最近|目前|如今|这学期"
+)
+_ADDITIVE = r"\b(?:also|too|as well|in addition|another|besides|on top of)\b|也|还有|另外|同时|还养|此外"
+_NEGATION = r"\b(?:no|not|never|don'?t|doesn'?t|won'?t|stop|without)\b|不|别|没|无需|不用|不要"
+
+# People and animals whose attributes a statement may be about instead of the user's.
+_HOLDERS_EN = (
+    r"\b(?:my|our|the)\s+(sister|brother|parents?|mother|mom|mum|father|dad|wife|husband|partner|"
+    r"son|daughter|kids?|children|friend|neighbou?r|boss|team|family)\b"
+)
+_HOLDERS_ZH = r"(姐姐|妹妹|哥哥|弟弟|父母|爸爸|妈妈|老婆|老公|妻子|丈夫|儿子|女儿|孩子|朋友|邻居|家人)"
+
+_EPISODE = re.compile(
+    r"\b(?:today|tonight|yesterday|last night|this (?:morning|afternoon|evening)|just now"
+    r"|the whole weekend)\b"
+    r"|今天|昨天|昨晚|今晚|今天上午|刚才|整个周末",
+    _I,
+)
+_CUE_WORDS = re.compile(rf"{_STRONG_EN}|{_MILD}|{_ADDITIVE}", _I)
+_TIME_WORD = re.compile(
+    r"^\d|^(?:am|pm|next|last|week|weeks|month|months|year|years|today|tomorrow|tonight|yesterday|day|days"
+    r"|morning|mornings|evening|evenings|afternoon|afternoons|night|nights|weekend|weekends|time|times)$"
+    r"|^(?:今天|明天|昨天|昨晚|今晚|早上|上午|下午|晚上|周末|每天|每周|最近|现在|时候|时间)$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """What one statement is about (see the module docstring)."""
+
+    text: str
+    families: frozenset[str]
+    holders: frozenset[str]
+    topics: frozenset[str]
+    strong_cues: tuple[str, ...]
+    mild_cue: bool
+    additive: bool
+    negated: bool
+    first_person: bool
+    episode: bool
+    names: frozenset[str]
+    values: frozenset[str]
+    cjk: bool
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> dict[str, re.Pattern[str]]:
+    return {name: re.compile(f"{en}|{zh}", _I) for name, (en, zh) in _FAMILIES.items()}
+
+
+_STRONG = re.compile(f"{_STRONG_EN}|{_STRONG_ZH}", _I)
+_MILD_RE = re.compile(_MILD, _I)
+_ADDITIVE_RE = re.compile(_ADDITIVE, _I)
+_NEGATION_RE = re.compile(_NEGATION, _I)
+# Numbers, clock times and weekdays: the values a schedule or a quantity states.
+_VALUE = re.compile(
+    r"\d+(?:[:.,]\d+)*(?:\s?(?:am|pm|k))?|[零一二两三四五六七八九十百千万]+(?:点半?|点[一二三四五六七八九十]+分?)?"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day|周[一二三四五六日天]|星期[一二三四五六日天]",
+    _I,
+)
+_CALL_ME = re.compile(r"\bcall me\b|叫我", _I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b|我", _I)
+# A name that opens a sentence in the past tense: "Omar sold ...", "Nina booked ...".
+_LEADING_NAME = re.compile(
+    r"^\s*([A-Z][a-z]+)\s+(?:[a-z]+ed|sold|bought|lost|went|made|took|got|left|said|told|gave|found|sent"
+    r"|kept|met|paid|won|ran|saw|came|brought|wrote|broke)\b"
+)
+_HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
+# Chinese function words that carry no topic on their own.
+_ZH_FUNCTION = frozenset("我你他她的了是在都就也还要会给把被和跟吧呢啊吗个一这那有不别用去来")
+
+
+def _stem(token: str) -> str:
+    """A crude English stem: "emailing"/"email", "moved"/"move", "groceries"/"grocery", "shopping"/"shop"."""
+    if contains_cjk(token):
+        return token
+    if len(token) > 4 and token.endswith("ies"):
+        return token[:-3] + "y"
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(token) > len(suffix) + 2 and token.endswith(suffix):
+            token = token[: -len(suffix)]
+            if len(token) > 3 and token[-1] == token[-2]:
+                token = token[:-1]  # shopp -> shop
+            break
+    return token[:-1] if len(token) > 3 and token.endswith("e") else token
+
+
+def _topics(text: str) -> frozenset[str]:
+    """Content words that are not cues, times or function words, stemmed."""
+    cleaned = _CUE_WORDS.sub(" ", text)
+    out: set[str] = set()
+    for token in tokenize(cleaned):
+        if token in STOPWORDS or token in _ZH_FUNCTION or _TIME_WORD.match(token):
+            continue
+        if contains_cjk(token) and len(token) < 2:
+            continue
+        if not contains_cjk(token) and len(token) < 3:
+            continue
+        out.add(_stem(token))
+    return frozenset(out)
+
+
+def analyse(text: str) -> Statement:
+    """The families, holders, topic words and cues of one statement."""
+    families = frozenset(name for name, pattern in _patterns().items() if pattern.search(text))
+    # "Call me Bob" gives a name, "call me instead of emailing" a channel: never both.
+    families -= {"contact"} if states_name(text) else {"name"} if _CALL_ME.search(text) else set()
+    holders = frozenset(
+        (m.group(1) or m.group(2) or "").lower().rstrip("s") for m in _HOLDER_RE.finditer(text)
+    )
+    first_person = bool(_FIRST_PERSON.search(text))
+    if not first_person and not holders:
+        # "Omar sold the guitar": news about a named person, whose attributes are theirs.
+        lead = _LEADING_NAME.match(text)
+        names = {e.key for e in extract_entities(text) if e.kind == "name"}
+        if lead and lead.group(1).lower() in names:
+            holders = frozenset({lead.group(1).lower()})
+    return Statement(
+        text=text,
+        families=families,
+        holders=holders - {""},
+        topics=_topics(text),
+        strong_cues=tuple(m.group(0).lower() for m in _STRONG.finditer(text)),
+        mild_cue=bool(_MILD_RE.search(text)),
+        additive=bool(_ADDITIVE_RE.search(text)),
+        negated=bool(_NEGATION_RE.search(text)),
+        first_person=first_person,
+        episode=bool(_EPISODE.search(text)),
+        names=frozenset(
+            e.key for e in extract_entities(text) if e.kind == "name" and not text.lstrip().startswith(e.text)
+        ),
+        values=frozenset(m.group(0).lower().replace(" ", "") for m in _VALUE.finditer(text)),
+        cjk=contains_cjk(text),
+    )

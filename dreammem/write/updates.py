@@ -1,0 +1,122 @@
+"""Does a newer statement replace an older one? Supersede, refine, coexist or unsure.
+
+Pure functions over two :class:`~dreammem.write.statements.Statement` values and
+their embedding similarity; no I/O and no model call. The decision needs the same
+subject first: a shared attribute family, the same holder (the user, or the same
+"my sister"), and shared topic words, or the closest older statement of that family
+when the newer one carries an explicit change cue. Then:
+
+* an additive cue ("also", "too", "也", "还有") keeps both (**coexist**);
+* a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") **supersedes**;
+* the same topic words with another number, time or day and a "now"/"现在" cue,
+  shared topic words with such a cue, or a narrow statement that differs only in its value where one
+  value is current at a time (a city, an employer, a name) **supersede** it;
+* an older statement whose topic words all recur in a newer, longer one is
+  **refined** by it (superseded: the newer one says all of it);
+* anything else about the same subject (a bare negation included) is **unsure**:
+  both stay active and the older one is marked possibly outdated (see
+  :mod:`dreammem.write.relations`), for recall to mark and a dream's LLM to judge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from dreammem.write.statements import SINGLE_VALUED, Statement
+
+__all__ = ["Action", "Decision", "decide"]
+
+
+class Action(StrEnum):
+    """What the write path does with an older statement."""
+
+    SUPERSEDE = "supersede"
+    REFINE = "refine"
+    COEXIST = "coexist"
+    UNSURE = "unsure"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A decision and why: ``rule`` is a stable name, ``reason`` a readable sentence."""
+
+    action: Action
+    rule: str
+    reason: str
+    overlap: int = 0
+
+    @property
+    def replaces(self) -> bool:
+        """True when the older statement stops being current."""
+        return self.action in {Action.SUPERSEDE, Action.REFINE}
+
+
+def _different_holder(new: Statement, old: Statement) -> bool:
+    if new.holders and old.holders:
+        return not new.holders & old.holders
+    # "My parents moved" says nothing about "I live in Boston", and the reverse.
+    if bool(new.holders) == bool(old.holders):
+        return False
+    return (old if not old.holders else new).first_person
+
+
+def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) -> Decision | None:
+    """Whether ``new`` (the newer statement) replaces ``old``.
+
+    Args:
+        new: The newer statement.
+        old: An older statement of the same user.
+        similarity: Their embedding cosine similarity (for the reason).
+        closest: ``old`` is the most similar older statement sharing a family with ``new``.
+
+    Returns:
+        The decision, or None when the two are not about the same subject.
+    """
+    if old.episode:
+        return None  # "the traffic was terrible today" is an event, not a standing value
+    # A cue both statements carry ("moved" / "moved") describes the subject, not a change.
+    cues = [c for c in new.strong_cues if c not in old.strong_cues]
+    mild = new.mild_cue and not old.mild_cue
+    shared = sorted(new.families & old.families)
+    overlap = sorted(new.topics & old.topics)
+    # A shared name ("Anna") ties two statements only when the newer one is the user's own
+    # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito").
+    names = sorted(new.names & old.names) if new.first_person else []
+    if not shared and not names and not (len(overlap) >= 2 and closest):
+        return None  # no common attribute family: only a close statement sharing two topic words
+    about = f"same subject ({'/'.join(shared or names or overlap[:1])}; similarity {similarity:.2f}"
+    about += f"; shared words {', '.join(overlap[:4])})" if overlap else "; closest older statement)"
+    if _different_holder(new, old):
+        return Decision(Action.COEXIST, "different_holder", f"{about}, but about someone else", len(overlap))
+    if not overlap and not names and not (closest and (cues or mild)):
+        return None
+    if new.text.strip() == old.text.strip():
+        return None  # a restatement: nothing to decide
+    if new.topics == old.topics and not cues and not new.negated:
+        if new.values == old.values:
+            return None
+        # The same words with another number, time or day: "standup at 9:30" / "standup at
+        # 10:15" with a "now" cue is a change; without one it may be a second item ("note 7",
+        # "note 8"), so it is only marked.
+        action = Action.SUPERSEDE if mild else Action.UNSURE
+        why = f"{about}; the same statement with another value"
+        return Decision(action, "different_value", why, len(overlap))
+    if new.additive:
+        return Decision(Action.COEXIST, "additive_cue", f"{about}; the newer one adds to it", len(overlap))
+    if cues and (overlap or names or shared):
+        cue = cues[0]
+        return Decision(Action.SUPERSEDE, "change_cue", f"{about}; change cue {cue!r}", len(overlap))
+    # Only a value differs: "I live in Boston" / "I live in Denver", not "the report is
+    # due Friday" / "the slides are due Wednesday" (two subjects that share a word).
+    narrow = bool(overlap) and len(old.topics - new.topics) <= 1 and len(new.topics - old.topics) <= 1
+    if (overlap and mild) or (narrow and set(shared) & SINGLE_VALUED):
+        why = "a 'now' cue" if mild else "one current value"
+        return Decision(
+            Action.SUPERSEDE, "different_value", f"{about}; a different value with {why}", len(overlap)
+        )
+    if old.topics and old.topics < new.topics:
+        why = f"{about}; the newer one says all of it and more"
+        return Decision(Action.REFINE, "refinement", why, len(overlap))
+    rule = "negation" if new.negated and not old.negated else "same_subject"
+    return Decision(Action.UNSURE, rule, f"{about}; no clear change cue", len(overlap))

@@ -1,0 +1,75 @@
+"""``dreammem bench updates``: does recall show the current value? (see :mod:`dreammem_bench.updates_run`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dreammem.embed.caching import CachingEmbedder
+from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder
+from dreammem_bench.updates import build_conversations, load_suite
+from dreammem_bench.updates_run import METRICS, Row, run_updates
+
+__all__ = ["bench_updates"]
+
+console = Console(width=200)
+_TARGETS = {
+    "current@3": ">= 0.95",
+    "stale_suppressed": ">= 0.90",
+    "false_supersede": "<= 0.02",
+    "filler_top3": "= 0",
+    "unrelated_injection": "<= 0.10",
+    "precision": ">= 0.80",
+    "coverage": ">= 0.90",
+}
+
+
+def _table(rows: list[Row], split: str) -> Table:
+    table = Table(title=f"update benchmark, {'held-back' if split == 'held' else 'dev'} split")
+    table.add_column("method / phase / lang")
+    for metric in METRICS:
+        table.add_column(f"{metric} ({_TARGETS[metric]})", justify="right")
+    keys = sorted({(r.method, r.phase, r.lang) for r in rows if r.split == split})
+    for method, phase, lang in keys:
+        cells = {
+            r.metric: r for r in rows if (r.method, r.phase, r.lang, r.split) == (method, phase, lang, split)
+        }
+        table.add_row(
+            f"{method} / {phase} / {lang}",
+            *(f"{cells[m].value:.3f} (n={cells[m].n})" if m in cells else "-" for m in METRICS),
+        )
+    return table
+
+
+def bench_updates(
+    langs: Annotated[str, typer.Option(help="Languages to run, comma-separated (en, zh).")] = "en,zh",
+    split: Annotated[str, typer.Option(help="Splits to print: dev, held or both.")] = "both",
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write every row as JSON.")] = None,
+) -> None:
+    """Natural-language updates: current value first, stale ones suppressed, compatible ones kept."""
+    suite = load_suite()
+    convs = build_conversations(suite)
+    wanted = [lang.strip() for lang in langs.split(",") if lang.strip()]
+    models = {"en": SentenceTransformerEmbedder, "zh": E5Embedder}
+    embedders = {
+        lang: CachingEmbedder(models[lang](), cache_queries=False) for lang in wanted if lang in models
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = run_updates(suite, convs, embedders, Path(tmp), progress=lambda s: console.print(f"... {s}"))
+    updates = sum(c.kind == "update" for c in suite.cases)
+    keeps = sum(c.kind == "keep" for c in suite.cases)
+    console.print(
+        f"{updates} update cases, {keeps} keep cases, {len(suite.unrelated)} no-memory questions, "
+        f"{len({c.family for c in suite.cases if c.kind == 'update'})} families; {len(convs)} conversations"
+    )
+    for name in ("dev", "held") if split == "both" else (split,):
+        console.print(_table(rows, name))
+    if json_out is not None:
+        json_out.write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))

@@ -1,0 +1,55 @@
+"""The shipped update benchmark suite: sizes, splits, conversations and per-question scoring."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from dreammem_bench.updates import build_conversations, load_suite, parse_suite
+from dreammem_bench.updates_run import Shown, _score_question
+
+
+def test_the_suite_has_the_sizes_the_issue_asks_for() -> None:
+    suite = load_suite()
+    updates = [c for c in suite.cases if c.kind == "update"]
+    keeps = [c for c in suite.cases if c.kind == "keep"]
+    assert len(updates) >= 150 and len(keeps) >= 30 and len(suite.unrelated) >= 30
+    assert len({c.family for c in updates}) >= 15
+    langs = Counter(c.lang for c in updates)
+    assert langs["en"] == langs["zh"]
+    # Not one template: no two update statements are the same sentence.
+    assert len({c.second for c in updates}) == len(updates)
+    held = sum(c.split == "held" for c in suite.cases) / len(suite.cases)
+    assert 0.2 < held < 0.4
+
+
+def test_conversations_state_each_case_once_with_filler_between() -> None:
+    suite = load_suite()
+    convs = build_conversations(suite)
+    stated = [c for conv in convs for c in conv.cases]
+    assert sorted(map(id, stated)) == sorted(map(id, suite.cases))
+    for conv in convs:
+        assert len({c.family for c in conv.cases}) == len(conv.cases)
+        texts = [t.content for t in conv.turns]
+        for case in conv.cases:
+            assert texts.index(case.first) + 4 < texts.index(case.second)
+    asked = [q for conv in convs for q in conv.unrelated]
+    assert len(asked) == len(suite.unrelated)
+    assert build_conversations(suite) == convs  # deterministic
+
+
+def test_a_malformed_line_is_an_error() -> None:
+    with pytest.raises(ValueError, match="line 1"):
+        parse_suite("U en contact | only two | parts")
+
+
+def test_scoring_of_one_update_question() -> None:
+    (case,) = parse_suite("U en drink | old milk | new oat milk | q?").cases
+    good = _score_question(case, [Shown("new oat milk", False), Shown("old milk", True)], set())
+    assert good["current@3"] == 1 and good["stale_suppressed"] == 1 and good["precision"] == 1
+    bad = _score_question(
+        case, [Shown("old milk", False), Shown("new oat milk", False), Shown("ok", False)], {"ok"}
+    )
+    assert bad["current@3"] == 0 and bad["stale_suppressed"] == 0 and bad["filler_top3"] == 1
+    assert bad["precision"] == pytest.approx(1 / 3)

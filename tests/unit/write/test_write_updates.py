@@ -1,0 +1,176 @@
+"""Write-time conflict resolution beyond slots: supersede, coexist, unsure, and why."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dreammem import DreamMemory
+from dreammem.config import DreamMemConfig, WriteConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.errors import NotFoundError, ScopeError, ValidationError
+from dreammem.types import MemoryRecord, Role, Status
+from dreammem.write.relations import DECISION_KEY, possibly_outdated_by
+from dreammem.write.resolve import MAX_ANALYSED_CHARS, Candidate, analyse_record, resolve_updates
+from dreammem.write.statements import analyse
+from dreammem.write.updates import Action, decide
+
+T0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
+
+UPDATES = [
+    ("I take my coffee with regular milk.", "I switched to oat milk in my coffee."),
+    ("Our daily standup is at 9:30.", "The standup moved to 10:00 starting next week."),
+    ("The best way to reach me is on Slack.", "I've stopped checking Slack; text me from now on."),
+    ("周报每周四发给我。", "以后周报都改成周五发。"),
+    ("我住在北京。", "我上个月搬到杭州了。"),
+    ("联系我最好用微信。", "以后别发微信了，改成打我手机。"),
+]
+KEEPS = [
+    ("I like hiking on weekends.", "I also swim twice a week."),
+    ("My sister lives in Paris.", "My brother lives in Rome."),
+    ("The report is due Friday.", "The slides are due next Wednesday."),
+    ("我周末喜欢爬山。", "我每周也游两次泳。"),
+    ("I drink coffee in the morning.", "The traffic on the way home was terrible today."),
+]
+
+
+def _statements(
+    memory: DreamMemory, old: str, new: str, user: str = "u1"
+) -> tuple[MemoryRecord, MemoryRecord]:
+    memory.add(old, user_id=user, event_time=T0)
+    memory.add("Got it.", user_id=user, role="assistant", event_time=T0 + timedelta(minutes=1))
+    memory.add("It rained a lot this week.", user_id=user, event_time=T0 + timedelta(days=1))
+    memory.add(new, user_id=user, event_time=T0 + timedelta(days=7))
+    records = memory.get_all(user_id=user, status=None, limit=100)
+    return (
+        next(r for r in records if r.content == old and r.role is Role.USER),
+        next(r for r in records if r.content == new and r.role is Role.USER),
+    )
+
+
+@pytest.mark.parametrize(("old", "new"), UPDATES)
+def test_a_change_supersedes_the_older_statement_with_its_reason(
+    memory: DreamMemory, old: str, new: str
+) -> None:
+    before, after = _statements(memory, old, new)
+    assert before.status is Status.SUPERSEDED and after.is_active
+    note = before.metadata[DECISION_KEY]
+    assert note["action"] in {"supersede", "refine"} and note["rule"] and note["reason"]
+    history = memory.history(after.id, user_id="u1")
+    assert any(r.content == old and DECISION_KEY in r.metadata for r in history)
+    assert all(r.content != old for r in memory.get_all(user_id="u1"))
+
+
+@pytest.mark.parametrize(("first", "second"), KEEPS)
+def test_compatible_statements_both_stay_active(memory: DreamMemory, first: str, second: str) -> None:
+    a, b = _statements(memory, first, second)
+    assert a.is_active and b.is_active
+
+
+def test_unsure_leaves_both_active_and_marks_the_older(memory: DreamMemory) -> None:
+    old, new = _statements(
+        memory, "I like answers in long detailed paragraphs.", "Keep answers short, bullet points."
+    )
+    assert old.is_active and new.is_active
+    assert possibly_outdated_by(old) == (new.id,)
+
+
+def test_call_me_instead_of_emailing_supersedes_the_email_preference_not_the_name(
+    memory: DreamMemory,
+) -> None:
+    memory.add("Call me Bob.", user_id="u1", event_time=T0)
+    email, _call = _statements(
+        memory,
+        "For project updates I prefer email.",
+        "Actually, call me instead of emailing - my inbox is a mess.",
+    )
+    assert email.status is Status.SUPERSEDED and email.superseded_by is not None
+    names = [r for r in memory.get_all(user_id="u1") if r.content == "Call me Bob."]
+    assert names and all(r.is_active for r in names)
+
+
+def test_another_users_statements_are_never_touched(memory: DreamMemory) -> None:
+    memory.add("I take my coffee with regular milk.", user_id="alice", event_time=T0)
+    memory.add("I switched to oat milk in my coffee.", user_id="bob", event_time=T0 + timedelta(days=1))
+    assert all(r.is_active for r in memory.get_all(user_id="alice", status=None))
+
+
+def test_a_foreign_candidate_is_a_scope_error() -> None:
+    new = MemoryRecord(user_id="bob", content="I switched to oat milk.", role=Role.USER, event_time=T0)
+    foreign = MemoryRecord(
+        user_id="alice", content="I drink regular milk.", role=Role.USER, event_time=T0 - timedelta(days=1)
+    )
+
+    def neighbours(record: MemoryRecord, vector: np.ndarray, k: int) -> list[Candidate]:  # type: ignore[type-arg]
+        return [Candidate(foreign, 0.9)]
+
+    with pytest.raises(ScopeError):
+        resolve_updates([new], np.ones((1, 4), dtype=np.float32), neighbours)
+
+
+def test_bad_input_is_a_typed_error_and_huge_text_is_bounded() -> None:
+    with pytest.raises(ValidationError):
+        analyse_record(MemoryRecord(user_id="u1", content="  "))
+    with pytest.raises(ValidationError):
+        resolve_updates(
+            [MemoryRecord(user_id="u1", content="x")], np.ones((2, 4), dtype=np.float32), lambda *_: []
+        )
+    huge = analyse_record(MemoryRecord(user_id="u1", content="I switched to oat milk. " + "milk " * 200_000))
+    assert "milk" in huge.topics and len(huge.text) == MAX_ANALYSED_CHARS
+
+
+def test_mixed_language_statements_are_compared() -> None:
+    old = analyse("我的咖啡要加普通牛奶 (regular milk)。")
+    new = analyse("I switched to oat milk in my coffee, 改成燕麦奶。")
+    decision = decide(new, old, similarity=0.6, closest=True)
+    assert decision is not None and decision.action is Action.SUPERSEDE
+
+
+def test_resolution_can_be_switched_off(tmp_path: Path) -> None:
+    config = DreamMemConfig(write=WriteConfig(resolve_updates=False))
+    with DreamMemory(tmp_path / "s", embedder=HashingEmbedder(), config=config) as memory:
+        old, _ = _statements(
+            memory, "I take my coffee with regular milk.", "I switched to oat milk in my coffee."
+        )
+        assert old.is_active
+
+
+def test_an_update_decision_can_be_reverted(memory: DreamMemory) -> None:
+    old, new = _statements(
+        memory, "I take my coffee with regular milk.", "I switched to oat milk in my coffee."
+    )
+    assert old.status is Status.SUPERSEDED
+    back = memory.revert_update(old.id, user_id="u1")
+    assert back.is_active and back.superseded_by is None and "update_reverted" in back.metadata
+    turns = [r for r in memory.get_all(user_id="u1") if r.content == old.content]
+    assert turns and all(r.is_active for r in turns)
+    assert old.id in memory.recall("regular milk coffee", user_id="u1", k=5).ids
+    with pytest.raises(ValidationError):
+        memory.revert_update(new.id, user_id="u1")
+    with pytest.raises(NotFoundError):
+        memory.revert_update(old.id, user_id="someone-else")
+
+
+def test_a_long_turn_is_left_alone(memory: DreamMemory) -> None:
+    long_old = (
+        "I take my coffee with regular milk. We went to the lake on Sunday and swam for hours. "
+        "Then we had a picnic with sandwiches and talked about the new job for a long while."
+    )
+    old, _ = _statements(memory, long_old, "I switched to oat milk in my coffee.")
+    assert old.is_active and possibly_outdated_by(old) == ()
+
+
+def test_two_speakers_in_one_memory_never_update_each_other(memory: DreamMemory) -> None:
+    memory.add(
+        "I take my coffee with regular milk.", user_id="u1", event_time=T0, metadata={"speaker": "Ann"}
+    )
+    memory.add(
+        "I switched to oat milk in my coffee.",
+        user_id="u1",
+        event_time=T0 + timedelta(days=1),
+        metadata={"speaker": "Ben"},
+    )
+    assert all(r.is_active and not possibly_outdated_by(r) for r in memory.get_all(user_id="u1"))
