@@ -424,6 +424,7 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     arecall = async_twin(recall)
     aget = async_twin(get)
     aforget = async_twin(forget)
+    arevert_update = async_twin(revert_update)
     ahistory = async_twin(history)
     aworking_memory = async_twin(working_memory)
     atask_state = async_twin(task_state)
