@@ -141,7 +141,7 @@ class RecallPipeline:
         kept = self._relevant(self._finish(query, scored), ranked, sole=bool(claimed))
         twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
         ranked_hits = current_first(
-            [self._hit(s) for s in kept], lambda ids: self._records(query.user_id, ids), twin_marks
+            [self._hit(s) for s in kept], lambda ids: self._records(query, ids), twin_marks
         )
         core = self._pinned(query, {h.id for h in ranked_hits}, degraded)
         ordered = tuple(with_core_memories(ranked_hits, core, k=k, config=self.config))
@@ -273,9 +273,10 @@ class RecallPipeline:
         passes = query_passes([c.score for c in ranked.get("vector", ())], floor)
         return [s for s in kept if passes_relevance(s.fused.path_scores, floor=floor, query_passes=passes)]
 
-    def _records(self, user_id: str, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        """The user's records by id (the newer versions older hits point at)."""
-        return {r.id: r for r in self._store.get(user_id, list(ids))}
+    def _records(self, query: RecallQuery, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The user's records by id (the newer versions older hits point at) that match the filter."""
+        found = self._store.get(query.user_id, list(ids))
+        return {r.id: r for r in found if query.filter is None or query.filter.matches(r)}
 
     def _pinned(self, query: RecallQuery, ranked: set[str], degraded: dict[str, str]) -> list[Hit]:
         """The user's pinned memories that did not rank (and match the filter), newest first."""
