@@ -696,6 +696,18 @@ class SQLiteRecordStore(SQLiteErasure):
             found.update((r["id"], _from_row(r)) for r in rows)
         return list(found.values())
 
+    def superseded_by_any(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user that one of these records directly superseded."""
+        found: list[MemoryRecord] = []
+        for chunk in _chunks(sorted(set(ids)), 500):
+            rows = self.fetchall(
+                "SELECT * FROM records WHERE user_id = ? AND status = 'superseded' "
+                f"AND superseded_by IN ({', '.join('?' * len(chunk))})",
+                (user_id, *chunk),
+            )
+            found.extend(_from_row(r) for r in rows)
+        return found
+
     def filter_rowids(
         self,
         user_id: str,
@@ -844,6 +856,19 @@ class SQLiteRecordStore(SQLiteErasure):
             for user_id, (ids, blobs) in by_user.items():
                 matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), dim)
                 yield user_id, ids, matrix
+
+    def vectors_of(self, user_id: str, model: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored embeddings of these records of this user, by record id."""
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for chunk in _chunks(list(ids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+                f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
+                (user_id, model, *chunk),
+            )
+            found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+        return found
 
     def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
         """Active records with no embedding from this model: ``(rowid, user_id, id)``."""
