@@ -16,7 +16,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART_DATA = ROOT / "docs" / "assets" / "benchmarks.json"
-CATEGORIES = {"1": "1 multi-hop", "2": "2 temporal", "3": "3 open-domain", "4": "4 single-hop", "5": "5 adversarial"}
+CATEGORIES = {
+    "1": "1 multi-hop",
+    "2": "2 temporal",
+    "3": "3 open-domain",
+    "4": "4 single-hop",
+    "5": "5 adversarial",
+}
 METHODS = {
     "dreammem": "DreamMem",
     "bm25": "BM25",
@@ -38,8 +44,8 @@ def locomo_entry(report: dict[str, Any], *, commit: str, date: str, load: str | 
         methods[label] = [scores["overall"][METRIC], *(by_category[c][METRIC] for c in CATEGORIES)]
     loaded = f", load {load}" if load else ""
     return {
-        "source": f"scripts/chart_data.py from the --json report of the run at commit {commit} ({date}{loaded}; "
-        "docs/BENCHMARKS.md, 'LoCoMo: the docs' chart run')",
+        "source": f"scripts/chart_data.py from the --json report of the run at commit {commit} "
+        f"({date}{loaded}; docs/BENCHMARKS.md, 'LoCoMo: the docs' chart run')",
         "command": "HF_HUB_OFFLINE=1 dreammem bench locomo --data locomo_dev.json --json .bench/locomo.json",
         "metric": METRIC,
         "n": report["methods"]["dreammem"]["overall"]["n"],
@@ -50,7 +56,10 @@ def locomo_entry(report: dict[str, Any], *, commit: str, date: str, load: str | 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """Update the ``locomo`` entry of the chart data from one report."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("report", type=Path)
     parser.add_argument("--commit", required=True)
     parser.add_argument("--date", required=True)

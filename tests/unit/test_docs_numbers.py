@@ -39,7 +39,7 @@ def test_quoted_locomo_numbers_are_the_chart_data(page: str) -> None:
 
 def test_chart_entry_comes_from_a_bench_report() -> None:
     def scores(hit5: float) -> dict[str, object]:
-        by_category = {c: {"hit@5": hit5 + int(c) / 100} for c in "12345"}
+        by_category = {c: {"hit@5": round(hit5 + int(c) / 100, 2)} for c in "12345"}
         return {"overall": {"hit@5": hit5, "mrr": hit5 / 2, "n": 760}, "by_category": by_category}
 
     report = {"methods": {"dreammem": scores(0.7), "bm25": scores(0.5), "vector": scores(0.4)}}
