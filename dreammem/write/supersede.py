@@ -31,8 +31,12 @@ def newest(records: Iterable[MemoryRecord]) -> MemoryRecord:
 
 
 def later_value(record: MemoryRecord, rivals: Iterable[MemoryRecord]) -> MemoryRecord | None:
-    """The newest rival whose event happened after ``record``'s (it supersedes ``record``), if any."""
-    later = [r for r in rivals if r.id != record.id and r.event_time > record.event_time]
+    """The newest rival that is later than ``record`` by :func:`newest`'s order (it supersedes ``record``).
+
+    Returns:
+        That rival, or None when ``record`` is the newest value (an exact tie keeps ``record``).
+    """
+    later = [r for r in rivals if r.id != record.id and _order(r) > _order(record)]
     return newest(later) if later else None
 
 
