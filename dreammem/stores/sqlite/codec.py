@@ -50,25 +50,10 @@ COLUMNS = [
     "slot",
     "metadata",
 ]
-MUTABLE = [
-    "layer",
-    "kind",
-    "content",
-    "confidence",
-    "importance",
-    "priority",
-    "pinned",
-    "last_accessed_at",
-    "access_count",
-    "status",
-    "superseded_by",
-    "valid_to",
-    "provenance",
-    "entities",
-    "slot",
-    "metadata",
-    "event_time",
-]
+FIXED = frozenset({"id", "user_id", "agent_id", "session_id", "source", "role", "created_at"})
+"""Columns written once, at insert: who and what a record is never changes."""
+MUTABLE = [c for c in COLUMNS if c not in FIXED]
+"""Columns an update writes back."""
 
 
 def ts(value: datetime | None) -> str | None:
