@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
 from dreammem.engine import Engine
-from dreammem.types import Status
+from dreammem.engine.vectors import VectorLifecycle
+from dreammem.text.tokenize import tokenize
+from dreammem.types import MemoryRecord, Status
 
 
 def _vector_ids(memory: DreamMemory, user_id: str) -> set[int]:
@@ -74,3 +77,89 @@ def test_reopening_after_an_update_trusts_or_rebuilds_the_index(tmp_path: Path) 
     with DreamMemory(tmp_path / "s", embedder=HashingEmbedder()) as again:
         assert again.vector_index.count("u1") == count == 1
         assert again.stats(user_id="u1")["vectors"] == 1
+
+
+def _insert(memory: DreamMemory, records: list[MemoryRecord]) -> list[int]:
+    """Insert records through one unit of work, embedded by the store's embedder."""
+    embedder = memory.embedder
+    with memory.engine.unit() as unit:
+        return unit.insert(
+            records,
+            embedder.embed_documents([r.content for r in records]),
+            terms=[" ".join(tokenize(r.content)) for r in records],
+            model=embedder.name,
+        )
+
+
+def test_records_inserted_inactive_never_enter_faiss(memory: DreamMemory) -> None:
+    active = MemoryRecord(user_id="u1", content="The boat is moored at pier 7")
+    archived = MemoryRecord(user_id="u1", content="The boat was at pier 2", status=Status.ARCHIVED)
+    rowids = _insert(memory, [active, archived])
+    assert _vector_ids(memory, "u1") == {rowids[0]}
+    assert memory.store.count_vectors(memory.embedder.name, "u1") == 1  # the stored embeddings agree
+
+
+def test_an_insert_then_a_rewrite_in_one_unit_indexes_only_the_final_text(memory: DreamMemory) -> None:
+    record = MemoryRecord(user_id="u1", content="The wifi password is tulip42")
+    embedder = memory.embedder
+    with memory.engine.unit() as unit:
+        (rowid,) = unit.insert(
+            [record],
+            embedder.embed_documents([record.content]),
+            terms=[" ".join(tokenize(record.content))],
+            model=embedder.name,
+        )
+        unit.update([dataclasses.replace(record, content="The wifi password is orchid17")])
+    assert memory.vector_index.count("u1") == 1
+    found = memory.vector_index.search("u1", embedder.embed_query("The wifi password is orchid17"), 1)
+    assert found[0][0] == rowid and found[0][1] == pytest.approx(1.0, abs=1e-4)
+    by_keyword = memory.recall("orchid17", user_id="u1", k=3, paths=["keyword"])
+    assert [h.record.id for h in by_keyword] == [record.id]
+    assert memory.recall("tulip42", user_id="u1", k=3, paths=["keyword"]).hits == ()
+
+
+def test_a_deleting_unit_rebuilds_faiss_without_the_rows(memory: DreamMemory) -> None:
+    kept = memory.add("Ana's birthday is on 4 June", user_id="u1")
+    gone = memory.add("Rui's birthday is on 9 May", user_id="u1")
+    other = memory.add("Rui's birthday is on 9 May", user_id="u2")
+    kept_rowid = memory.store.rowids("u1", [kept.id])[kept.id]
+    with memory.engine.unit() as unit:
+        assert unit.delete("u1", [gone.id, "no-such-id"]) == [gone.id]
+    assert _vector_ids(memory, "u1") == {kept_rowid}
+    assert memory.store.get("u1", [gone.id]) == []
+    assert memory.vector_index.count("u2") == 1  # another user's twin stays
+    assert memory.get(other.id, user_id="u2").content == other.content
+
+
+def test_a_failed_faiss_update_after_the_commit_is_rebuilt_from_sqlite(
+    memory: DreamMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.add("The cat is fed at seven", user_id="u1")
+
+    def broken_add(self: VectorLifecycle, user_id: str, rowids: object, vectors: np.ndarray) -> None:
+        raise RuntimeError("faiss went away")
+
+    monkeypatch.setattr(VectorLifecycle, "add", broken_add)
+    record = memory.add("The dog is walked at nine", user_id="u1")  # the write itself succeeds
+    monkeypatch.undo()
+    rowid = memory.store.rowids("u1", [record.id])[record.id]
+    assert rowid in _vector_ids(memory, "u1")
+    assert memory.vector_index.count("u1") == 2
+    hits = memory.recall("When is the dog walked?", user_id="u1", k=1, paths=["vector"])
+    assert [h.record.id for h in hits] == [record.id]
+
+
+def test_a_crash_between_commit_and_faiss_is_repaired_on_reopen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with DreamMemory(tmp_path / "s", embedder=HashingEmbedder()) as first:
+        first.add("Swimming on Tuesdays", user_id="u1")
+        # the process dies after SQLite committed and before FAISS heard of the write
+        monkeypatch.setattr("dreammem.engine.unit.UnitOfWork.apply", lambda self: None)
+        late = first.add("Climbing on Thursdays", user_id="u1")
+        monkeypatch.undo()
+        assert first.vector_index.count("u1") == 1  # FAISS is behind SQLite now
+    with DreamMemory(tmp_path / "s", embedder=HashingEmbedder()) as again:
+        assert again.vector_index.count("u1") == 2
+        hits = again.recall("Climbing on Thursdays", user_id="u1", k=1, paths=["vector"])
+        assert [h.record.id for h in hits] == [late.id]
