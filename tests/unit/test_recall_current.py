@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from dreammem import DreamMemory
 from dreammem.agent_api import memory_block
+from dreammem.config import DreamMemConfig, WriteConfig
+from dreammem.embed import HashingEmbedder
 from dreammem.recall.current import CURRENT_PATHS, current_first
 from dreammem.recall.result import Hit
 from dreammem.types import MemoryRecord, Status
@@ -84,7 +87,10 @@ def test_recall_and_block_show_the_current_value_first(memory: DreamMemory) -> N
     assert all(h.record.user_id == "u1" for h in result)  # another user's mark never crosses
 
 
-def test_a_mark_on_the_same_text_twin_counts(memory: DreamMemory) -> None:
+def test_a_mark_on_the_same_text_twin_counts(tmp_path: Path) -> None:
+    # the mark is set by hand here: write-time resolution is off so it cannot add its own
+    config = DreamMemConfig(write=WriteConfig(resolve_updates=False))
+    memory = DreamMemory(tmp_path / "s", embedder=HashingEmbedder(), config=config)
     new = memory.add("The standup moved to 10:00", user_id="u1", event_time=T0 + timedelta(days=1))
     # a turn and an explicit fact with the same text: only the fact carries the mark
     memory.add("Standup is at 9:30 every day", user_id="u1", event_time=T0)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +28,9 @@ from dreammem.stores.sqlite.codec import backend_error, split_sql
 __all__ = ["SQLiteConnection"]
 
 log = logging.getLogger(__name__)
+
+_OPEN_RETRY_SECONDS = 30.0
+"""How long opening a store keeps retrying a file that other processes have locked."""
 
 
 class SQLiteConnection:
@@ -53,17 +58,36 @@ class SQLiteConnection:
         self._conn.row_factory = sqlite3.Row
         self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
         try:
-            with self._translated():
-                self._conn.execute("PRAGMA foreign_keys = ON")
-                if self.path != ":memory:":
-                    self._conn.execute("PRAGMA journal_mode = WAL")
-                    self._conn.execute("PRAGMA synchronous = NORMAL")
-                self._migrate()
+            self._prepare_with_retry()
         except BackendError:
             self._conn.close()
             raise
 
     # -- plumbing ---------------------------------------------------------------
+
+    def _prepare_with_retry(self) -> None:
+        """Set the pragmas and migrate, retrying while other processes hold the new file.
+
+        SQLite answers ``database is locked`` at once, without waiting out the busy
+        timeout, when several processes switch a new file to WAL together; the
+        retry (with jitter, within :data:`_OPEN_RETRY_SECONDS`) lets them take turns.
+        """
+        deadline = time.monotonic() + _OPEN_RETRY_SECONDS
+        delay = 0.01
+        while True:
+            try:
+                with self._translated():
+                    self._conn.execute("PRAGMA foreign_keys = ON")
+                    if self.path != ":memory:":
+                        self._conn.execute("PRAGMA journal_mode = WAL")
+                        self._conn.execute("PRAGMA synchronous = NORMAL")
+                    self._migrate()
+                return
+            except BackendError as exc:
+                if not exc.is_retryable or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.5)
 
     def _migrate(self) -> None:
         """Apply the missing migrations; safe when several processes open a new file at once."""
