@@ -36,17 +36,9 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("the Neo4j backend needs the neo4j driver: pip install 'dreammem[neo4j]'") from exc
 
-__all__ = ["NEO4J_SCHEMES", "Neo4jClient", "is_neo4j_uri"]
+__all__ = ["Neo4jClient"]
 
 log = logging.getLogger(__name__)
-
-NEO4J_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
-"""URI schemes that name a Neo4j server (``neo4j://`` routes within a cluster)."""
-
-
-def is_neo4j_uri(path: object) -> bool:
-    """True when ``path`` is a Bolt or Neo4j routing URI (not a local store path)."""
-    return isinstance(path, str) and path.lower().startswith(NEO4J_SCHEMES)
 
 
 @dataclass
