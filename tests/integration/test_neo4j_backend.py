@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from dreammem import DreamMemory
+from dreammem import BackendError, DreamMemory
 from dreammem.config import DreamMemConfig, Neo4jStoreConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.engine.leases import LeaseLocks
@@ -125,3 +125,38 @@ def test_one_dream_lease_per_user_across_holders_and_it_expires(neo4j_server: Ne
         here.release(user)
         first.close()
         second.close()
+
+
+def test_a_stopped_server_fails_fast_typed_and_loses_nothing_acknowledged(neo4j_server: Neo4jServer) -> None:
+    user = _fresh("gina")
+    config = DreamMemConfig(store=Neo4jStoreConfig(timeout=2.0))
+    memory = DreamMemory(neo4j_server.uri, config=config, embedder=HashingEmbedder())
+    acknowledged = [memory.add(f"note {n} before the outage", user_id=user).id for n in range(5)]
+    neo4j_server.stop()
+    try:
+        start = time.monotonic()
+        down = memory.recall("note", user_id=user)  # recall degrades, it does not raise
+        assert not down.hits and {"vector", "keyword"} <= set(down.degraded)
+        assert time.monotonic() - start < 10
+        for call in (
+            lambda: memory.add("a note during the outage", user_id=user),
+            lambda: memory.dream(user_id=user),
+        ):
+            start = time.monotonic()
+            with pytest.raises(BackendError) as caught:
+                call()
+            assert caught.value.is_retryable
+            assert time.monotonic() - start < 10
+    finally:
+        neo4j_server.restart()
+    deadline = time.monotonic() + 60
+    while True:  # a client retries retryable errors; the breaker's probe lets calls through again
+        try:
+            acknowledged.append(memory.add("a note after the outage", user_id=user).id)
+            break
+        except BackendError as exc:
+            assert exc.is_retryable and time.monotonic() < deadline
+            time.sleep(0.5)
+    assert [r.id for r in memory.store.get(user, acknowledged)] == acknowledged
+    assert memory.store.count(user) == len(acknowledged)
+    memory.close()
