@@ -8,6 +8,10 @@ query and a memory (the vector path's score):
 * a hit the vector path did not return (a large store: it was found by keyword,
   time or graph only, and lies below the vector path's last candidate) passes when
   the query as a whole does, i.e. when some candidate's cosine reaches the floor;
+* a hit that superseded a record which clears the floor passes: a current value is as
+  relevant as the value it replaced ("call me instead of emailing" answers "how should
+  you reach me about project updates?" because "for project updates I prefer email"
+  does; :mod:`dreammem.recall.lineage`);
 * a hit the temporal path returned passes: the query asked about a time and the
   memory is from it ("what did we do yesterday?" shares no words with "we spent the
   afternoon at the beach");
@@ -48,9 +52,21 @@ def floor_for(model_name: str | None, config: RecallConfig) -> float | None:
     return CALIBRATED_FLOORS.get(model_name or "")
 
 
-def passes_relevance(path_scores: Mapping[str, float], *, floor: float | None, query_passes: bool) -> bool:
-    """Whether one hit clears the floor (see the module docstring)."""
+def passes_relevance(
+    path_scores: Mapping[str, float],
+    *,
+    floor: float | None,
+    query_passes: bool,
+    inherited: float | None = None,
+) -> bool:
+    """Whether one hit clears the floor (see the module docstring).
+
+    ``inherited`` is the hit's cosine inherited from the records it superseded
+    (:mod:`dreammem.recall.lineage`); the larger of it and the hit's own cosine counts.
+    """
     if floor is None or "temporal" in path_scores:
+        return True
+    if inherited is not None and inherited >= floor:
         return True
     cosine = path_scores.get("vector")
     return query_passes if cosine is None else cosine >= floor

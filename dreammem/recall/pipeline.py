@@ -5,7 +5,8 @@
     query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
           candidates, its rank fused with the first-stage rank -> time decay (episodic)
-          -> per-layer floors -> relevance floor -> by score, newest first among equal
+          -> per-layer floors -> relevance floor (a current value inherits the relevance of
+          what it superseded) -> by score, newest first among equal
           scores -> the current value before an earlier one it may replace (marked)
           -> at most k hits, core (pinned) memories from their budget -> touch
 
@@ -38,6 +39,7 @@ from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalli
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
 from dreammem.recall.gate import floor_for, passes_relevance, query_passes
+from dreammem.recall.lineage import inherited_cosines
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scoring import (
     decay_factor,
@@ -138,7 +140,7 @@ class RecallPipeline:
             self._rerank(query, scored, degraded)
             clock.lap("rerank", start)
         start = time.perf_counter()
-        kept = self._relevant(self._finish(query, scored), ranked, sole=bool(claimed))
+        kept = self._relevant(query, self._finish(query, scored), ranked, sole=bool(claimed))
         twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
         ranked_hits = current_first(
             [self._hit(s) for s in kept], lambda ids: self._records(query, ids), twin_marks
@@ -263,15 +265,42 @@ class RecallPipeline:
         return kept
 
     def _relevant(
-        self, kept: list[_Scored], ranked: Mapping[str, list[Candidate]], *, sole: bool
+        self, query: RecallQuery, kept: list[_Scored], ranked: Mapping[str, list[Candidate]], *, sole: bool
     ) -> list[_Scored]:
         """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
         model = self.embedder.name if self.embedder is not None else None
         floor = None if sole else floor_for(model, self.config)
         if floor is None or "vector" not in ranked:  # no cosines (vector path off or failed): no floor
             return kept
-        passes = query_passes([c.score for c in ranked.get("vector", ())], floor)
-        return [s for s in kept if passes_relevance(s.fused.path_scores, floor=floor, query_passes=passes)]
+        inherited = self._inherited(query, kept, floor)
+        passes = query_passes([c.score for c in ranked.get("vector", ())], floor) or any(
+            v >= floor for v in inherited.values()
+        )
+        return [
+            s
+            for s in kept
+            if passes_relevance(
+                s.fused.path_scores, floor=floor, query_passes=passes, inherited=inherited.get(s.record.id)
+            )
+        ]
+
+    def _inherited(self, query: RecallQuery, kept: Sequence[_Scored], floor: float) -> dict[str, float]:
+        """Per kept hit below the floor: the cosine it inherits from records it superseded."""
+        model = self.embedder.name if self.embedder is not None else None
+        below = [s for s in kept if s.fused.path_scores.get("vector", -1.0) < floor]
+        if query.embedding is None or model is None or not below:
+            return {}
+        owner = {r.id: s.record.id for s in below for r in (s.record, *s.twins)}
+        found = inherited_cosines(
+            list(owner),
+            query.embedding,
+            lambda ids: self._store.superseded_by_any(query.user_id, ids),
+            lambda ids: self._store.vectors_of(query.user_id, model, ids),
+        )
+        out: dict[str, float] = {}
+        for rid, cosine in found.items():
+            out[owner[rid]] = max(out.get(owner[rid], cosine), cosine)
+        return out
 
     def _records(self, query: RecallQuery, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """The user's records by id (the newer versions older hits point at) that match the filter."""

@@ -169,6 +169,10 @@ class RecordStore(ABC):
         """Records of this user whose provenance names any of these ids."""
 
     @abstractmethod
+    def superseded_by_any(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user that one of these records directly superseded."""
+
+    @abstractmethod
     def filter_rowids(
         self,
         user_id: str,

@@ -147,6 +147,26 @@ class RecordStoreSuite:
         record_store.update([dataclasses.replace(old, status=Status.SUPERSEDED, superseded_by=new.id)])
         assert [r.id for r in record_store.history_chain(alice, new.id)] == [old.id, new.id]
 
+    def test_superseded_by_any_finds_direct_predecessors_of_this_user(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        first, second, third = (rec(alice, f"standup at {h}:00", h) for h in (9, 10, 11))
+        other = rec(bob, "standup at 8:00")
+        put(record_store, [first, second, third, other])
+        record_store.update(
+            [
+                dataclasses.replace(first, status=Status.SUPERSEDED, superseded_by=second.id),
+                dataclasses.replace(second, status=Status.SUPERSEDED, superseded_by=third.id),
+            ]
+        )
+        record_store.update([dataclasses.replace(other, status=Status.SUPERSEDED, superseded_by=third.id)])
+        assert [r.id for r in record_store.superseded_by_any(alice, [third.id])] == [second.id]
+        found = record_store.superseded_by_any(alice, [second.id, third.id, second.id])
+        assert sorted(r.id for r in found) == sorted([first.id, second.id])
+        assert record_store.superseded_by_any(alice, [first.id]) == []
+        assert record_store.superseded_by_any(bob, [second.id]) == []
+
     def test_find_pages_with_an_offset(self, record_store: RecordStore, users: tuple[str, str]) -> None:
         alice, _ = users
         records = [rec(alice, f"page note {n}", n) for n in range(5)]

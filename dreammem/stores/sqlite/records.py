@@ -202,6 +202,18 @@ class RecordRows(SQLiteConnection):
             found.update((r["id"], from_row(r)) for r in rows)
         return list(found.values())
 
+    def superseded_by_any(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user that one of these records directly superseded."""
+        found: list[MemoryRecord] = []
+        for chunk in chunks(sorted(set(ids)), 500):
+            rows = self.fetchall(
+                "SELECT * FROM records WHERE user_id = ? AND status = 'superseded' "
+                f"AND superseded_by IN ({', '.join('?' * len(chunk))})",
+                (user_id, *chunk),
+            )
+            found.extend(from_row(r) for r in rows)
+        return found
+
     def filter_rowids(
         self,
         user_id: str,
