@@ -275,6 +275,19 @@ class RecordNodes:
         )
         return [from_props(row["r"]) for row in rows]
 
+    def superseded_by_any(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user that one of these records directly superseded."""
+        if not ids:
+            return []
+        rows = self.client.run(
+            "superseded_by_any",
+            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'superseded' "
+            f"AND r.superseded_by IN $ids RETURN {RECORD_FIELDS} AS r ORDER BY r.rowid",
+            user_id=user_id,
+            ids=sorted(set(ids)),
+        )
+        return [from_props(row["r"]) for row in rows]
+
     def filter_rowids(
         self,
         user_id: str,
