@@ -11,11 +11,14 @@ nothing outside the engine touches its internals.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.embed.base import Embedder
@@ -23,15 +26,16 @@ from dreammem.embed.models import resolve_embedder
 from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import VectorLifecycle
-from dreammem.engine.writes import context_texts, persist
+from dreammem.engine.writes import context_texts, write_new
 from dreammem.llm import LLM
-from dreammem.stores.base import GraphStore
+from dreammem.stores.base import GraphStore, RecordStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
-from dreammem.types import MemoryRecord
+from dreammem.types import MemoryRecord, Status, utcnow
+from dreammem.write.records import TurnInput, build_records
 
 __all__ = ["Engine", "resolve_paths", "store_files"]
 
@@ -100,10 +104,12 @@ class Engine:
         """The write lock: one unit of work at a time in this process."""
         self.dream_locks = UserLocks()
         """One dream at a time per user."""
-        self.store = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
-        self.graph = graph if graph is not None else _default_graph(config, self.store)
-        self._graph_sync = GraphSync(self.store, self.graph)
-        self._vectors = VectorLifecycle(self.store, faiss_path, config.vector_index)
+        sqlite = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
+        self.store: RecordStore = sqlite
+        """The record store (the source of truth)."""
+        self.graph = graph if graph is not None else _default_graph(config, sqlite)
+        self._graph_sync = GraphSync(sqlite, self.graph)
+        self._vectors = VectorLifecycle(sqlite, faiss_path, config.vector_index)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False
         if embedder is not None:
@@ -159,12 +165,38 @@ class Engine:
         """Bring FAISS up to what other processes committed; the reason when it could not."""
         return self._vectors.refresh()
 
+    def catch_up(self) -> str | None:
+        """Before a read: refresh FAISS from other processes' writes and replay the graph outbox.
+
+        Returns:
+            Why the vector index may be stale, or None when it is current.
+        """
+        stale = self.refresh_vectors()
+        self.flush_graph()
+        return stale
+
     def vector_count(self, user_id: str | None = None) -> int:
         """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""
         if self._vectors.index is not None:
             return self._vectors.index.count(user_id)
         model = self.store.get_meta("embedding_model")
         return 0 if model is None else self.store.count_vectors(model, user_id)
+
+    def stats(self, user_id: str | None = None) -> dict[str, Any]:
+        """Counts by status, users, the embedding model, vectors, schema, outbox (and the queue)."""
+        store = self.store
+        self.refresh_vectors()
+        out: dict[str, Any] = {
+            "records": {s.value: store.count(user_id, status=s) for s in Status},
+            "users": len(store.users()) if user_id is None else 1,
+            "embedding_model": store.get_meta("embedding_model"),
+            "vectors": self.vector_count(user_id),
+            "schema_version": store.schema_version,
+            "graph_outbox": self.graph_pending(),
+        }
+        if user_id is not None:
+            out["queue"] = store.queue_size(user_id)
+        return out
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -190,8 +222,42 @@ class Engine:
         enqueue: Sequence[MemoryRecord],
         supersede: bool = True,
     ) -> dict[str, MemoryRecord]:
-        """Write new records (see :func:`dreammem.engine.writes.persist`); returns those superseded."""
-        return persist(self, records, contexts, enqueue=enqueue, supersede=supersede)
+        """Write new records, embedded here, in one unit of work; returns the records superseded.
+
+        See :func:`dreammem.engine.writes.write_new`; ``contexts`` are the records' keyword
+        contexts as raw text; ``supersede=False`` (an import) skips the slot rule and the
+        write-time update resolution (``write.resolve_updates``).
+        """
+        with self.lock:
+            embedder = self.ensure_embedder([r.content for r in records])
+            vectors = embedder.embed_documents([r.content for r in records])
+            resolve = supersede and self.config.write.resolve_updates
+            with self.unit() as unit:
+                changed = write_new(
+                    unit,
+                    records,
+                    vectors,
+                    contexts,
+                    enqueue=enqueue,
+                    model=embedder.name,
+                    supersede=supersede,
+                    resolve_with=self.vector_index if resolve else None,
+                )
+        return changed
+
+    def add_turns(self, turns: Sequence[TurnInput], now: datetime) -> list[MemoryRecord]:
+        """Store validated turns (and what the explicit-memory rules read off them) in one unit.
+
+        Returns:
+            The episodic record of each turn, as it is after the write.
+        """
+        extract = self.config.write.extract_explicit
+        batches = [build_records(t, extract_explicit=extract, now=now) for t in turns]
+        records = [r for batch in batches for r in batch]
+        with self.lock:
+            contexts = self.context_texts(records)
+            changed = self.persist(records, contexts, enqueue=[b[0] for b in batches])
+        return [changed.get(b[0].id, b[0]) for b in batches]
 
     def context_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Each record's keyword context (the previous turns of its session)."""
@@ -201,6 +267,16 @@ class Engine:
         """Write changed records back (each must exist); FAISS, BM25 rows and the graph follow."""
         with self.unit() as work:
             work.update(records)
+
+    def soft_delete(self, record: MemoryRecord, *, twins: bool) -> MemoryRecord:
+        """Mark a record (and, with ``twins``, its active twins) deleted; returns it as it is now."""
+        if record.status is Status.DELETED:
+            return record
+        now = utcnow()
+        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
+        self.update(deleted)
+        return deleted[0]
 
     # -- graph -----------------------------------------------------------------------------
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any
 
 from dreammem.errors import BackendError
+from dreammem.stores.sqlite.records import RecordRows
 
 __all__ = ["SQLiteErasure", "scrub"]
 
@@ -30,24 +29,10 @@ log = logging.getLogger(__name__)
 _PURGED = "[purged]"
 
 
-class _Store(Protocol):
-    """What the erasure methods use of the store they are mixed into."""
+class SQLiteErasure(RecordRows):
+    """Records of the SQLite store with their erasure (hard deletes that leave no copy)."""
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]: ...
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor: ...
-
-    def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]: ...
-
-
-class SQLiteErasure:
-    """Erasure methods of :class:`~dreammem.stores.sqlite.SQLiteRecordStore` (a mixin)."""
-
-    def erase_records(
-        self: _Store, user_id: str, ids: Sequence[str], texts: Sequence[str]
-    ) -> tuple[list[str], int]:
+    def erase_records(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[list[str], int]:
         """Delete these records of this user and every row that refers to them.
 
         Their entries in the dream journal (reports and undo data) are removed too,
@@ -75,7 +60,7 @@ class SQLiteErasure:
                     scrubbed += 1
         return list(rowids), scrubbed
 
-    def erase_user(self: _Store, user_id: str) -> int:
+    def erase_user(self, user_id: str) -> int:
         """Delete every row of this user in the store's own tables.
 
         Records, full text, vectors, queue, memory index, dream journal, task state.
@@ -97,7 +82,7 @@ class SQLiteErasure:
             conn.execute("DELETE FROM records WHERE user_id = ?", (user_id,))
             return dreams
 
-    def compact(self: _Store) -> bool:
+    def compact(self) -> bool:
         """Make SQLite drop deleted bytes: merge the full-text index, rebuild, truncate the log.
 
         Costs a rewrite of the file (seconds for a large store).
