@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import faiss
@@ -345,8 +344,3 @@ def recall_at(found: Sequence[tuple[int, float]], exact_scores: npt.NDArray[np.f
         return 1.0
     floor = float(exact_scores[want - 1]) - 1e-5
     return sum(1 for _, score in found[:want] if score >= floor) / want
-
-
-def default_store_path(memories: int, users: int, root: Path) -> Path:
-    """Where a reusable benchmark store of this size lives."""
-    return root / f"latency-{memories}x{users}"

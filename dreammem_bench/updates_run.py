@@ -28,7 +28,7 @@ from dreammem.memory import DreamMemory
 from dreammem.types import MemoryRecord, Status
 from dreammem.write.relations import possibly_outdated_by
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
-from dreammem_bench.updates import Case, Conversation, Split, Suite
+from dreammem_bench.updates import Case, Conversation, Suite
 
 __all__ = ["METRICS", "Row", "run_updates"]
 
@@ -218,8 +218,3 @@ def run_updates(
                     "dreammem", f"dream-{variant}", mine, _dreammem_recaller(memory), filler, memory
                 )
     return rows
-
-
-def split_label(split: Split | str) -> str:
-    """How a split is printed."""
-    return "held-back" if split == "held" else "dev"

@@ -42,8 +42,3 @@ class WritePlan:
         if before is None:
             raise ValueError(f"the state before {after.id} is needed")
         self.updates[after.id] = (before, after)
-
-    @property
-    def is_empty(self) -> bool:
-        """True when the plan changes nothing at all."""
-        return not (self.inserts or self.updates or self.dequeue)
