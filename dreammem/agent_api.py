@@ -37,6 +37,7 @@ __all__ = [
     "history_block",
     "hit_metadata",
     "ingest_turns",
+    "is_prompt_echo",
     "last_user_text",
     "memory_block",
     "save_memory",
@@ -254,6 +255,16 @@ def with_memory_block(system_text: str | None, block: PackedContext | None) -> s
     return memory_part if not system_text else f"{system_text}\n\n{memory_part}"
 
 
+def is_prompt_echo(text: str) -> bool:
+    """Whether a turn repeats the memory block injected into the prompt.
+
+    A model that echoes its prompt (LlamaIndex's ``MockLLM``, a prompt leak, a system
+    message a framework hands back) would otherwise store the recalled memories again
+    as one new memory, and the next prompt would carry them twice.
+    """
+    return MEMORY_PROMPT_HEADER in text
+
+
 def _turn_key(session_id: str | None, turn: ChatTurn, occurrence: int) -> str:
     if turn.message_id:
         return f"id:{turn.message_id}"
@@ -275,7 +286,8 @@ def ingest_turns(
     A turn already stored for this user and session (same message id, or same role
     and text at the same occurrence) is skipped, so adapters may pass the whole
     history each time. Turns of other roles (by default tool and system turns: see
-    :data:`MEMORY_ROLES`), of unknown roles and empty turns are skipped.
+    :data:`MEMORY_ROLES`), of unknown roles, empty turns and echoes of the injected
+    memory block (:func:`is_prompt_echo`) are skipped.
 
     Args:
         memory: The store.
@@ -296,6 +308,9 @@ def ingest_turns(
     candidates: list[tuple[str, ChatTurn]] = []
     for turn in turns:
         if turn.role not in roles or turn.role not in _ROLES or not turn.content.strip():
+            continue
+        if is_prompt_echo(turn.content):
+            log.info("skipping a %s turn that repeats the injected memory block", turn.role)
             continue
         if skip_unstorable and not _storable(memory, turn, "turn"):
             continue

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -146,12 +145,13 @@ class E5Embedder:
 def resolve_embedder(model: str, *, batch_size: int = 64, runtime: str = "auto") -> Embedder:
     """Build an embedder from a config value (``minilm``, ``e5``, ``hashing``, a name or path).
 
-    The packaged MiniLM runs on torch (sentence-transformers) with ``runtime="torch"``,
-    on numpy (:class:`~dreammem.embed.numpy_bert.NumpyBertEmbedder`) with ``"numpy"``;
-    ``"auto"`` takes torch when sentence-transformers is installed.
+    The packaged MiniLM runs on numpy (:class:`~dreammem.embed.numpy_bert.NumpyBertEmbedder`,
+    no torch import) with ``runtime="auto"`` or ``"numpy"``, and on torch
+    (sentence-transformers) only with ``"torch"``: the same vectors within 1e-5, and the
+    numpy one starts in a fraction of the time and memory (docs/BENCHMARKS.md, footprint).
     """
     if model == "minilm" or model == MINILM:
-        if runtime == "torch" or (runtime == "auto" and find_spec("sentence_transformers") is not None):
+        if runtime == "torch":
             return SentenceTransformerEmbedder(batch_size=batch_size)
         from dreammem.embed.numpy_bert import NumpyBertEmbedder  # noqa: PLC0415 - numpy_bert reads its model files: loaded with the first model
 

@@ -105,6 +105,9 @@ async def test_chat_engine_remembers_across_a_reopened_store(
         assert memory.session_id != first_session and memory.get_all() == []
         engine = make(store, memory, MockLLM())  # echoes the prompt it receives
         prompt = await chat(engine, QUESTION, use_async)
+        # The echoed reply (it carries the memory block) is no new memory; the question is.
+        stored = [r.content for r in store.get_all(user_id="alice", status=None, limit=1000)]
+        assert QUESTION in stored and not any(MEMORY_PROMPT_HEADER in text for text in stored)
 
     assert "aisle seats" not in prompt  # bob's memory never reaches alice's prompt
     before, header, after = prompt.partition(MEMORY_PROMPT_HEADER)

@@ -60,8 +60,8 @@ def test_batches_keep_input_order(runtimes: tuple[NumpyBertEmbedder, SentenceTra
 def test_runtime_setting_picks_the_runtime() -> None:
     assert isinstance(resolve_embedder("minilm", runtime="numpy"), NumpyBertEmbedder)
     assert isinstance(resolve_embedder("minilm", runtime="torch"), SentenceTransformerEmbedder)
-    # This environment has sentence-transformers (the torch extra), so auto keeps torch.
-    assert isinstance(resolve_embedder("minilm", runtime="auto"), SentenceTransformerEmbedder)
+    # This environment has sentence-transformers (the torch extra); auto still takes numpy.
+    assert isinstance(resolve_embedder("minilm", runtime="auto"), NumpyBertEmbedder)
 
 
 def test_a_store_written_on_numpy_opens_and_recalls_on_torch(tmp_path: Path) -> None:
@@ -76,15 +76,17 @@ def test_a_store_written_on_numpy_opens_and_recalls_on_torch(tmp_path: Path) -> 
         assert hits[0].record.content == "I prefer window seats on long flights."
 
 
-def test_a_numpy_runtime_process_never_imports_torch(tmp_path: Path) -> None:
+@pytest.mark.parametrize("config", ["DreamMemConfig(embedding=EmbeddingConfig(runtime='numpy'))", "None"])
+def test_a_numpy_or_default_process_never_imports_torch(tmp_path: Path, config: str) -> None:
     script = (
         "import sys\n"
         "from dreammem import DreamMemory\n"
         "from dreammem.config import DreamMemConfig, EmbeddingConfig\n"
-        "config = DreamMemConfig(embedding=EmbeddingConfig(runtime='numpy'))\n"
+        f"config = {config}\n"
         "with DreamMemory(sys.argv[1], config=config) as memory:\n"
         "    memory.add('I prefer window seats.', user_id='u')\n"
-        "    print(memory.recall('seat?', user_id='u', k=1)[0].record.content)\n"
+        "    hit = memory.recall('seat?', user_id='u', k=1)[0].record.content\n"
+        "    print(type(memory.embedder).__name__, hit)\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "HF_HUB_OFFLINE": "1"}
@@ -96,5 +98,5 @@ def test_a_numpy_runtime_process_never_imports_torch(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["I prefer window seats.", "[]"]
+    assert done.stdout.splitlines() == ["NumpyBertEmbedder I prefer window seats.", "[]"]
     assert done.stderr == ""

@@ -39,6 +39,18 @@ def test_ingest_uses_message_ids_and_skips_unknown_roles(memory: DreamMemory) ->
         ingest_turns(memory, turns, user_id="")
 
 
+def test_ingest_skips_a_reply_that_echoes_the_injected_memory_block(memory: DreamMemory) -> None:
+    memory.add("Budget must not exceed 50,000 USD", user_id="u1", session_id="s0")
+    block = memory_block(memory, "what is the budget?", user_id="u1")
+    prompt = with_memory_block("You are helpful.", block)
+    assert prompt is not None
+    echo = f"system: {prompt}\nuser: what is the budget?\nassistant: "  # how an echoing model replies
+    turns = [ChatTurn("user", "what is the budget?"), ChatTurn("assistant", echo)]
+    written = ingest_turns(memory, turns, user_id="u1", session_id="s1")
+    assert [r.content for r in written] == ["what is the budget?"]
+    assert ingest_turns(memory, [ChatTurn("system", prompt)], user_id="u1", roles={"system"}) == []
+
+
 def test_save_search_forget_roundtrip(memory: DreamMemory) -> None:
     record = save_memory(memory, "Prefers window seats on flights", user_id="u1")
     pinned = save_memory(memory, "Vegetarian", user_id="u1", pin=True)
