@@ -3,7 +3,7 @@
 :class:`CrudMixin` gives :class:`~dreammem.memory.DreamMemory` the calls a Mem0 user
 reaches for: ``update``, ``delete_all``, ``purge``, ``export``, ``import_`` and paged
 ``get_all``, each with an ``a``-prefixed async twin. The store-level work lives in the
-stores (:mod:`dreammem.stores.sqlite_erase` for erasure); this module orders it and
+stores (:mod:`dreammem.stores.sqlite.erasure` for erasure); this module orders it and
 keeps the derived indexes (keyword text, FAISS, graph) in step.
 
 ``forget`` and ``delete_all`` are soft: the records stay for audit and history.
@@ -12,7 +12,6 @@ keeps the derived indexes (keyword text, FAISS, graph) in step.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 from collections.abc import Iterable, Sequence
@@ -24,13 +23,15 @@ from dreammem.config import DreamMemConfig
 from dreammem.engine import Engine
 from dreammem.erasure import EDITED, erasure_set, restorable
 from dreammem.errors import DreamMemError, ValidationError
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import tokenize
 from dreammem.transfer import ExportedRecord, export_lines, parse_export
-from dreammem.types import Layer, MemoryRecord, Role, Status, new_id, utcnow
+from dreammem.twins import async_twin
+from dreammem.types import MemoryRecord, Role, Status, new_id, utcnow
 from dreammem.validation import (
     check_content,
+    check_filters,
     check_offset,
     check_page_limit,
     check_user_id,
@@ -109,8 +110,7 @@ class CrudMixin:
         config: DreamMemConfig
         engine: Engine
 
-        @property
-        def store(self) -> SQLiteRecordStore: ...  # noqa: D102
+        store: RecordStore
 
         def get(self, memory_id: str, *, user_id: str) -> MemoryRecord: ...  # noqa: D102
 
@@ -139,11 +139,7 @@ class CrudMixin:
             another (``twins``) and where the next page starts (``next_offset``).
         """
         user = check_user_id(user_id)
-        try:
-            layers = [Layer(layer)] if layer is not None else None
-            statuses = [Status(status)] if status is not None else None
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from exc
+        layers, statuses = check_filters(layer, status)
         size, start = check_page_limit(limit), check_offset(offset)
         found = self.store.find(user, layers=layers, statuses=statuses, limit=size + 1, offset=start)
         page = found[:size]
@@ -289,7 +285,7 @@ class CrudMixin:
         with self.engine.lock:
             records = self.store.find(user, statuses=None, newest_first=False)
             queued = {r.id for r in self.store.queued(user)}
-            states = self.store.task_states(user)
+            states = list(self.store.task_states(user).items())
         items = [ExportedRecord(r, r.id in queued) for r in records]
         return "".join(line + "\n" for line in export_lines(user, items, states))
 
@@ -355,45 +351,14 @@ class CrudMixin:
                 log.warning("clearing the graph of a purged user failed: %s", exc)
         return pending
 
-    # -- async twins (the sync call in a worker thread) ------------------------------------------
+    # -- async twins (each runs its sync method in a worker thread) ---------------------------
 
-    async def aget_all(
-        self,
-        *,
-        user_id: str,
-        layer: str | None = None,
-        status: str | None = "active",
-        limit: int = 100,
-        offset: int = 0,
-    ) -> MemoryPage:
-        """Async twin of :meth:`get_all`."""
-        return await asyncio.to_thread(
-            self.get_all, user_id=user_id, layer=layer, status=status, limit=limit, offset=offset
-        )
-
-    async def aupdate(
-        self, memory_id: str, content: str, *, user_id: str, twins: bool = True
-    ) -> MemoryRecord:
-        """Async twin of :meth:`update`."""
-        return await asyncio.to_thread(self.update, memory_id, content, user_id=user_id, twins=twins)
-
-    async def adelete_all(self, *, user_id: str) -> int:
-        """Async twin of :meth:`delete_all`."""
-        return await asyncio.to_thread(self.delete_all, user_id=user_id)
-
-    async def apurge(
-        self, memory_id: str | None = None, *, user_id: str, dry_run: bool = False
-    ) -> PurgeResult:
-        """Async twin of :meth:`purge`."""
-        return await asyncio.to_thread(self.purge, memory_id, user_id=user_id, dry_run=dry_run)
-
-    async def aexport(self, *, user_id: str) -> str:
-        """Async twin of :meth:`export`."""
-        return await asyncio.to_thread(self.export, user_id=user_id)
-
-    async def aimport_(self, data: str | Path | Iterable[str], *, user_id: str) -> ImportResult:
-        """Async twin of :meth:`import_` (lines are read in the worker thread too)."""
-        return await asyncio.to_thread(self.import_, data, user_id=user_id)
+    aget_all = async_twin(get_all)
+    aupdate = async_twin(update)
+    adelete_all = async_twin(delete_all)
+    apurge = async_twin(purge)
+    aexport = async_twin(export)
+    aimport_ = async_twin(import_)
 
 
 def _flag(record: MemoryRecord, text: str) -> dict[str, object]:

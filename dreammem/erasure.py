@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection
 
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord, Status
 
 __all__ = ["EDITED", "edit_target", "erasure_set", "restorable"]
@@ -31,7 +31,7 @@ def edit_target(record: MemoryRecord) -> str | None:
     return target if isinstance(target, str) else None
 
 
-def erasure_set(store: SQLiteRecordStore, record: MemoryRecord) -> list[MemoryRecord]:
+def erasure_set(store: RecordStore, record: MemoryRecord) -> list[MemoryRecord]:
     """The record and everything that carries its words (see the module docstring)."""
     found = {record.id: record}
     frontier = [record]

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
+from dreammem.write.keyed_slots import KEYED_SLOT_PREFIX, is_keyed
 
-if TYPE_CHECKING:  # the facade imports the dream, which asks is_keyed
+if TYPE_CHECKING:
     from dreammem.memory import DreamMemory
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "rank_keyed",
 ]
 
-_SLOT_PREFIX = "keyed:"
 _META = "keyed"
 
 
@@ -82,19 +82,14 @@ def _labels(path: Sequence[str]) -> list[str]:
 def _slot(path: Sequence[str], key: str) -> str:
     if not isinstance(key, str) or not key:
         raise ValidationError("key must be a non-empty str")
-    return _SLOT_PREFIX + json.dumps([*_labels(path), key], ensure_ascii=True)
+    return KEYED_SLOT_PREFIX + json.dumps([*_labels(path), key], ensure_ascii=True)
 
 
 def _path_prefix(prefix: Sequence[str]) -> str:
     """The slot prefix shared by every entry under ``prefix`` (a JSON list left open)."""
     labels = _labels(prefix)
     opened = json.dumps(labels, ensure_ascii=True)[:-1]
-    return _SLOT_PREFIX + (opened + "," if labels else opened)
-
-
-def is_keyed(record: MemoryRecord) -> bool:
-    """True for a record addressed by a path and key (housekeeping must leave it be)."""
-    return record.slot is not None and record.slot.startswith(_SLOT_PREFIX)
+    return KEYED_SLOT_PREFIX + (opened + "," if labels else opened)
 
 
 def keyed_entry(record: MemoryRecord) -> KeyedEntry:
@@ -188,7 +183,10 @@ def list_keyed(memory: DreamMemory, *, user_id: str, prefix: Sequence[str] = ())
 
 def keyed_paths(memory: DreamMemory) -> list[tuple[str, ...]]:
     """Every path holding at least one live entry, across users, sorted."""
-    paths = {tuple(json.loads(slot[len(_SLOT_PREFIX) :])[:-1]) for slot in memory.slot_names(_SLOT_PREFIX)}
+    paths = {
+        tuple(json.loads(slot[len(KEYED_SLOT_PREFIX) :])[:-1])
+        for slot in memory.slot_names(KEYED_SLOT_PREFIX)
+    }
     return sorted(paths)
 
 

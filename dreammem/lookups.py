@@ -17,7 +17,7 @@ from dreammem.types import Kind, MemoryRecord, Status
 from dreammem.validation import check_id, check_k, check_user_id, require_id
 
 if TYPE_CHECKING:
-    from dreammem.stores.sqlite import SQLiteRecordStore
+    from dreammem.stores.base import RecordStore
 
 __all__ = ["LookupMixin"]
 
@@ -28,12 +28,8 @@ _TRANSCRIPT = (Status.ACTIVE, Status.SUPERSEDED, Status.ARCHIVED)
 class LookupMixin:
     """Slot, session and message-key look-ups of the facade (see the module docstring)."""
 
-    if TYPE_CHECKING:
-
-        @property
-        def store(self) -> SQLiteRecordStore:
-            """The record store (provided by the facade)."""
-            ...
+    store: RecordStore
+    """The record store (provided by the facade)."""
 
     def slot_records(
         self,

@@ -7,7 +7,6 @@ dream to :mod:`dreammem.dream.service`.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -17,30 +16,21 @@ from typing import Any, Self
 
 from dreammem.config import DreamMemConfig
 from dreammem.crud import CrudMixin
-from dreammem.dream import service as dream_service
-from dreammem.dream.context import DreamContext
-from dreammem.dream.journal import list_reports
-from dreammem.dream.memory_index import MemoryIndexPath
-from dreammem.dream.report import DreamReport
-from dreammem.dream.undo import UndoResult, undo_dream
+from dreammem.dream.methods import DreamMethods
 from dreammem.embed.base import Embedder
-from dreammem.engine import Engine, store_files
-from dreammem.errors import NotFoundError, ValidationError
+from dreammem.engine import Engine, is_server_uri, store_files
+from dreammem.errors import NotFoundError
 from dreammem.llm import LLM
 from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
+from dreammem.recall.build import build_pipeline
 from dreammem.recall.filters import RecallFilter
-from dreammem.recall.graph import GraphPath
-from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
-from dreammem.recall.temporal import TemporalPath
-from dreammem.recall.vector import VectorPath
-from dreammem.stores.base import GraphStore
-from dreammem.stores.faiss_index import FaissVectorIndex
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
-from dreammem.types import Kind, MemoryRecord, Status, utcnow
+from dreammem.twins import async_twin
+from dreammem.types import Kind, MemoryRecord, utcnow
 from dreammem.validation import (
     check_content,
     check_event_time,
@@ -48,12 +38,12 @@ from dreammem.validation import (
     check_k,
     check_metadata,
     check_names,
-    check_role,
     check_slot,
     check_user_id,
     require_id,
 )
-from dreammem.write.records import TurnInput, build_core_memory, build_records
+from dreammem.write.inputs import check_turns, memory_kind, turn_input
+from dreammem.write.records import build_core_memory
 from dreammem.write.revert import reverted
 
 __all__ = ["DreamMemory", "Turn", "store_files"]
@@ -69,7 +59,7 @@ _SUBSET_LIMIT = 50_000
 _TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
 
 
-class DreamMemory(CrudMixin, LookupMixin):
+class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -83,6 +73,12 @@ class DreamMemory(CrudMixin, LookupMixin):
         graph: A :class:`~dreammem.stores.base.GraphStore`; by default the embedded
             graph in the same SQLite file.
         llm: An optional ``prompt -> completion`` callable for extraction and dreaming.
+        auth: ``(user, password)`` for a Neo4j server (else ``config.store``'s).
+
+    A ``bolt://host:7687`` or ``neo4j://host:7687`` path opens the whole store
+    (records, embeddings, full text, dream queue and log, graph) in that Neo4j
+    database instead: no local file, so processes on any number of hosts share one
+    memory. With no path, ``config.store.uri`` selects it too.
 
     Example:
         >>> with DreamMemory("./memory") as memory:  # doctest: +SKIP
@@ -100,25 +96,19 @@ class DreamMemory(CrudMixin, LookupMixin):
         reranker: Reranker | None = None,
         graph: GraphStore | None = None,
         llm: LLM | None = None,
+        auth: tuple[str, str] | None = None,
     ) -> None:
         self.config = config or DreamMemConfig()
-        self.path = None if path is None else Path(path)
-        self.engine = Engine(path, config=self.config, embedder=embedder, graph=graph, llm=llm)
+        self.path = None if path is None or is_server_uri(path) else Path(path)
+        """The embedded store's folder or file (None in memory and on a Neo4j server)."""
+        self.engine = Engine(path, config=self.config, embedder=embedder, graph=graph, llm=llm, auth=auth)
         """The engine beneath: record store, derived indexes, locks, unit of work."""
+        self.store: RecordStore = self.engine.store
+        """The record store (the source of truth)."""
+        self.graph: GraphStore = self.engine.graph
+        """The graph store kept in step with the records."""
         self.reranker = reranker
         self._pipeline: RecallPipeline | None = None
-
-    # -- set-up -------------------------------------------------------------------
-
-    @property
-    def store(self) -> SQLiteRecordStore:
-        """The record store (the source of truth)."""
-        return self.engine.store
-
-    @property
-    def graph(self) -> GraphStore:
-        """The graph store kept in step with the records."""
-        return self.engine.graph
 
     @property
     def llm(self) -> LLM | None:
@@ -135,25 +125,16 @@ class DreamMemory(CrudMixin, LookupMixin):
         return self.engine.embedder
 
     @property
-    def vector_index(self) -> FaissVectorIndex:
-        """The FAISS index (opened with the embedder)."""
+    def vector_index(self) -> VectorIndex:
+        """The vector index: FAISS, or the server's on the Neo4j backend (opened with the embedder)."""
         return self.engine.vector_index
 
     @property
     def pipeline(self) -> RecallPipeline:
         """The recall pipeline (built on first use)."""
         if self._pipeline is None:
-            embedder = self.embedder
-            index = self.vector_index
-            paths: dict[str, Any] = {
-                "vector": VectorPath(index, embedder),
-                "keyword": KeywordPath(self.store, max_term_share=self.config.recall.keyword_max_term_share),
-                "temporal": TemporalPath(self.store, index, embedder),
-                "index": MemoryIndexPath(self.store),
-                "graph": GraphPath(self.graph, self.store),
-            }
-            self._pipeline = RecallPipeline(
-                self.store, paths, self.config.recall, self.reranker, embedder=embedder
+            self._pipeline = build_pipeline(
+                self.store, self.vector_index, self.embedder, self.graph, self.config.recall, self.reranker
             )
         return self._pipeline
 
@@ -204,20 +185,10 @@ class DreamMemory(CrudMixin, LookupMixin):
         Returns:
             The episodic record of each turn, in order.
         """
-        if isinstance(turns, Mapping | str | bytes) or not isinstance(turns, Iterable):
-            raise ValidationError(f"turns must be an iterable of mappings, got {type(turns).__name__}")
         now = utcnow()
-        inputs = [self._turn_input(t, now) for t in turns]
-        if not inputs:
-            return []
-        batches = [
-            build_records(t, extract_explicit=self.config.write.extract_explicit, now=now) for t in inputs
-        ]
-        records = [r for batch in batches for r in batch]
-        with self.engine.lock:
-            contexts = self.engine.context_texts(records)
-            changed = self.engine.persist(records, contexts, enqueue=[b[0] for b in batches])
-        return [changed.get(b[0].id, b[0]) for b in batches]
+        max_chars = self.config.write.max_content_chars
+        inputs = [turn_input(t, now, max_chars=max_chars) for t in check_turns(turns)]
+        return self.engine.add_turns(inputs, now) if inputs else []
 
     def remember(
         self,
@@ -248,7 +219,7 @@ class DreamMemory(CrudMixin, LookupMixin):
             The semantic record.
         """
         now = utcnow()
-        turn = self._turn_input(
+        turn = turn_input(
             {
                 "content": content,
                 "user_id": user_id,
@@ -258,34 +229,12 @@ class DreamMemory(CrudMixin, LookupMixin):
                 "agent_id": agent_id,
             },
             now,
+            max_chars=self.config.write.max_content_chars,
         )
-        try:
-            record_kind = Kind(kind)
-        except ValueError as exc:
-            raise ValidationError(f"unknown kind {kind!r}") from exc
-        if record_kind is Kind.TURN:
-            raise ValidationError("kind 'turn' is for conversation turns: use add()")
-        if not isinstance(pinned, bool):
-            raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
+        record_kind = memory_kind(kind, pinned)
         record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
-
-    def _turn_input(self, turn: Turn, now: datetime) -> TurnInput:
-        if not isinstance(turn, Mapping):
-            raise ValidationError(f"each turn must be a mapping, got {type(turn).__name__}")
-        unknown = set(turn) - _TURN_FIELDS
-        if unknown:
-            raise ValidationError(f"unknown turn fields: {sorted(unknown)}")
-        return TurnInput(
-            content=check_content(turn.get("content"), max_chars=self.config.write.max_content_chars),
-            user_id=check_user_id(turn.get("user_id")),
-            role=check_role(turn.get("role", "user")),
-            event_time=check_event_time(turn.get("event_time"), default=now),
-            session_id=check_id(turn.get("session_id"), "session_id"),
-            agent_id=check_id(turn.get("agent_id"), "agent_id"),
-            metadata=check_metadata(turn.get("metadata")),
-        )
 
     # -- read ---------------------------------------------------------------------------
 
@@ -336,8 +285,7 @@ class DreamMemory(CrudMixin, LookupMixin):
                 query=text, user_id=user, hits=(), budget_tokens=self.config.recall.budget_tokens
             )
         pipeline = self.pipeline
-        stale = self.engine.refresh_vectors()
-        self.engine.flush_graph()
+        stale = self.engine.catch_up()
         rq = RecallQuery(
             text=text,
             user_id=user,
@@ -386,14 +334,7 @@ class DreamMemory(CrudMixin, LookupMixin):
         Returns:
             The record as it is now.
         """
-        record = self.get(memory_id, user_id=user_id)
-        if record.status is Status.DELETED:
-            return record
-        now = utcnow()
-        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
-        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
-        self.engine.update(deleted)
-        return deleted[0]
+        return self.engine.soft_delete(self.get(memory_id, user_id=user_id), twins=twins)
 
     def revert_update(self, memory_id: str, *, user_id: str) -> MemoryRecord:
         """Undo a write-time update decision: the superseded record (and its turn) is current again.
@@ -422,15 +363,9 @@ class DreamMemory(CrudMixin, LookupMixin):
 
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
-        user = check_user_id(user_id)
-        session = require_id(session_id, "session_id")
-        turns = self.store.find(
-            user,
-            statuses=None,
-            kinds=[Kind.TURN],
-            session_id=session,
-            limit=self.config.write.working_memory_turns,
-        )
+        user, session = check_user_id(user_id), require_id(session_id, "session_id")
+        limit = self.config.write.working_memory_turns
+        turns = self.store.find(user, statuses=None, kinds=[Kind.TURN], session_id=session, limit=limit)
         return list(reversed(turns))
 
     def task_state(self, *, user_id: str, session_id: str) -> dict[str, Any]:
@@ -445,79 +380,7 @@ class DreamMemory(CrudMixin, LookupMixin):
 
     def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
         """Counts by status, the embedding model and the queue size."""
-        user = check_user_id(user_id) if user_id is not None else None
-        counts = {s.value: self.store.count(user, status=s) for s in Status}
-        model = self.store.get_meta("embedding_model")
-        self.engine.refresh_vectors()
-        out: dict[str, Any] = {
-            "records": counts,
-            "users": len(self.store.users()) if user is None else 1,
-            "embedding_model": model,
-            "vectors": self.engine.vector_count(user),
-            "schema_version": self.store.schema_version,
-            "graph_outbox": self.engine.graph_pending(),
-        }
-        if user is not None:
-            out["queue"] = self.store.queue_size(user)
-        return out
-
-    # -- dreaming (logic in dreammem.dream) ----------------------------------------------------
-
-    def dream(
-        self,
-        *,
-        user_id: str,
-        dry_run: bool = False,
-        level: int = 1,
-        context: DreamContext | None = None,
-        now: datetime | None = None,
-    ) -> DreamReport:
-        """Consolidate the user's short-term queue now (level 2: long-term housekeeping).
-
-        Atomic: the queue is emptied exactly when the long-term writes commit. With
-        ``dry_run`` nothing is written and the report says what would happen.
-        """
-        return dream_service.dream(
-            self.engine, user_id, dry_run=dry_run, level=level, context=context, now=now
-        )
-
-    def undo_dream(self, dream_id: str, *, user_id: str) -> UndoResult:
-        """Restore the user's memory as it was before a dream (newest dreams first)."""
-        return undo_dream(self.engine, require_id(dream_id, "dream_id"), check_user_id(user_id))
-
-    def maybe_dream(
-        self, user_id: str, *, now: datetime | None = None, blocking: bool = True
-    ) -> list[DreamReport]:
-        """Run the dreams the triggers say are due (queue size, time, second-level period)."""
-        return dream_service.maybe_dream(self.engine, user_id, now=now, blocking=blocking)
-
-    def end_task(
-        self,
-        *,
-        user_id: str,
-        session_id: str | None = None,
-        outcome: str | None = None,
-        success: bool | None = None,
-        now: datetime | None = None,
-    ) -> list[DreamReport]:
-        """A task phase ended: store its outcome as a procedural record, dream if due."""
-        return dream_service.end_phase(
-            self.engine,
-            user_id,
-            session_id=session_id,
-            outcome=outcome,
-            success=success,
-            kind="task",
-            now=now,
-        )
-
-    def end_session(self, *, user_id: str, session_id: str, now: datetime | None = None) -> list[DreamReport]:
-        """A session ended: dream if due."""
-        return dream_service.end_phase(self.engine, user_id, session_id=session_id, kind="session", now=now)
-
-    def dreams(self, *, user_id: str, limit: int = 20) -> list[DreamReport]:
-        """The user's dream log, newest first."""
-        return [report for report, _ in list_reports(self.store, check_user_id(user_id), check_k(limit))]
+        return self.engine.stats(check_user_id(user_id) if user_id is not None else None)
 
     # -- maintenance ----------------------------------------------------------------------
 
@@ -532,10 +395,7 @@ class DreamMemory(CrudMixin, LookupMixin):
         return self.engine.reindex(embedder)
 
     def reindex_graph(self) -> int:
-        """Rebuild the graph of every user of this store from SQLite.
-
-        Returns:
-            How many active records were written to the graph (0 with no graph).
+        """Rebuild the graph of every user of this store from SQLite; returns the active records written.
 
         Raises:
             GraphUnavailableError: an external graph is down (the work stays queued
@@ -544,10 +404,7 @@ class DreamMemory(CrudMixin, LookupMixin):
         return self.engine.reindex_graph()
 
     def sync_graph(self) -> int:
-        """Replay graph writes queued while an external graph was unreachable.
-
-        Returns:
-            How many queued memories were written.
+        """Replay graph writes queued while an external graph was unreachable; returns how many.
 
         Raises:
             GraphUnavailableError: the graph is still down (nothing is lost).
@@ -566,29 +423,21 @@ class DreamMemory(CrudMixin, LookupMixin):
     ) -> None:
         self.close()
 
-    # -- async twins (run the sync method in a worker thread) ---------------------------------
+    # -- async twins (each runs its sync method in a worker thread) ---------------------------
 
-    async def aadd(self, content: str, **kwargs: Any) -> MemoryRecord:
-        """Async twin of :meth:`add`."""
-        return await asyncio.to_thread(lambda: self.add(content, **kwargs))
-
-    async def aadd_many(self, turns: Iterable[Turn]) -> list[MemoryRecord]:
-        """Async twin of :meth:`add_many`."""
-        items = list(turns)
-        return await asyncio.to_thread(self.add_many, items)
-
-    async def aremember(self, content: str, **kwargs: Any) -> MemoryRecord:
-        """Async twin of :meth:`remember`."""
-        return await asyncio.to_thread(lambda: self.remember(content, **kwargs))
-
-    async def arecall(self, query: str, **kwargs: Any) -> RecallResult:
-        """Async twin of :meth:`recall`."""
-        return await asyncio.to_thread(lambda: self.recall(query, **kwargs))
-
-    async def aget(self, memory_id: str, *, user_id: str) -> MemoryRecord:
-        """Async twin of :meth:`get`."""
-        return await asyncio.to_thread(lambda: self.get(memory_id, user_id=user_id))
-
-    async def aforget(self, memory_id: str, *, user_id: str, twins: bool = True) -> MemoryRecord:
-        """Async twin of :meth:`forget`."""
-        return await asyncio.to_thread(lambda: self.forget(memory_id, user_id=user_id, twins=twins))
+    aadd = async_twin(add)
+    aadd_many = async_twin(add_many)
+    aremember = async_twin(remember)
+    arecall = async_twin(recall)
+    aget = async_twin(get)
+    aforget = async_twin(forget)
+    arevert_update = async_twin(revert_update)
+    ahistory = async_twin(history)
+    aworking_memory = async_twin(working_memory)
+    atask_state = async_twin(task_state)
+    aset_task_state = async_twin(set_task_state)
+    astats = async_twin(stats)
+    areindex = async_twin(reindex)
+    areindex_graph = async_twin(reindex_graph)
+    async_graph = async_twin(sync_graph)
+    aclose = async_twin(close)

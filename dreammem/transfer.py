@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from dreammem.dream.journal import record_from_dict
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_content, check_event_time, check_metadata, require_id
@@ -146,7 +145,7 @@ def _record(data: Mapping[str, Any], number: int, user_id: str, max_chars: int) 
     if not all(isinstance(fields.get(name, []), list) for name in ("provenance", "entities")):
         raise ValidationError(f"line {number}: provenance and entities must be lists")
     try:
-        record = record_from_dict({**fields, "user_id": user_id})
+        record = MemoryRecord.from_dict({**fields, "user_id": user_id})
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise ValidationError(f"line {number}: bad record ({type(exc).__name__}: {exc})") from exc
     _check_types(record, number)

@@ -190,3 +190,46 @@ class MemoryRecord:
                 value = dict(value)
             out[name] = value
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MemoryRecord:
+        """Rebuild a record from :meth:`to_dict` output: the one record codec.
+
+        Stores decode their rows through it too (a priority may come as its name or
+        its number; unknown keys are ignored).
+        """
+
+        def when(name: str) -> datetime | None:
+            value = data.get(name)
+            return datetime.fromisoformat(value) if value else None
+
+        created, event = when("created_at"), when("event_time")
+        if created is None or event is None:
+            raise ValueError("a record needs created_at and event_time")
+        priority = data["priority"]
+        return cls(
+            id=data["id"],
+            user_id=data["user_id"],
+            content=data["content"],
+            layer=Layer(data["layer"]),
+            kind=Kind(data["kind"]),
+            source=Source(data["source"]),
+            role=Role(data["role"]) if data.get("role") else None,
+            agent_id=data.get("agent_id"),
+            session_id=data.get("session_id"),
+            confidence=float(data["confidence"]),
+            importance=int(data["importance"]),
+            priority=Priority[priority.upper()] if isinstance(priority, str) else Priority(priority),
+            pinned=bool(data["pinned"]),
+            created_at=created,
+            event_time=event,
+            last_accessed_at=when("last_accessed_at"),
+            access_count=int(data.get("access_count") or 0),
+            status=Status(data["status"]),
+            superseded_by=data.get("superseded_by"),
+            valid_to=when("valid_to"),
+            provenance=tuple(data.get("provenance") or ()),
+            entities=tuple(data.get("entities") or ()),
+            slot=data.get("slot"),
+            metadata=dict(data.get("metadata") or {}),
+        )

@@ -19,11 +19,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreammem.errors import ScopeError, ValidationError
-from dreammem.types import Role
+from dreammem.types import Layer, Role, Status
 
 __all__ = [
     "check_content",
     "check_event_time",
+    "check_filters",
     "check_id",
     "check_k",
     "check_metadata",
@@ -180,6 +181,16 @@ def check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 1000:
         raise ValidationError(f"k must be an int from 1 to 1000, got {k!r}")
     return k
+
+
+def check_filters(layer: str | None, status: str | None) -> tuple[list[Layer] | None, list[Status] | None]:
+    """A layer and a status filter (``None`` or ``""``: any) as the store's filter lists."""
+    try:
+        layers = [Layer(layer)] if layer else None
+        statuses = [Status(status)] if status else None
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from exc
+    return layers, statuses
 
 
 MAX_PAGE = 10_000

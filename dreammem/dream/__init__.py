@@ -13,11 +13,11 @@ accounting). Use it through :meth:`dreammem.DreamMemory.dream`.
 
 from dreammem.dream.context import DreamContext
 from dreammem.dream.llm_calls import LLMBudget, LLMUsage, StructuredLLM
-from dreammem.dream.memory_index import MemoryIndexPath
 from dreammem.dream.report import Change, Distilled, DreamReport
 from dreammem.dream.scheduler import DreamScheduler
 from dreammem.dream.triggers import TriggerDecision, TriggerState, check_triggers
 from dreammem.dream.undo import UndoResult
+from dreammem.recall.memory_index import MemoryIndexPath
 
 __all__ = [
     "Change",

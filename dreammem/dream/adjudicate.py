@@ -17,8 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.dream.plan import WritePlan
-from dreammem.stores.faiss_index import FaissVectorIndex
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.types import MemoryRecord
 from dreammem.write.relations import DECISION_KEY, possibly_outdated_by, unmark_possibly_outdated
 
@@ -31,8 +30,8 @@ _K = 8
 
 
 def similar_records(
-    store: SQLiteRecordStore,
-    index: FaissVectorIndex,
+    store: RecordStore,
+    index: VectorIndex,
     embed: Callable[[Sequence[str]], npt.NDArray[np.float32]],
 ) -> Similar:
     """A :data:`Similar` over one store's vector index (records of the asking user only)."""
@@ -52,7 +51,7 @@ def similar_records(
 
 
 def unsure_pairs(
-    store: SQLiteRecordStore, user_id: str, plan: WritePlan, pool: Sequence[MemoryRecord]
+    store: RecordStore, user_id: str, plan: WritePlan, pool: Sequence[MemoryRecord]
 ) -> list[tuple[MemoryRecord, MemoryRecord, str]]:
     """``(newer, older, marked id)`` for each active older record marked possibly outdated.
 
@@ -69,9 +68,7 @@ def unsure_pairs(
     return pairs
 
 
-def _follow(
-    store: SQLiteRecordStore, user_id: str, plan: WritePlan, record: MemoryRecord
-) -> MemoryRecord | None:
+def _follow(store: RecordStore, user_id: str, plan: WritePlan, record: MemoryRecord) -> MemoryRecord | None:
     """The active record that carries what ``record`` said (itself while active)."""
     inserted = {r.id: r for r in plan.inserts}
     current = plan.current(record)

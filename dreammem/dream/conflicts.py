@@ -23,7 +23,7 @@ from dreammem.dream.context import DreamContext
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.plan import WritePlan
 from dreammem.errors import LLMError
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.types import Kind, Layer, MemoryRecord
 from dreammem.write.supersede import later_value, superseded
 
@@ -35,7 +35,7 @@ def supersede(plan: WritePlan, old: MemoryRecord, newer: MemoryRecord) -> None:
     plan.change(superseded(plan.current(old), newer), before=old)
 
 
-def resolve_slot_conflicts(plan: WritePlan, store: SQLiteRecordStore, user_id: str) -> list[tuple[str, str]]:
+def resolve_slot_conflicts(plan: WritePlan, store: RecordStore, user_id: str) -> list[tuple[str, str]]:
     """Resolve every planned new semantic record with a slot against the store and each other.
 
     Returns:
@@ -91,7 +91,7 @@ _MAX_OLD = 5
 
 def llm_conflicts(
     plan: WritePlan,
-    store: SQLiteRecordStore,
+    store: RecordStore,
     user_id: str,
     new_records: Sequence[MemoryRecord],
     llm: StructuredLLM,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dreammem.config import DreamConfig
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.types import Kind, Layer
 
 __all__ = ["DreamContext", "default_context"]
@@ -36,7 +36,7 @@ class DreamContext:
         )
 
 
-def default_context(store: SQLiteRecordStore, user_id: str, config: DreamConfig) -> DreamContext:
+def default_context(store: RecordStore, user_id: str, config: DreamConfig) -> DreamContext:
     """The configured context, filled in from the store where the config is silent.
 
     The task goal falls back to the goal of the user's most recent task state; the
@@ -44,12 +44,8 @@ def default_context(store: SQLiteRecordStore, user_id: str, config: DreamConfig)
     """
     goal = config.task_goal
     if goal is None:
-        row = store.fetchone(
-            "SELECT json_extract(state, '$.goal') FROM task_state WHERE user_id = ? "
-            "ORDER BY updated_at DESC LIMIT 1",
-            (user_id,),
-        )
-        goal = str(row[0]) if row is not None and row[0] else None
+        latest = store.latest_task_state(user_id).get("goal")
+        goal = str(latest) if latest else None
     profile = config.user_profile
     if profile is None:
         facts = store.find(user_id, pinned=True, limit=_PROFILE_ITEMS)

@@ -23,19 +23,22 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.dream import journal
 from dreammem.dream.conflicts import supersede
 from dreammem.dream.distill import DistillPlan
 from dreammem.dream.forget import archived
 from dreammem.dream.plan import WritePlan
+from dreammem.dream.report import DreamReport
 from dreammem.embed.base import normalize_rows
 from dreammem.errors import BackendError
+from dreammem.stores.base import IndexRow
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, MemoryRecord
 
 if TYPE_CHECKING:
     from dreammem.engine import Engine
 
-__all__ = ["commit", "embed_inserts", "plan_writes"]
+__all__ = ["commit", "commit_dream", "embed_inserts", "plan_writes"]
 
 
 def plan_writes(
@@ -90,17 +93,8 @@ def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
 def _verify(engine: Engine, user_id: str, plan: WritePlan) -> None:
     """Inside the transaction: fail if another writer changed what the plan was built on."""
     store = engine.store
-    if plan.dequeue:
-        present = 0
-        for start in range(0, len(plan.dequeue), 500):
-            chunk = plan.dequeue[start : start + 500]
-            marks = ", ".join("?" * len(chunk))
-            row = store.fetchone(
-                f"SELECT COUNT(*) FROM queue WHERE user_id = ? AND record_id IN ({marks})", (user_id, *chunk)
-            )
-            present += int(row[0]) if row is not None else 0
-        if present != len(plan.dequeue):
-            raise BackendError("the queue changed during the dream (another dream ran?)", is_retryable=True)
+    if plan.dequeue and len(store.queue_entries(user_id, plan.dequeue)) != len(plan.dequeue):
+        raise BackendError("the queue changed during the dream (another dream ran?)", is_retryable=True)
     current = {r.id: r for r in store.get(user_id, list(plan.updates))}
     for record_id, (before, after) in list(plan.updates.items()):
         now_stored = current.get(record_id)
@@ -143,6 +137,45 @@ def commit(
         log_entry()
 
 
+def commit_dream(
+    engine: Engine,
+    user_id: str,
+    plan: WritePlan,
+    report: Callable[[], DreamReport],
+    *,
+    index_rows: list[IndexRow] | None = None,
+    before_log: Callable[[], None] | None = None,
+) -> DreamReport:
+    """Commit a dream of either level with its log entry and undo data; returns its report.
+
+    Args:
+        engine: The engine.
+        user_id: The scope.
+        plan: The dream's writes.
+        report: Builds the final report (called inside the transaction, so its
+            duration covers the commit).
+        index_rows: The memory-index rows before the dream (second level), for undo.
+        before_log: More writes inside the transaction, just before the log entry.
+    """
+    undo = journal.UndoData(
+        inserted=[r.id for r in plan.inserts],
+        before=[before.to_dict() for before, _ in plan.updates.values()],
+        after_status={i: after.status.value for i, (_, after) in plan.updates.items()},
+        queue=journal.queue_entries(engine.store, user_id, plan.dequeue),
+        index_rows=index_rows,
+    )
+    done: list[DreamReport] = []
+
+    def log_entry() -> None:
+        if before_log is not None:
+            before_log()
+        done.append(report())
+        journal.write_entry(engine.store, done[0], undo)
+
+    commit(engine, user_id, plan, log_entry=log_entry)
+    return done[0]
+
+
 def embed_inserts(engine: Engine, user_id: str, records: Sequence[MemoryRecord]) -> npt.NDArray[np.float32]:
     """Vectors for new records.
 
@@ -153,7 +186,7 @@ def embed_inserts(engine: Engine, user_id: str, records: Sequence[MemoryRecord])
     embedder = engine.embedder
     out = np.zeros((len(records), embedder.dim), dtype=np.float32)
     sources = [i for r in records if r.kind is Kind.SUMMARY for i in r.provenance]
-    stored = _stored_vectors(engine, user_id, sources)
+    stored = engine.store.vectors_of(user_id, embedder.name, sources)
     to_embed: list[int] = []
     for n, record in enumerate(records):
         found = [stored[i] for i in record.provenance if i in stored]
@@ -164,18 +197,3 @@ def embed_inserts(engine: Engine, user_id: str, records: Sequence[MemoryRecord])
     if to_embed:
         out[to_embed] = embedder.embed_documents([records[n].content for n in to_embed])
     return out
-
-
-def _stored_vectors(engine: Engine, user_id: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-    embedder = engine.embedder
-    found: dict[str, npt.NDArray[np.float32]] = {}
-    for start in range(0, len(ids), 500):
-        chunk = list(ids[start : start + 500])
-        marks = ", ".join("?" * len(chunk))
-        rows = engine.store.fetchall(
-            "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
-            f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
-            (user_id, embedder.name, *chunk),
-        )
-        found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
-    return found

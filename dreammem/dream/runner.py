@@ -17,17 +17,16 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from dreammem.dream import journal
 from dreammem.dream.adjudicate import similar_records
 from dreammem.dream.conflicts import llm_conflicts, resolve_slot_conflicts
 from dreammem.dream.context import DreamContext, default_context
 from dreammem.dream.distill import DistillPlan, distill
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM
-from dreammem.dream.migrate import commit, plan_writes
+from dreammem.dream.migrate import commit_dream, plan_writes
 from dreammem.dream.plan import WritePlan
 from dreammem.dream.report import Change, Distilled, DreamReport
 from dreammem.dream.score import score
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.types import Kind, Layer, MemoryRecord, Role, Status, new_id, utcnow
 
 if TYPE_CHECKING:
@@ -113,19 +112,7 @@ def run_dream(
 
     if dry_run or not queued:
         return report()
-    undo = journal.UndoData(
-        inserted=[r.id for r in plan.inserts],
-        before=[before.to_dict() for before, _ in plan.updates.values()],
-        after_status={i: after.status.value for i, (_, after) in plan.updates.items()},
-        queue=journal.queue_entries(store, user_id, plan.dequeue),
-    )
-    final: list[DreamReport] = []
-
-    def log_entry() -> None:
-        final.append(report())
-        journal.write_entry(store, final[0], undo)
-
-    commit(engine, user_id, plan, log_entry=log_entry)
+    final = commit_dream(engine, user_id, plan, report)
     log.info(
         "dream %s for a user: %d queued -> %d new, %d archived",
         dream_id,
@@ -133,10 +120,10 @@ def run_dream(
         len(plan.inserts),
         sum(1 for _, a in plan.updates.values() if a.status is Status.ARCHIVED),
     )
-    return final[0]
+    return final
 
 
-def _twins(store: SQLiteRecordStore, user_id: str, queued: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
+def _twins(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
     """Active semantic records the write path made from queued turns, by turn id."""
     if not queued:
         return {}

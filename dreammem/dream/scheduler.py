@@ -56,10 +56,7 @@ class DreamScheduler:
 
     def users(self) -> list[str]:
         """Users that may have a dream due."""
-        rows = self.memory.store.fetchall(
-            "SELECT user_id FROM queue UNION SELECT user_id FROM dreams ORDER BY 1"
-        )
-        return [str(r[0]) for r in rows]
+        return self.memory.store.dream_users()
 
     def run_once(self) -> list[DreamReport]:
         """Check every user once and run the dreams that are due."""

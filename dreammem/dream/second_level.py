@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.dream import journal, memory_index
+from dreammem.dream import memory_index
 from dreammem.dream.forget import archived, expired
 from dreammem.dream.guard import protected_tokens
-from dreammem.dream.migrate import commit
+from dreammem.dream.migrate import commit_dream
 from dreammem.dream.plan import WritePlan
 from dreammem.dream.replacement import guarded, normalize_text
 from dreammem.dream.report import Change, DreamReport
-from dreammem.keyed import is_keyed
 from dreammem.types import Kind, Layer, MemoryRecord, new_id, utcnow
+from dreammem.write.keyed_slots import is_keyed
 
 if TYPE_CHECKING:
     from dreammem.engine import Engine
@@ -141,20 +141,14 @@ def run_second_level(
 
     if dry_run:
         return report()
-    undo = journal.UndoData(
-        before=[before.to_dict() for before, _ in plan.updates.values()],
-        after_status={i: after.status.value for i, (_, after) in plan.updates.items()},
+    return commit_dream(
+        engine,
+        user_id,
+        plan,
+        report,
         index_rows=memory_index.read_rows(store, user_id),
+        before_log=lambda: memory_index.replace_rows(store, user_id, rows),
     )
-    done: list[DreamReport] = []
-
-    def log_entry() -> None:
-        memory_index.replace_rows(store, user_id, rows)
-        done.append(report())
-        journal.write_entry(store, done[0], undo)
-
-    commit(engine, user_id, plan, log_entry=log_entry)
-    return done[0]
 
 
 def _merge(

@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from dreammem.config import DreamConfig
 from dreammem.dream import journal
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 
 __all__ = ["TriggerDecision", "TriggerState", "check_second_level", "check_triggers", "trigger_state"]
 
@@ -51,11 +51,10 @@ class TriggerDecision:
     reason: str
 
 
-def trigger_state(store: SQLiteRecordStore, user_id: str, *, phase_ended: bool = False) -> TriggerState:
+def trigger_state(store: RecordStore, user_id: str, *, phase_ended: bool = False) -> TriggerState:
     """Read the trigger state of a user from the store."""
-    row = store.fetchone("SELECT COUNT(*), MIN(enqueued_at) FROM queue WHERE user_id = ?", (user_id,))
-    size = int(row[0]) if row is not None else 0
-    oldest = datetime.fromisoformat(row[1]) if row is not None and row[1] else None
+    size = store.queue_size(user_id)
+    oldest = store.oldest_queued_at(user_id)
     return TriggerState(size, journal.last_dream_at(store, user_id, 1), oldest, phase_ended)
 
 
@@ -80,13 +79,12 @@ def check_triggers(state: TriggerState, config: DreamConfig, now: datetime) -> T
     return TriggerDecision(False, "not_due")
 
 
-def check_second_level(store: SQLiteRecordStore, user_id: str, config: DreamConfig, now: datetime) -> bool:
+def check_second_level(store: RecordStore, user_id: str, config: DreamConfig, now: datetime) -> bool:
     """True when the user's second-level dream is due."""
     first = journal.last_dream_at(store, user_id, 1)
     if first is None:
         return False
     last = journal.last_dream_at(store, user_id, 2)
     if last is None:
-        row = store.fetchone("SELECT MIN(started_at) FROM dreams WHERE user_id = ? AND level = 1", (user_id,))
-        last = datetime.fromisoformat(row[0]) if row is not None and row[0] else first
+        last = store.dream_times(user_id, 1)[0] or first
     return now - last >= timedelta(days=config.second_level_interval_days)

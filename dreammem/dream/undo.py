@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from dreammem.dream import journal
 from dreammem.errors import ValidationError
-from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import Layer, MemoryRecord, utcnow
 from dreammem.write.supersede import later_value, superseded
 
@@ -68,21 +67,16 @@ def undo_dream(engine: Engine, dream_id: str, user_id: str, *, now: datetime | N
         unit.rebuild_vectors()
         deleted = unit.delete(user_id, undo.inserted)
         restored, skipped = _restore(unit, user_id, undo)
-        requeued = _requeue(store, user_id, undo.queue)
+        requeued = store.requeue(user_id, undo.queue)
         if undo.index_rows is not None:
-            store.execute("DELETE FROM memory_index WHERE user_id = ?", (user_id,))
-            store.executemany(
-                "INSERT OR IGNORE INTO memory_index (user_id, facet, key, record_id) "
-                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
-                [(user_id, f, k, r, r) for f, k, r in undo.index_rows],
-            )
+            store.replace_index_rows(user_id, undo.index_rows)
         journal.mark_undone(store, dream_id, now or utcnow())
     return UndoResult(dream_id, tuple(deleted), tuple(r.id for r in restored), requeued, tuple(skipped))
 
 
 def _restore(unit: UnitOfWork, user_id: str, undo: journal.UndoData) -> tuple[list[MemoryRecord], list[str]]:
     store = unit.store
-    befores = [journal.record_from_dict(d) for d in undo.before]
+    befores = [MemoryRecord.from_dict(d) for d in undo.before]
     current = {r.id: r for r in store.get(user_id, [b.id for b in befores])}
     restored: list[MemoryRecord] = []
     skipped: list[str] = []
@@ -106,13 +100,3 @@ def _restore(unit: UnitOfWork, user_id: str, undo: journal.UndoData) -> tuple[li
                 unit.update([record])
         final.append(record)
     return final, skipped
-
-
-def _requeue(store: SQLiteRecordStore, user_id: str, entries: list[tuple[str, str]]) -> int:
-    before = store.queue_size(user_id)
-    store.executemany(
-        "INSERT OR IGNORE INTO queue (record_id, user_id, enqueued_at) "
-        "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ? AND user_id = ?)",
-        [(record_id, user_id, at, record_id, user_id) for record_id, at in entries],
-    )
-    return store.queue_size(user_id) - before

@@ -11,33 +11,42 @@ nothing outside the engine touches its internals.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
-from dreammem.engine.vectors import VectorLifecycle
-from dreammem.engine.writes import context_texts, persist
+from dreammem.engine.vectors import VectorLifecycle, Vectors
+from dreammem.engine.writes import context_texts, write_new
+from dreammem.errors import ConfigError
 from dreammem.llm import LLM
-from dreammem.stores.base import GraphStore
+from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
-from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
-from dreammem.types import MemoryRecord
+from dreammem.types import MemoryRecord, Status, utcnow
+from dreammem.write.records import TurnInput, build_records
 
-__all__ = ["Engine", "resolve_paths", "store_files"]
+if TYPE_CHECKING:
+    from dreammem.engine.server import ServerBackend
+
+__all__ = ["SERVER_SCHEMES", "Engine", "is_server_uri", "resolve_paths", "store_files"]
 
 log = logging.getLogger(__name__)
 
 _DB_NAME = "dreammem.db"
+SERVER_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+"""URI schemes that open the Neo4j backend (``neo4j://`` routes within a cluster)."""
 
 
 def store_files(path: str | Path) -> tuple[Path, Path]:
@@ -73,6 +82,17 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     )
 
 
+def is_server_uri(path: str | Path | None) -> bool:
+    """True when ``path`` names a Neo4j server (``bolt://``, ``neo4j://`` and their TLS forms)."""
+    return isinstance(path, str) and path.lower().startswith(SERVER_SCHEMES)
+
+
+def _open_server(uri: str, config: DreamMemConfig, auth: tuple[str, str] | None) -> ServerBackend:
+    from dreammem.engine.server import open_server  # noqa: PLC0415 - the neo4j driver loads only when asked for
+
+    return open_server(uri, config, auth)
+
+
 class Engine:
     """The write engine and owner of the stores (see the module docstring).
 
@@ -80,8 +100,13 @@ class Engine:
         path: A directory or ``.db`` file; ``None`` keeps everything in memory.
         config: The settings.
         embedder: The embedder; by default chosen by ``config.embedding.model`` on first use.
-        graph: The graph store; by default the embedded graph in the same SQLite file.
+        graph: The graph store; by default the embedded graph in the same SQLite file
+            (on the Neo4j backend, the graph in the same database).
         llm: The optional LLM for dreaming.
+        auth: ``(user, password)`` of a Neo4j server (else ``config.store``'s).
+
+    A ``bolt://`` or ``neo4j://`` ``path`` (or, with no path, ``config.store.uri``)
+    opens the whole store on that Neo4j server (:mod:`dreammem.engine.server`).
     """
 
     def __init__(
@@ -92,18 +117,31 @@ class Engine:
         embedder: Embedder | None = None,
         graph: GraphStore | None = None,
         llm: LLM | None = None,
+        auth: tuple[str, str] | None = None,
     ) -> None:
-        db_path, faiss_path = resolve_paths(path)
         self.config = config
         self.llm = llm
         self.lock = threading.RLock()
         """The write lock: one unit of work at a time in this process."""
         self.dream_locks = UserLocks()
-        """One dream at a time per user."""
-        self.store = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
-        self.graph = graph if graph is not None else _default_graph(config, self.store)
+        """One dream at a time per user (across hosts too, on the Neo4j backend)."""
+        self.store: RecordStore
+        """The record store (the source of truth)."""
+        self._vectors: Vectors
+        uri = path if is_server_uri(path) else config.store.uri if path is None else None
+        if uri is not None:
+            if graph is not None and "transactional" not in graph.capabilities:
+                raise ConfigError("the Neo4j backend keeps its graph in the same database: pass no graph")
+            server = _open_server(str(uri), config, auth)
+            self.store, self._vectors, self.dream_locks = server.store, server.vectors, server.locks
+            self.graph: GraphStore = graph if graph is not None else server.graph
+        else:
+            db_path, faiss_path = resolve_paths(path)
+            sqlite = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
+            self.store = sqlite
+            self.graph = graph if graph is not None else _default_graph(config, sqlite)
+            self._vectors = VectorLifecycle(sqlite, faiss_path, config.vector_index)
         self._graph_sync = GraphSync(self.store, self.graph)
-        self._vectors = VectorLifecycle(self.store, faiss_path, config.vector_index)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False
         if embedder is not None:
@@ -149,8 +187,8 @@ class Engine:
         return "minilm"
 
     @property
-    def vector_index(self) -> FaissVectorIndex:
-        """The FAISS index (opened with the embedder)."""
+    def vector_index(self) -> VectorIndex:
+        """The vector index: FAISS, or the server's on the Neo4j backend (opened with the embedder)."""
         _ = self.embedder
         assert self._vectors.index is not None
         return self._vectors.index
@@ -159,12 +197,38 @@ class Engine:
         """Bring FAISS up to what other processes committed; the reason when it could not."""
         return self._vectors.refresh()
 
+    def catch_up(self) -> str | None:
+        """Before a read: refresh FAISS from other processes' writes and replay the graph outbox.
+
+        Returns:
+            Why the vector index may be stale, or None when it is current.
+        """
+        stale = self.refresh_vectors()
+        self.flush_graph()
+        return stale
+
     def vector_count(self, user_id: str | None = None) -> int:
         """Vectors of the user (or of all): in FAISS once open, else the stored embeddings."""
         if self._vectors.index is not None:
             return self._vectors.index.count(user_id)
         model = self.store.get_meta("embedding_model")
         return 0 if model is None else self.store.count_vectors(model, user_id)
+
+    def stats(self, user_id: str | None = None) -> dict[str, Any]:
+        """Counts by status, users, the embedding model, vectors, schema, outbox (and the queue)."""
+        store = self.store
+        self.refresh_vectors()
+        out: dict[str, Any] = {
+            "records": {s.value: store.count(user_id, status=s) for s in Status},
+            "users": len(store.users()) if user_id is None else 1,
+            "embedding_model": store.get_meta("embedding_model"),
+            "vectors": self.vector_count(user_id),
+            "schema_version": store.schema_version,
+            "graph_outbox": self.graph_pending(),
+        }
+        if user_id is not None:
+            out["queue"] = store.queue_size(user_id)
+        return out
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -190,8 +254,42 @@ class Engine:
         enqueue: Sequence[MemoryRecord],
         supersede: bool = True,
     ) -> dict[str, MemoryRecord]:
-        """Write new records (see :func:`dreammem.engine.writes.persist`); returns those superseded."""
-        return persist(self, records, contexts, enqueue=enqueue, supersede=supersede)
+        """Write new records, embedded here, in one unit of work; returns the records superseded.
+
+        See :func:`dreammem.engine.writes.write_new`; ``contexts`` are the records' keyword
+        contexts as raw text; ``supersede=False`` (an import) skips the slot rule and the
+        write-time update resolution (``write.resolve_updates``).
+        """
+        with self.lock:
+            embedder = self.ensure_embedder([r.content for r in records])
+            vectors = embedder.embed_documents([r.content for r in records])
+            resolve = supersede and self.config.write.resolve_updates
+            with self.unit() as unit:
+                changed = write_new(
+                    unit,
+                    records,
+                    vectors,
+                    contexts,
+                    enqueue=enqueue,
+                    model=embedder.name,
+                    supersede=supersede,
+                    resolve_with=self.vector_index if resolve else None,
+                )
+        return changed
+
+    def add_turns(self, turns: Sequence[TurnInput], now: datetime) -> list[MemoryRecord]:
+        """Store validated turns (and what the explicit-memory rules read off them) in one unit.
+
+        Returns:
+            The episodic record of each turn, as it is after the write.
+        """
+        extract = self.config.write.extract_explicit
+        batches = [build_records(t, extract_explicit=extract, now=now) for t in turns]
+        records = [r for batch in batches for r in batch]
+        with self.lock:
+            contexts = self.context_texts(records)
+            changed = self.persist(records, contexts, enqueue=[b[0] for b in batches])
+        return [changed.get(b[0].id, b[0]) for b in batches]
 
     def context_texts(self, records: Sequence[MemoryRecord]) -> list[str]:
         """Each record's keyword context (the previous turns of its session)."""
@@ -201,6 +299,16 @@ class Engine:
         """Write changed records back (each must exist); FAISS, BM25 rows and the graph follow."""
         with self.unit() as work:
             work.update(records)
+
+    def soft_delete(self, record: MemoryRecord, *, twins: bool) -> MemoryRecord:
+        """Mark a record (and, with ``twins``, its active twins) deleted; returns it as it is now."""
+        if record.status is Status.DELETED:
+            return record
+        now = utcnow()
+        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
+        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
+        self.update(deleted)
+        return deleted[0]
 
     # -- graph -----------------------------------------------------------------------------
 

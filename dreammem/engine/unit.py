@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.embed.base import Embedder
-from dreammem.engine.vectors import VectorLifecycle
+from dreammem.engine.vectors import Vectors
+from dreammem.stores.base import RecordStore
 from dreammem.stores.graph_sync import GraphSync
-from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import tokenize
 from dreammem.types import MemoryRecord, Status
 
@@ -35,8 +35,8 @@ class UnitOfWork:
 
     def __init__(
         self,
-        store: SQLiteRecordStore,
-        vectors: VectorLifecycle,
+        store: RecordStore,
+        vectors: Vectors,
         graph: GraphSync | None,
         embedder: Callable[[Sequence[str]], Embedder],
     ) -> None:
@@ -77,8 +77,8 @@ class UnitOfWork:
         for user_id in {r.user_id for r in records}:
             ids = [r.id for r in records if r.user_id == user_id]
             stored.update((r.id, r) for r in self.store.get(user_id, ids))
+        self.store.update(records)
         for record in records:
-            self.store.update(record)
             self._final[record.id] = record
             before = stored.get(record.id)
             if before is not None and before.content != record.content:

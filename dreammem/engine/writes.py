@@ -1,6 +1,6 @@
 """The write path's unit: new records, their embeddings, queue entries and slot supersedes.
 
-One call of :func:`persist` is one transaction (through :meth:`Engine.unit`): the
+:func:`write_new` runs inside one unit of work (:meth:`dreammem.engine.Engine.unit`): the
 records and their vectors are inserted, turns are queued for the next dream, and a
 new semantic value of a slot supersedes the older ones by the rule of
 :mod:`dreammem.write.supersede`; beyond slots, :mod:`dreammem.write.resolve` compares
@@ -10,60 +10,58 @@ each new user statement with the user's older ones about the same subject.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from dreammem.engine.unit import UnitOfWork
-from dreammem.stores.faiss_index import FaissVectorIndex
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, utcnow
 from dreammem.write.resolve import Candidate, applied, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
-if TYPE_CHECKING:
-    from dreammem.engine.core import Engine
-
-__all__ = ["context_texts", "persist"]
+__all__ = ["context_texts", "write_new"]
 
 
-def persist(
-    engine: Engine,
+def write_new(
+    unit: UnitOfWork,
     records: Sequence[MemoryRecord],
+    vectors: npt.NDArray[np.float32],
     contexts: Sequence[str],
     *,
     enqueue: Sequence[MemoryRecord],
+    model: str,
     supersede: bool = True,
+    resolve_with: VectorIndex | None = None,
 ) -> dict[str, MemoryRecord]:
-    """Write records with their embeddings, queue entries and supersedes in one unit of work.
+    """Inside a unit of work: insert new records, queue turns, supersede older slot values.
 
     Args:
-        engine: The engine to write through.
+        unit: The unit of work to write through.
         records: The new records.
+        vectors: Their embeddings (rows in order).
         contexts: Each record's keyword context (raw text; tokenised here).
         enqueue: The records to queue for the next dream.
+        model: The embedding model's name.
         supersede: Apply the slot rule; an import passes False to keep the statuses
             it brings (history versions and forgotten records included).
+        resolve_with: The vector index to find older statements a new one updates
+            (:mod:`dreammem.write.resolve`); None skips that step.
 
     Returns:
         The records whose status changed on the way (superseded), by id.
     """
-    with engine.lock:
-        embedder = engine.ensure_embedder([r.content for r in records])
-        vectors = embedder.embed_documents([r.content for r in records])
-        terms = [" ".join(tokenize(r.content)) for r in records]
-        context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
-        changed: list[MemoryRecord] = []
-        with engine.unit() as unit:
-            unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=embedder.name)
-            unit.store.enqueue(enqueue)
-            for record in records if supersede else ():
-                if record.slot is not None and record.layer is Layer.SEMANTIC:
-                    changed.extend(_supersede_slot(unit, record))
-            if engine.config.write.resolve_updates:
-                changed.extend(_resolve_statements(unit, engine.vector_index, records, vectors))
+    terms = [" ".join(tokenize(r.content)) for r in records]
+    context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
+    unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=model)
+    unit.store.enqueue(enqueue)
+    changed: list[MemoryRecord] = []
+    for record in records if supersede else ():
+        if record.slot is not None and record.layer is Layer.SEMANTIC:
+            changed.extend(_supersede_slot(unit, record))
+    if resolve_with is not None:
+        changed.extend(_resolve_statements(unit, resolve_with, records, vectors))
     return {r.id: r for r in changed}
 
 
@@ -88,7 +86,7 @@ def _supersede_slot(unit: UnitOfWork, newer: MemoryRecord) -> list[MemoryRecord]
 
 def _resolve_statements(
     unit: UnitOfWork,
-    index: FaissVectorIndex,
+    index: VectorIndex,
     records: Sequence[MemoryRecord],
     vectors: npt.NDArray[np.float32],
 ) -> list[MemoryRecord]:
@@ -124,7 +122,7 @@ def _mark_superseded(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -
     return changed
 
 
-def context_texts(store: SQLiteRecordStore, records: Sequence[MemoryRecord], window: int) -> list[str]:
+def context_texts(store: RecordStore, records: Sequence[MemoryRecord], window: int) -> list[str]:
     """Each record's keyword context: the previous ``window`` turns of its session, or "".
 
     Matching a turn's context too (in a second, lower-weighted column) lets a

@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.stores.base import GraphStore
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import GraphStore, RecordStore
 from dreammem.text.entities import extract_entities, normalize_entity
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 
@@ -60,7 +59,7 @@ class GraphPath:
 
     name = "graph"
 
-    def __init__(self, graph: GraphStore, store: SQLiteRecordStore, *, hops: int = 2) -> None:
+    def __init__(self, graph: GraphStore, store: RecordStore, *, hops: int = 2) -> None:
         self._graph = graph
         self._store = store
         self.hops = hops

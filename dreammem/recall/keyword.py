@@ -8,7 +8,7 @@ exactly because they are tokens too.
 from __future__ import annotations
 
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.text.tokenize import query_terms
 
 __all__ = ["KeywordPath"]
@@ -25,7 +25,7 @@ class KeywordPath:
 
     name = "keyword"
 
-    def __init__(self, store: SQLiteRecordStore, *, max_term_share: float | None = None) -> None:
+    def __init__(self, store: RecordStore, *, max_term_share: float | None = None) -> None:
         self._store = store
         self.max_term_share = max_term_share
 

@@ -48,7 +48,7 @@ from dreammem.recall.scoring import (
     rank_order,
     rerank_score,
 )
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord
 
 __all__ = ["RecallPipeline", "Reranker"]
@@ -106,7 +106,7 @@ class RecallPipeline:
 
     def __init__(
         self,
-        store: SQLiteRecordStore,
+        store: RecordStore,
         paths: Mapping[str, RecallPath],
         config: RecallConfig,
         reranker: Reranker | None = None,

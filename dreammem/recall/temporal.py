@@ -41,8 +41,7 @@ from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
 from dreammem.recall.grounding import GROUNDING_REACH, GroundedTimes
 from dreammem.recall.timeparse import TimeQuery, TimeWindow, mentions_time, parse_time_query
-from dreammem.stores.base import VectorIndex
-from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import query_terms
 
 __all__ = ["TemporalPath"]
@@ -73,7 +72,7 @@ class TemporalPath:
 
     def __init__(
         self,
-        store: SQLiteRecordStore,
+        store: RecordStore,
         index: VectorIndex,
         embedder: Embedder,
         *,

@@ -14,26 +14,379 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.stores.traversal import GraphNeighbor, traverse
-from dreammem.text.entities import extract_entities
-from dreammem.types import MemoryRecord
+from dreammem.stores.graph_base import (
+    GraphEntity,
+    GraphItem,
+    GraphNeighbor,
+    GraphRelation,
+    GraphStats,
+    GraphStore,
+    records_to_graph_items,
+)
+from dreammem.types import Kind, Layer, MemoryRecord, Status
 
 __all__ = [
+    "DreamLogRow",
     "GraphEntity",
     "GraphItem",
     "GraphNeighbor",
     "GraphRelation",
     "GraphStats",
     "GraphStore",
+    "IndexRow",
+    "RecordStore",
     "VectorIndex",
+    "records_to_graph_items",
 ]
+
+
+IndexRow = tuple[str, str, str]
+"""One memory-index row: ``(facet, key, record_id)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class DreamLogRow:
+    """One dream in the dream log; ``report`` and ``undo`` are JSON text."""
+
+    dream_id: str
+    user_id: str
+    level: int
+    trigger: str
+    started_at: str
+    finished_at: str
+    status: str
+    report: str
+    undo: str
+
+
+class RecordStore(ABC):
+    """The source of truth: records, their keyword index and embeddings, the dream's tables.
+
+    Every read and write is scoped by user id; writes made inside :meth:`transaction`
+    commit or roll back together. Row ids (``int``) are the ids of the vector index.
+    """
+
+    capabilities: frozenset[str] = frozenset()
+
+    # -- plumbing
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[Any]:
+        """One atomic unit of work; nested calls join the outer one."""
+
+    @property
+    @abstractmethod
+    def schema_version(self) -> int:
+        """The highest schema migration applied."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the store (idempotent); later calls raise ``BackendError``."""
+
+    @abstractmethod
+    def get_meta(self, key: str) -> str | None:
+        """A value of the store's key/value metadata."""
+
+    @abstractmethod
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+
+    # -- records
+    @abstractmethod
+    def insert(
+        self,
+        records: Sequence[MemoryRecord],
+        match_texts: Sequence[str],
+        contexts: Sequence[str] | None = None,
+    ) -> list[int]:
+        """Insert records with their keyword terms (and context terms); returns their row ids."""
+
+    @abstractmethod
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        """Write the mutable fields of existing records (``BackendError`` if one is missing)."""
+
+    @abstractmethod
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete records outright with their keyword rows (undo only); returns the ids that existed."""
+
+    @abstractmethod
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+
+    @abstractmethod
+    def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` record ids of this user starting with ``prefix`` (any status)."""
+
+    @abstractmethod
+    def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """Records of this user by row id."""
+
+    @abstractmethod
+    def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
+        """Row ids of this user's records by record id."""
+
+    @abstractmethod
+    def find(
+        self,
+        user_id: str,
+        *,
+        statuses: Sequence[Status] | None = (Status.ACTIVE,),
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        slot: str | None = None,
+        slot_prefix: str | None = None,
+        session_id: str | None = None,
+        pinned: bool | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        newest_first: bool = True,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        """Records of this user matching every given filter, ordered by event time.
+
+        ``offset`` skips that many of them first (paging).
+        """
+
+    @abstractmethod
+    def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """Records with the same text linked to this one by provenance (either way)."""
+
+    @abstractmethod
+    def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """For each of these records that has a twin (see :meth:`twins`), the twin's id."""
+
+    @abstractmethod
+    def derived_from(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user whose provenance names any of these ids."""
+
+    @abstractmethod
+    def superseded_by_any(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user that one of these records directly superseded."""
+
+    @abstractmethod
+    def filter_rowids(
+        self,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int,
+    ) -> set[int] | None:
+        """Row ids of this user's active records with these column values (None: over ``limit``)."""
+
+    @abstractmethod
+    def ids_in_use(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids are taken, by any user (ids are unique in a store)."""
+
+    @abstractmethod
+    def history_chain(self, user_id: str, record_id: str) -> list[MemoryRecord]:
+        """Every record of the same slot or supersede chain as this one, oldest first."""
+
+    @abstractmethod
+    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
+        """Which of these adapter message keys (``metadata["message_key"]``) are stored."""
+
+    @abstractmethod
+    def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """Record that recall returned these records (access time and count)."""
+
+    @abstractmethod
+    def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:
+        """How many records (of one user, of one status)."""
+
+    @abstractmethod
+    def slots(self, prefix: str) -> list[str]:
+        """Distinct slots of active records, across users, starting with ``prefix``."""
+
+    @abstractmethod
+    def users(self) -> list[str]:
+        """Every user id with at least one record."""
+
+    # -- erasure
+    @abstractmethod
+    def erase_records(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[list[str], int]:
+        """Hard-delete these records, every row naming them, and their quotes in the dream log.
+
+        Returns the ids that existed and how many dream-log entries were rewritten.
+        """
+
+    @abstractmethod
+    def erase_user(self, user_id: str) -> int:
+        """Hard-delete every row of this user the store owns; returns the dream-log entries deleted."""
+
+    @abstractmethod
+    def compact(self) -> bool:
+        """Make the store drop the bytes of erased rows; False when it must be called again later."""
+
+    # -- keyword index
+    @abstractmethod
+    def keyword_search(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        limit: int,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        max_term_share: float | None = None,
+    ) -> list[tuple[int, float]]:
+        """BM25 over this user's active records: ``(rowid, score)``, best first."""
+
+    @abstractmethod
+    def window_rowids(
+        self,
+        user_id: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int,
+        newest_first: bool = True,
+    ) -> list[int]:
+        """Row ids of this user's active records with ``since <= event_time < until``."""
+
+    @abstractmethod
+    def set_match_text(self, rowid: int, terms: str, context: str = "") -> None:
+        """Replace one record's keyword terms and context terms."""
+
+    @abstractmethod
+    def set_match_terms(self, rowid: int, terms: str) -> None:
+        """Replace one record's own keyword terms, keeping its context terms."""
+
+    # -- embeddings
+    @abstractmethod
+    def put_vectors(self, rowids: Sequence[int], model: str, vectors: npt.NDArray[np.float32]) -> None:
+        """Store embeddings of these rows for this model (replacing older ones)."""
+
+    @abstractmethod
+    def clear_vectors(self) -> None:
+        """Drop every embedding and the model name and dimension they were made with."""
+
+    @abstractmethod
+    def iter_active_vectors(
+        self, model: str, dim: int, batch: int = 10_000
+    ) -> Iterator[tuple[str, list[int], npt.NDArray[np.float32]]]:
+        """Embeddings of active records as ``(user_id, rowids, matrix)`` batches."""
+
+    @abstractmethod
+    def vectors_of(self, user_id: str, model: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored embeddings of these records of this user, by record id."""
+
+    @abstractmethod
+    def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
+        """Active records with no embedding from this model: ``(rowid, user_id, id)``."""
+
+    @abstractmethod
+    def count_vectors(self, model: str, user_id: str | None = None) -> int:
+        """How many active records (of one user) have an embedding from this model."""
+
+    # -- dream queue
+    @abstractmethod
+    def enqueue(self, records: Sequence[MemoryRecord]) -> None:
+        """Queue records for the user's next dream."""
+
+    @abstractmethod
+    def queued(self, user_id: str, limit: int | None = None) -> list[MemoryRecord]:
+        """Queued records of this user, oldest first."""
+
+    @abstractmethod
+    def queue_size(self, user_id: str) -> int:
+        """How many records wait for this user's next dream."""
+
+    @abstractmethod
+    def dequeue(self, user_id: str, ids: Sequence[str]) -> None:
+        """Remove records from the user's queue."""
+
+    @abstractmethod
+    def queue_entries(self, user_id: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+        """``(record_id, enqueued_at)`` of these queued records."""
+
+    @abstractmethod
+    def requeue(self, user_id: str, entries: Sequence[tuple[str, str]]) -> int:
+        """Queue entries again (for records that still exist); returns how many."""
+
+    @abstractmethod
+    def oldest_queued_at(self, user_id: str) -> datetime | None:
+        """When the user's oldest queue entry was made."""
+
+    @abstractmethod
+    def dream_users(self) -> list[str]:
+        """Users with a queue entry or a logged dream."""
+
+    # -- task state
+    @abstractmethod
+    def get_task_state(self, user_id: str, session_id: str) -> dict[str, Any]:
+        """The saved task state of a session ({} when none)."""
+
+    @abstractmethod
+    def set_task_state(self, user_id: str, session_id: str, state: dict[str, Any], at: datetime) -> None:
+        """Replace the task state of a session."""
+
+    @abstractmethod
+    def task_states(self, user_id: str) -> dict[str, dict[str, Any]]:
+        """Every saved task state of this user, by session id."""
+
+    @abstractmethod
+    def latest_task_state(self, user_id: str) -> dict[str, Any]:
+        """The task state this user saved last ({} when none)."""
+
+    # -- dream log and journal
+    @abstractmethod
+    def add_dream(self, row: DreamLogRow) -> None:
+        """Log a dream (inside the dream's transaction)."""
+
+    @abstractmethod
+    def get_dream(self, dream_id: str) -> DreamLogRow | None:
+        """One logged dream, or None."""
+
+    @abstractmethod
+    def dream_ids_with_prefix(self, prefix: str, limit: int = 5) -> list[tuple[str, str]]:
+        """Up to ``limit`` ``(dream id, user id)`` pairs whose id starts with ``prefix``."""
+
+    @abstractmethod
+    def list_dreams(self, user_id: str, limit: int) -> list[DreamLogRow]:
+        """The logged dreams of this user, newest first."""
+
+    @abstractmethod
+    def dreams_after(self, dream_id: str, user_id: str, status: str) -> list[str]:
+        """Ids of this user's dreams of this status logged after ``dream_id``, oldest first."""
+
+    @abstractmethod
+    def set_dream_status(self, dream_id: str, status: str, at: datetime) -> None:
+        """Mark a logged dream (undone, at this time)."""
+
+    @abstractmethod
+    def dream_times(self, user_id: str, level: int) -> tuple[datetime | None, datetime | None]:
+        """When the user's first dream of this level started and the last one finished."""
+
+    # -- memory index
+    @abstractmethod
+    def index_rows(self, user_id: str) -> list[IndexRow]:
+        """The user's memory-index rows."""
+
+    @abstractmethod
+    def replace_index_rows(self, user_id: str, rows: Sequence[IndexRow]) -> None:
+        """Replace the user's memory index (rows of missing records left out)."""
+
+    @abstractmethod
+    def index_keys(self, user_id: str, facet: str) -> list[str]:
+        """The distinct keys of one facet of the user's memory index."""
+
+    @abstractmethod
+    def index_search(
+        self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
+    ) -> list[tuple[int, int]]:
+        """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first."""
 
 
 class VectorIndex(ABC):
@@ -92,177 +445,3 @@ class VectorIndex(ABC):
     async def asearch(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """Async twin of :meth:`search`."""
         return await asyncio.to_thread(self.search, user_id, query, k)
-
-
-@dataclass(frozen=True, slots=True)
-class GraphEntity:
-    """An entity node: ``key`` is the normalised identity, ``name`` the display form."""
-
-    key: str
-    name: str
-    kind: str = "name"
-
-
-@dataclass(frozen=True, slots=True)
-class GraphRelation:
-    """A typed edge between two entities (by key), extracted from a memory."""
-
-    source: str
-    relation: str
-    target: str
-
-
-@dataclass(frozen=True, slots=True)
-class GraphItem:
-    """What the graph learns from one memory: the entities it mentions and relations.
-
-    The endpoints of every relation count as mentioned by the memory too.
-    """
-
-    memory_id: str
-    entities: tuple[GraphEntity, ...]
-    relations: tuple[GraphRelation, ...] = ()
-    event_time: datetime | None = None
-
-    @property
-    def time_key(self) -> str:
-        """The event time as a sortable UTC ISO string ('' when unknown); orders recency."""
-        if self.event_time is None:
-            return ""
-        when = self.event_time
-        return (when if when.tzinfo is None else when.astimezone(UTC)).isoformat()
-
-    def mentions(self) -> dict[str, GraphEntity]:
-        """The entities this memory mentions, by key (relation endpoints included)."""
-        mentioned = {e.key: e for e in self.entities if e.key}
-        for relation in self.relations:
-            for key in (relation.source, relation.target):
-                mentioned.setdefault(key, GraphEntity(key=key, name=key))
-        return mentioned
-
-
-@dataclass(frozen=True, slots=True)
-class GraphStats:
-    """Sizes of a graph (of one user, or of all): nodes and edges by type."""
-
-    memories: int = 0
-    entities: int = 0
-    mentions: int = 0
-    relations: int = 0
-
-    @property
-    def empty(self) -> bool:
-        """True when the graph holds nothing at all."""
-        return not (self.memories or self.entities or self.mentions or self.relations)
-
-
-class GraphStore(ABC):
-    """Entity/memory graph, scoped by user.
-
-    Memory nodes are linked to the entity nodes they mention (co-mention edges), and
-    entities to each other by extracted relations. Traversal starts at query entities
-    and walks 1-2 hops to memory nodes. Everything is scoped: a user's traversal never
-    reaches another user's nodes, even for an entity of the same name.
-
-    A backend implements the writes and four read primitives; :meth:`neighbors` is
-    built on them (:func:`dreammem.stores.traversal.traverse`), so every backend ranks
-    alike. Declared capabilities:
-
-    * ``"transactional"``: writes join the record store's open transaction (the
-      embedded graph), so the facade writes the graph inside it; otherwise writes go
-      through an outbox and are replayed after the records commit.
-    * ``"relations"``: entity-entity relation edges are stored and traversed.
-    """
-
-    capabilities: frozenset[str] = frozenset()
-
-    # -- writes ------------------------------------------------------------------
-
-    @abstractmethod
-    def upsert(self, user_id: str, items: Sequence[GraphItem]) -> None:
-        """Add or replace the nodes and edges of these memories (idempotent)."""
-
-    @abstractmethod
-    def remove(self, user_id: str, memory_ids: Sequence[str]) -> None:
-        """Remove these memory nodes and their edges (entities left orphaned go too)."""
-
-    @abstractmethod
-    def clear(self, user_id: str | None = None) -> None:
-        """Remove one user's graph, or everything this store wrote."""
-
-    # -- read primitives -----------------------------------------------------------
-
-    @abstractmethod
-    def entity_stats(self, user_id: str, keys: Sequence[str]) -> tuple[int, dict[str, int]]:
-        """The user's memory count and, for each known key, how many memories mention it."""
-
-    @abstractmethod
-    def memories_of(self, user_id: str, keys: Sequence[str], *, per_entity: int) -> list[tuple[str, str]]:
-        """``(entity_key, memory_id)`` pairs: at most ``per_entity`` memories per key.
-
-        Newest ``event_time`` first within a key (ties by memory id, descending).
-        """
-
-    @abstractmethod
-    def entities_of(self, user_id: str, memory_ids: Sequence[str]) -> dict[str, tuple[GraphEntity, ...]]:
-        """The entities each memory mentions (memories unknown to the graph are left out)."""
-
-    @abstractmethod
-    def related(self, user_id: str, keys: Sequence[str]) -> list[tuple[str, str, str]]:
-        """``(key, relation, other_key)`` for relation edges touching these keys (either way)."""
-
-    @abstractmethod
-    def stats(self, user_id: str | None = None) -> GraphStats:
-        """Node and edge counts of one user's graph, or of everything."""
-
-    # -- derived ------------------------------------------------------------------------
-
-    def neighbors(
-        self, user_id: str, entity_keys: Sequence[str], *, hops: int = 2, limit: int = 30
-    ) -> list[GraphNeighbor]:
-        """Memories within ``hops`` (1 or 2) of the given entities, best first.
-
-        Unknown keys are ignored; hub entities (mentioned by a large share of the
-        user's memories) neither seed nor bridge the walk. See
-        :func:`dreammem.stores.traversal.traverse` for the scoring.
-        """
-        return traverse(self, user_id, entity_keys, hops=hops, limit=limit)
-
-    def entity_keys(self, user_id: str, candidates: Sequence[str]) -> set[str]:
-        """Which of these candidate keys name an entity of this user."""
-        return set(self.entity_stats(user_id, candidates)[1])
-
-    def retry_now(self) -> None:  # noqa: B027 - optional hook
-        """Try the server on the next call even if it failed recently.
-
-        Stores that fail fast after an outage (a circuit breaker) reset it here; an
-        explicit replay (``sync_graph``, ``reindex_graph``) calls it first.
-        """
-
-    def close(self) -> None:  # noqa: B027 - optional hook
-        """Release resources."""
-
-    async def aneighbors(
-        self, user_id: str, entity_keys: Sequence[str], *, hops: int = 2, limit: int = 30
-    ) -> list[GraphNeighbor]:
-        """Async twin of :meth:`neighbors`."""
-        return await asyncio.to_thread(self.neighbors, user_id, entity_keys, hops=hops, limit=limit)
-
-    async def aupsert(self, user_id: str, items: Sequence[GraphItem]) -> None:
-        """Async twin of :meth:`upsert`."""
-        await asyncio.to_thread(self.upsert, user_id, items)
-
-    async def aremove(self, user_id: str, memory_ids: Sequence[str]) -> None:
-        """Async twin of :meth:`remove`."""
-        await asyncio.to_thread(self.remove, user_id, memory_ids)
-
-
-def records_to_graph_items(records: Sequence[MemoryRecord]) -> list[GraphItem]:
-    """Graph items for records, from the entities stored on each record."""
-    items: list[GraphItem] = []
-    for record in records:
-        entities = tuple(
-            GraphEntity(key=e.key, name=e.text, kind=e.kind) for e in extract_entities(record.content)
-        )
-        items.append(GraphItem(record.id, entities, event_time=record.event_time))
-    return items

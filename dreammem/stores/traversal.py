@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from dreammem.errors import ValidationError
 
 if TYPE_CHECKING:
-    from dreammem.stores.base import GraphStore
+    from dreammem.stores.graph_base import GraphStore
 
 __all__ = ["GraphNeighbor", "TraversalLimits", "entity_weight", "is_hub", "traverse"]
 

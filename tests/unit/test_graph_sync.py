@@ -80,7 +80,7 @@ def test_replay_uses_the_current_state_of_each_record(stores) -> None:  # type: 
     sync.flush()
     forgotten = dataclasses.replace(drop, status=Status.DELETED)
     with records.transaction():
-        records.update(forgotten)
+        records.update([forgotten])
         sync.stage([forgotten])
     sync.stage([record("u1", "never stored")])  # no such record: replay removes it
     assert sync.flush() == 2

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dreammem.stores.sqlite as sqlite_module
+import dreammem.stores.sqlite.connection as sqlite_module
 from dreammem import DreamMemory
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed import HashingEmbedder

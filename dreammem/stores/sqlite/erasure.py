@@ -16,38 +16,23 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any
 
 from dreammem.errors import BackendError
+from dreammem.stores.sqlite.records import RecordRows
 
-__all__ = ["SQLiteErasure", "scrub"]
+__all__ = ["SQLiteErasure", "scrub", "scrub_text"]
 
 log = logging.getLogger(__name__)
 
 _PURGED = "[purged]"
 
 
-class _Store(Protocol):
-    """What the erasure methods use of the store they are mixed into."""
+class SQLiteErasure(RecordRows):
+    """Records of the SQLite store with their erasure (hard deletes that leave no copy)."""
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]: ...
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor: ...
-
-    def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]: ...
-
-
-class SQLiteErasure:
-    """Erasure methods of :class:`~dreammem.stores.sqlite.SQLiteRecordStore` (a mixin)."""
-
-    def erase_records(
-        self: _Store, user_id: str, ids: Sequence[str], texts: Sequence[str]
-    ) -> tuple[list[str], int]:
+    def erase_records(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[list[str], int]:
         """Delete these records of this user and every row that refers to them.
 
         Their entries in the dream journal (reports and undo data) are removed too,
@@ -69,13 +54,13 @@ class SQLiteErasure:
             conn.executemany("DELETE FROM records WHERE user_id = ? AND id = ?", scoped)
             entries = conn.execute("SELECT id, report, undo FROM dreams WHERE user_id = ?", (user_id,))
             for dream_id, report, undo in entries.fetchall():
-                clean = _scrub_text(report, set(ids), texts), _scrub_text(undo, set(ids), texts)
+                clean = scrub_text(report, set(ids), texts), scrub_text(undo, set(ids), texts)
                 if clean != (report, undo):
                     conn.execute("UPDATE dreams SET report = ?, undo = ? WHERE id = ?", (*clean, dream_id))
                     scrubbed += 1
         return list(rowids), scrubbed
 
-    def erase_user(self: _Store, user_id: str) -> int:
+    def erase_user(self, user_id: str) -> int:
         """Delete every row of this user in the store's own tables.
 
         Records, full text, vectors, queue, memory index, dream journal, task state.
@@ -97,7 +82,7 @@ class SQLiteErasure:
             conn.execute("DELETE FROM records WHERE user_id = ?", (user_id,))
             return dreams
 
-    def compact(self: _Store) -> bool:
+    def compact(self) -> bool:
         """Make SQLite drop deleted bytes: merge the full-text index, rebuild, truncate the log.
 
         Costs a rewrite of the file (seconds for a large store).
@@ -127,7 +112,8 @@ _USER_TABLES = ("queue", "memory_index", "task_state")
 the graph outbox keeps its marks until the graph has replayed the removal)."""
 
 
-def _scrub_text(text: str, ids: set[str], contents: Sequence[str]) -> str:
+def scrub_text(text: str, ids: set[str], contents: Sequence[str]) -> str:
+    """A JSON text without anything about these records (itself when nothing names them)."""
     cleaned = scrub(json.loads(text), ids, contents)
     return text if cleaned == json.loads(text) else json.dumps(cleaned, ensure_ascii=False)
 

@@ -1,0 +1,36 @@
+"""Assemble the recall pipeline from the stores: one place that names every path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dreammem.config import RecallConfig
+from dreammem.embed.base import Embedder
+from dreammem.recall.graph import GraphPath
+from dreammem.recall.keyword import KeywordPath
+from dreammem.recall.memory_index import MemoryIndexPath
+from dreammem.recall.pipeline import RecallPipeline, Reranker
+from dreammem.recall.temporal import TemporalPath
+from dreammem.recall.vector import VectorPath
+from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
+
+__all__ = ["build_pipeline"]
+
+
+def build_pipeline(
+    store: RecordStore,
+    index: VectorIndex,
+    embedder: Embedder,
+    graph: GraphStore,
+    config: RecallConfig,
+    reranker: Reranker | None,
+) -> RecallPipeline:
+    """The pipeline over every recall path: vector, keyword, temporal, memory index, graph."""
+    paths: dict[str, Any] = {
+        "vector": VectorPath(index, embedder),
+        "keyword": KeywordPath(store, max_term_share=config.keyword_max_term_share),
+        "temporal": TemporalPath(store, index, embedder),
+        "index": MemoryIndexPath(store),
+        "graph": GraphPath(graph, store),
+    }
+    return RecallPipeline(store, paths, config, reranker, embedder=embedder)

@@ -1,0 +1,159 @@
+"""Rows of the ``records`` table as :class:`~dreammem.types.MemoryRecord` and back, and shared SQL helpers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from dreammem.errors import BackendError
+from dreammem.types import MemoryRecord
+
+__all__ = [
+    "COLUMNS",
+    "HEADROOM",
+    "INSERT_FTS",
+    "MUTABLE",
+    "backend_error",
+    "chunks",
+    "from_row",
+    "split_sql",
+    "time_filter",
+    "to_row",
+]
+
+COLUMNS = [
+    "id",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "layer",
+    "kind",
+    "source",
+    "role",
+    "content",
+    "confidence",
+    "importance",
+    "priority",
+    "pinned",
+    "created_at",
+    "event_time",
+    "last_accessed_at",
+    "access_count",
+    "status",
+    "superseded_by",
+    "valid_to",
+    "provenance",
+    "entities",
+    "slot",
+    "metadata",
+]
+MUTABLE = [
+    "layer",
+    "kind",
+    "content",
+    "confidence",
+    "importance",
+    "priority",
+    "pinned",
+    "last_accessed_at",
+    "access_count",
+    "status",
+    "superseded_by",
+    "valid_to",
+    "provenance",
+    "entities",
+    "slot",
+    "metadata",
+    "event_time",
+]
+
+
+def ts(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def to_row(record: MemoryRecord) -> dict[str, Any]:
+    """A record as the named parameters of a ``records`` row."""
+    return {
+        "id": record.id,
+        "user_id": record.user_id,
+        "agent_id": record.agent_id,
+        "session_id": record.session_id,
+        "layer": record.layer.value,
+        "kind": record.kind.value,
+        "source": record.source.value,
+        "role": record.role.value if record.role else None,
+        "content": record.content,
+        "confidence": record.confidence,
+        "importance": record.importance,
+        "priority": int(record.priority),
+        "pinned": int(record.pinned),
+        "created_at": ts(record.created_at),
+        "event_time": ts(record.event_time),
+        "last_accessed_at": ts(record.last_accessed_at),
+        "access_count": record.access_count,
+        "status": record.status.value,
+        "superseded_by": record.superseded_by,
+        "valid_to": ts(record.valid_to),
+        "provenance": json.dumps(list(record.provenance)),
+        "entities": json.dumps(list(record.entities), ensure_ascii=False),
+        "slot": record.slot,
+        "metadata": json.dumps(dict(record.metadata), ensure_ascii=False),
+    }
+
+
+def from_row(row: sqlite3.Row) -> MemoryRecord:
+    """A stored row as a record, through the one record codec (:meth:`MemoryRecord.from_dict`)."""
+    data = dict(zip(row.keys(), tuple(row), strict=True))
+    data["provenance"] = json.loads(data["provenance"])
+    data["entities"] = json.loads(data["entities"])
+    data["metadata"] = json.loads(data["metadata"])
+    return MemoryRecord.from_dict(data)
+
+
+INSERT_FTS = "INSERT INTO records_fts (rowid, terms, context) VALUES (?, ?, ?)"
+HEADROOM = 4
+"""Full-text candidates ranked per result wanted before scope filtering."""
+
+
+def backend_error(exc: sqlite3.Error, path: str) -> BackendError:
+    """A SQLite error as DreamMem's backend error; a busy or locked file may clear on retry."""
+    message = str(exc)
+    retryable = isinstance(exc, sqlite3.OperationalError) and ("locked" in message or "busy" in message)
+    return BackendError(f"SQLite failed on {path}: {message}", is_retryable=retryable)
+
+
+def time_filter(since: datetime | None, until: datetime | None, prefix: str) -> tuple[str, list[str]]:
+    """SQL conditions (with a leading AND) and parameters for an event-time window."""
+    where, params = "", []
+    if since is not None:
+        where += f" AND {prefix}event_time >= ?"
+        params.append(since.astimezone(UTC).isoformat())
+    if until is not None:
+        where += f" AND {prefix}event_time < ?"
+        params.append(until.astimezone(UTC).isoformat())
+    return where, params
+
+
+def chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    """Slices of at most ``size`` items (SQLite caps the parameters of one statement)."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def split_sql(script: str) -> list[str]:
+    """Split a migration script into complete statements (a trigger body keeps its ``;``)."""
+    statements: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        statements.append(pending.strip())
+    return statements

@@ -1,0 +1,227 @@
+"""The SQLite connection: one shared connection, migrations, transactions, meta values.
+
+SQLite is the source of truth; the FAISS index and the graph are derived from it.
+The file runs in WAL mode; one logical write is one transaction
+(:meth:`SQLiteConnection.transaction`). A single connection is shared by all
+threads and guarded by a re-entrant lock, so the store is safe to call from the
+worker threads that LangChain and LlamaIndex use for async calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from dreammem.errors import BackendError, ConfigError
+from dreammem.stores.fts_query import TermShares
+from dreammem.stores.migrations import MIGRATIONS
+from dreammem.stores.sqlite.codec import backend_error, split_sql
+
+__all__ = ["SQLiteConnection"]
+
+log = logging.getLogger(__name__)
+
+_OPEN_RETRY_SECONDS = 30.0
+"""How long opening a store keeps retrying a file that other processes have locked."""
+
+
+class SQLiteConnection:
+    """The connection every table family of the SQLite store shares.
+
+    Args:
+        path: The database file, or ``":memory:"`` for an ephemeral store.
+        context_weight: The BM25 weight of the keyword context column.
+    """
+
+    def __init__(self, path: str | Path = ":memory:", *, context_weight: float = 0.5) -> None:
+        self.path = str(path)
+        if not (math.isfinite(context_weight) and context_weight >= 0):
+            raise ConfigError(f"context_weight must be a finite number >= 0, got {context_weight!r}")
+        self.context_weight = float(context_weight)
+        self._lock = threading.RLock()
+        self._depth = 0
+        self._closed = False
+        try:
+            self._conn = sqlite3.connect(
+                self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+            )
+        except sqlite3.Error as exc:
+            raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
+        self._conn.row_factory = sqlite3.Row
+        self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
+        try:
+            self._prepare_with_retry()
+        except BackendError:
+            self._conn.close()
+            raise
+
+    # -- plumbing ---------------------------------------------------------------
+
+    def _prepare_with_retry(self) -> None:
+        """Set the pragmas and migrate, retrying while other processes hold the new file.
+
+        SQLite answers ``database is locked`` at once, without waiting out the busy
+        timeout, when several processes switch a new file to WAL together; the
+        retry (with jitter, within :data:`_OPEN_RETRY_SECONDS`) lets them take turns.
+        """
+        deadline = time.monotonic() + _OPEN_RETRY_SECONDS
+        delay = 0.01
+        while True:
+            try:
+                with self._translated():
+                    self._conn.execute("PRAGMA foreign_keys = ON")
+                    if self.path != ":memory:":
+                        self._conn.execute("PRAGMA journal_mode = WAL")
+                        self._conn.execute("PRAGMA synchronous = NORMAL")
+                    self._migrate()
+                return
+            except BackendError as exc:
+                if not exc.is_retryable or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 0.5)
+
+    def _migrate(self) -> None:
+        """Apply the missing migrations; safe when several processes open a new file at once."""
+        with self._lock:
+            if self._applied() >= {m.version for m in MIGRATIONS}:
+                return  # up to date: no write lock taken
+            # The write lock first, then the check again: another process may have
+            # migrated between our read and our lock.
+            with self.transaction() as conn:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version "
+                    "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                )
+                done = self._applied()
+                for migration in MIGRATIONS:
+                    if migration.version in done:
+                        continue
+                    log.debug("applying migration %s %s", migration.version, migration.name)
+                    for statement in split_sql(migration.sql):
+                        conn.execute(statement)
+                    conn.execute(
+                        "INSERT INTO schema_version VALUES (?, ?, datetime('now'))",
+                        (migration.version, migration.name),
+                    )
+
+    def _applied(self) -> set[int]:
+        """The migrations recorded in the file (none in a new file)."""
+        exists = self._conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        if exists is None:
+            return set()
+        return {int(r[0]) for r in self._conn.execute("SELECT version FROM schema_version")}
+
+    @property
+    def schema_version(self) -> int:
+        """The highest migration applied."""
+        row = self.fetchone("SELECT MAX(version) FROM schema_version")
+        assert row is not None
+        return int(row[0] or 0)
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        """Raise SQLite's errors as :class:`BackendError` (retryable when the file is busy)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise backend_error(exc, self.path) from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic unit of work; nested calls join the outer transaction.
+
+        Raises:
+            BackendError: SQLite failed; the whole unit of work was rolled back.
+        """
+        with self._lock:
+            outer = self._depth == 0
+            if outer:
+                with self._translated():
+                    self._open().execute("BEGIN IMMEDIATE")
+            self._depth += 1
+            try:
+                yield self._conn
+            except BaseException as exc:
+                self._depth -= 1
+                if outer and self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise backend_error(exc, self.path) from exc
+                raise
+            else:
+                self._depth -= 1
+                if outer:
+                    try:
+                        with self._translated():
+                            self._conn.execute("COMMIT")
+                    finally:
+                        if self._conn.in_transaction:  # the commit failed: leave nothing half-open
+                            self._conn.execute("ROLLBACK")
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        """Run one statement under the store's lock (for sibling stores sharing the file)."""
+        with self._lock, self._translated():
+            return self._open().execute(sql, params)
+
+    def fetchall(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        """Run a query under the lock and return every row."""
+        with self._lock, self._translated():
+            return self._open().execute(sql, params).fetchall()
+
+    def fetchone(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Row | None:
+        """Run a query under the lock and return the first row (or None)."""
+        with self._lock, self._translated():
+            row: sqlite3.Row | None = self._open().execute(sql, params).fetchone()
+            return row
+
+    def _scalar(self, sql: str, params: Sequence[Any] = ()) -> int:
+        row = self.fetchone(sql, params)
+        return 0 if row is None or row[0] is None else int(row[0])
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement for many parameter rows under the lock."""
+        with self._lock, self._translated():
+            self._open().executemany(sql, rows)
+
+    def _open(self) -> sqlite3.Connection:
+        """The connection, or a typed error once the store is closed (call with the lock held)."""
+        if self._closed:
+            raise BackendError(f"the store {self.path} is closed; open a new DreamMemory to use it")
+        return self._conn
+
+    def close(self) -> None:
+        """Close the connection (idempotent); later calls raise :class:`BackendError`."""
+        with self._lock:
+            self._closed = True
+            try:
+                self._conn.close()
+            except sqlite3.Error:  # pragma: no cover - closing twice is harmless
+                pass
+
+    # -- meta ---------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from the store's key/value metadata."""
+        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a metadata value."""
+        self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def _fts_count(self, match: str, cap: int) -> int:
+        """How many full-text rows match (counted up to ``cap``)."""
+        return self._scalar(
+            "SELECT COUNT(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ? LIMIT ?)", (match, cap)
+        )

@@ -1,0 +1,179 @@
+"""The keyword index: BM25 over the two-column FTS5 table, and its query planning.
+
+Own words weigh 1.0, the context column (a turn's previous turns) ``context_weight``.
+The plan (every term, then pairs, then any term with frequent terms left out) is in
+:mod:`dreammem.stores.fts_query`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from dreammem.stores import fts_query
+from dreammem.stores.fts_query import match_all, match_any, match_pairs
+from dreammem.stores.sqlite.codec import HEADROOM, INSERT_FTS, time_filter
+from dreammem.stores.sqlite.connection import SQLiteConnection
+
+__all__ = ["KeywordRows"]
+
+
+class KeywordRows(SQLiteConnection):
+    """Keyword search and the full-text rows of the SQLite store."""
+
+    def keyword_search(
+        self,
+        user_id: str,
+        terms: Sequence[str],
+        limit: int,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        max_term_share: float | None = None,
+    ) -> list[tuple[int, float]]:
+        """BM25 over the full-text index: active records of this user, best first.
+
+        Rows holding every term are ranked first and answer alone when there are
+        ``limit`` of them; on large match sets, rows holding two terms next; otherwise
+        any term may match (:mod:`dreammem.stores.fts_query`).
+
+        Args:
+            user_id: The scope.
+            terms: Query terms (any may match).
+            limit: How many results at most.
+            since: Only records with ``event_time >= since``.
+            until: Only records with ``event_time < until``.
+            max_term_share: When the OR query runs, leave out terms found in more than
+                this share of the indexed rows (if a rarer term remains); ``None`` keeps all.
+
+        Returns:
+            ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
+        """
+        terms = self._term_shares.present(terms)
+        if not terms:
+            return []
+        if len(terms) > 1:
+            rows = self._bm25(match_all(terms), user_id, limit, since, until)
+            if len(rows) >= limit:
+                return rows
+        if self._term_shares.pairs_pay(terms):
+            rows = self._bm25(match_pairs(terms), user_id, limit, since, until)
+            if len(rows) >= limit:
+                return [(rowid, score / (len(terms) - 1)) for rowid, score in rows]
+        if max_term_share is not None:
+            rare = self._term_shares.rare(terms, max_term_share)
+            if not rare:
+                newest = self._bm25_newest(match_any(terms), user_id, limit, since, until)
+                if newest is not None:
+                    return newest
+            terms = rare or terms
+        return self._bm25(match_any(terms), user_id, limit, since, until)
+
+    def _bm25_newest(
+        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, float]] | None:
+        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few."""
+        floor = self.fetchone(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (match, fts_query.FREQUENT_WINDOW - 1),
+        )
+        if floor is None:  # fewer matches than the window: the full ranking is cheap
+            return None
+        where, params = time_filter(since, until, "r.")
+        rows = self.fetchall(
+            f"SELECT f.rowid, -f.s FROM (SELECT rowid, {self._rank} AS s FROM records_fts "
+            "WHERE records_fts MATCH ? AND rowid >= ?) f JOIN records r ON r.rowid = f.rowid "
+            f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
+            (match, int(floor[0]), user_id, *params, limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows] if len(rows) >= limit else None
+
+    def _bm25(
+        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, float]]:
+        """Rows of this user matching an FTS5 expression, best BM25 first."""
+        rank = self._rank
+        where, params = time_filter(since, until, "r.")
+        filters = f"+r.user_id = ? AND r.status = 'active'{where}"
+        if since is None and until is None:
+            # Rank in the full-text index alone first (cheap), then keep this user's
+            # active rows; fall back to the joined query when too few survive.
+            rows = self.fetchall(
+                f"SELECT f.rowid, -f.s FROM (SELECT rowid, {rank} AS s FROM records_fts "
+                "WHERE records_fts MATCH ? ORDER BY s LIMIT ?) f JOIN records r ON r.rowid = f.rowid "
+                f"WHERE {filters} ORDER BY f.s LIMIT ?",
+                (match, limit * HEADROOM, user_id, limit),
+            )
+            cap = limit * HEADROOM
+            if len(rows) == limit or self._fts_count(match, cap) < cap:  # complete: no fallback
+                return [(int(r[0]), float(r[1])) for r in rows]
+        span = self._window_span(user_id, since, until)
+        if span is None:
+            return []
+        rows = self.fetchall(
+            f"SELECT f.rowid, -{rank} AS score FROM records_fts f "
+            "JOIN records r ON r.rowid = f.rowid "
+            f"WHERE records_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {filters} "
+            f"ORDER BY {rank} LIMIT ?",
+            (match, *span, user_id, *params, limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    @property
+    def _rank(self) -> str:
+        """The BM25 expression: own words weigh 1.0, the context column ``context_weight``."""
+        return f"bm25(records_fts, 1.0, {self.context_weight!r})"
+
+    def _window_span(
+        self, user_id: str, since: datetime | None, until: datetime | None
+    ) -> tuple[int, int] | None:
+        """The row id range of this user's active records in the window (None: no records).
+
+        FTS5 skips postings outside a row id range cheaply, so a month of a 100k store
+        (memories arrive roughly in time order) ranks a few hundred matches, not all.
+        """
+        if since is None and until is None:
+            return (0, 2**63 - 1)
+        where, params = time_filter(since, until, "")
+        row = self.fetchone(
+            f"SELECT MIN(rowid), MAX(rowid) FROM records WHERE user_id = ? AND status = 'active'{where}",
+            (user_id, *params),
+        )
+        if row is None or row[0] is None:
+            return None
+        return int(row[0]), int(row[1])
+
+    def window_rowids(
+        self,
+        user_id: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int,
+        newest_first: bool = True,
+    ) -> list[int]:
+        """Row ids of this user's active records with ``since <= event_time < until``.
+
+        Ordered by event time (newest first unless asked otherwise); served by the
+        ``(user_id, status, event_time)`` index.
+        """
+        where, params = time_filter(since, until, "")
+        order = "DESC" if newest_first else "ASC"
+        rows = self.fetchall(
+            f"SELECT rowid FROM records WHERE user_id = ? AND status = 'active'{where} "
+            f"ORDER BY event_time {order} LIMIT ?",
+            (user_id, *params, limit),
+        )
+        return [int(r[0]) for r in rows]
+
+    def set_match_text(self, rowid: int, terms: str, context: str = "") -> None:
+        """Replace the full-text terms (and context terms) of one record."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
+            conn.execute(INSERT_FTS, (rowid, terms, context))
+        self._term_shares.note_writes(1)
+
+    def set_match_terms(self, rowid: int, terms: str) -> None:
+        """Replace a record's own full-text terms, keeping its context terms."""
+        row = self.fetchone("SELECT context FROM records_fts WHERE rowid = ?", (rowid,))
+        self.set_match_text(rowid, terms, str(row[0]) if row is not None and row[0] else "")

@@ -1,0 +1,86 @@
+"""The ``vectors`` table: one embedding per record and model (FAISS is rebuilt from it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from dreammem.stores.sqlite.codec import chunks
+from dreammem.stores.sqlite.connection import SQLiteConnection
+
+__all__ = ["VectorRows"]
+
+
+class VectorRows(SQLiteConnection):
+    """Stored embeddings of the SQLite store."""
+
+    def put_vectors(self, rowids: Sequence[int], model: str, vectors: npt.NDArray[np.float32]) -> None:
+        """Store embeddings (the FAISS index can be rebuilt from them)."""
+        data = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?, ?, ?)",
+                [(rid, model, data[i].tobytes()) for i, rid in enumerate(rowids)],
+            )
+
+    def clear_vectors(self) -> None:
+        """Drop every stored embedding and the model they were made with (before a model switch)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM vectors")
+            conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+
+    def iter_active_vectors(
+        self, model: str, dim: int, batch: int = 10_000
+    ) -> Iterator[tuple[str, list[int], npt.NDArray[np.float32]]]:
+        """Stored embeddings of active records, as ``(user_id, rowids, matrix)`` batches."""
+        cursor = self.execute(
+            "SELECT r.user_id, v.rowid, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            "WHERE r.status = 'active' AND v.model = ? ORDER BY r.user_id, v.rowid",
+            (model,),
+        )
+        while True:
+            with self._lock:
+                rows = cursor.fetchmany(batch)
+            if not rows:
+                return
+            by_user: dict[str, tuple[list[int], list[bytes]]] = {}
+            for user_id, rowid, blob in rows:
+                ids, blobs = by_user.setdefault(user_id, ([], []))
+                ids.append(int(rowid))
+                blobs.append(blob)
+            for user_id, (ids, blobs) in by_user.items():
+                matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), dim)
+                yield user_id, ids, matrix
+
+    def vectors_of(self, user_id: str, model: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored embeddings of these records of this user, by record id."""
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for chunk in chunks(list(ids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+                f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
+                (user_id, model, *chunk),
+            )
+            found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
+        return found
+
+    def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
+        """Active records with no embedding from this model: ``(rowid, user_id, id)``."""
+        rows = self.fetchall(
+            "SELECT r.rowid, r.user_id, r.id FROM records r LEFT JOIN vectors v "
+            "ON v.rowid = r.rowid AND v.model = ? WHERE v.rowid IS NULL AND r.status = 'active'",
+            (model,),
+        )
+        return [(int(r[0]), r[1], r[2]) for r in rows]
+
+    def count_vectors(self, model: str, user_id: str | None = None) -> int:
+        """How many active records (of one user) have an embedding from this model."""
+        scope, params = ("", [model]) if user_id is None else (" AND r.user_id = ?", [model, user_id])
+        return self._scalar(
+            "SELECT COUNT(*) FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            f"WHERE r.status = 'active' AND v.model = ?{scope}",
+            params,
+        )

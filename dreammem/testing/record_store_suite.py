@@ -1,0 +1,363 @@
+"""The record store conformance suite: every :class:`~dreammem.stores.base.RecordStore` must pass it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+from dreammem.errors import BackendError
+from dreammem.stores.base import DreamLogRow, RecordStore
+from dreammem.testing.vector_index_suite import unit_rows
+from dreammem.text.tokenize import tokenize
+from dreammem.types import Kind, Layer, MemoryRecord, Status
+
+__all__ = ["RecordStoreSuite"]
+
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+MODEL = "conformance-model"
+DIM = 8
+
+
+def rec(user_id: str, content: str, minutes: int = 0, **fields: object) -> MemoryRecord:
+    """A record at ``T0 + minutes``."""
+    when = T0 + timedelta(minutes=minutes)
+    return MemoryRecord(user_id=user_id, content=content, created_at=when, event_time=when, **fields)  # type: ignore[arg-type]
+
+
+def put(store: RecordStore, records: list[MemoryRecord]) -> list[int]:
+    """Insert records with their own words as keyword terms."""
+    return store.insert(records, [" ".join(tokenize(r.content)) for r in records])
+
+
+class RecordStoreSuite:
+    """Abstract conformance tests; override :meth:`record_store` (a store, empty or shared)."""
+
+    @pytest.fixture
+    def record_store(self) -> Iterator[RecordStore]:
+        """The store under test."""
+        raise NotImplementedError("override the record_store fixture")
+
+    @pytest.fixture
+    def users(self, record_store: RecordStore) -> Iterator[tuple[str, str]]:
+        """Two fresh user ids; their records are deleted afterwards."""
+        pair = (f"alice-{uuid.uuid4().hex[:8]}", f"bob-{uuid.uuid4().hex[:8]}")
+        yield pair
+        for user in pair:
+            everything = record_store.find(user, statuses=None)
+            record_store.dequeue(user, [r.id for r in everything])
+            record_store.delete(user, [r.id for r in everything])
+
+    # -- records
+
+    def test_a_record_comes_back_equal(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        record = rec(
+            alice,
+            "Flight LH 1234 leaves at 07:45, gate B12 — 价格 ¥3,200",
+            layer=Layer.SEMANTIC,
+            kind=Kind.FACT,
+            session_id="s1",
+            provenance=("p1", "p2"),
+            entities=("LH 1234",),
+            slot="trip/flight",
+            metadata={"nested": {"a": [1, 2]}, "text": "ünïcode"},
+        )
+        (rowid,) = put(record_store, [record])
+        assert record_store.get(alice, [record.id]) == [record]
+        assert record_store.get_by_rowids(alice, [rowid]) == {rowid: record}
+        assert record_store.rowids(alice, [record.id]) == {record.id: rowid}
+        assert record_store.ids_with_prefix(alice, record.id[:6]) == [record.id]
+
+    def test_reads_keep_the_order_asked_and_skip_missing(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        a, b = rec(alice, "first"), rec(alice, "second", 1)
+        put(record_store, [a, b])
+        assert [r.id for r in record_store.get(alice, [b.id, "missing", a.id])] == [b.id, a.id]
+
+    def test_every_read_is_scoped_to_its_user(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        secret = rec(alice, "alice keeps the violin in the attic")
+        (rowid,) = put(record_store, [secret])
+        assert record_store.get(bob, [secret.id]) == []
+        assert record_store.get_by_rowids(bob, [rowid]) == {}
+        assert record_store.find(bob) == []
+        assert record_store.keyword_search(bob, ["violin"], 5) == []
+        assert record_store.count(bob) == 0 and record_store.count(alice) == 1
+        assert alice in record_store.users()
+
+    def test_update_changes_status_and_a_missing_record_fails(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        record = rec(alice, "the cat is called Miso")
+        put(record_store, [record])
+        archived = dataclasses.replace(record, status=Status.ARCHIVED, importance=5)
+        record_store.update([archived])
+        assert record_store.get(alice, [record.id]) == [archived]
+        assert record_store.find(alice) == []
+        assert record_store.count(alice, status=Status.ARCHIVED) == 1
+        with pytest.raises(BackendError):
+            record_store.update([dataclasses.replace(record, user_id=bob)])
+
+    def test_a_failed_transaction_leaves_nothing(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        kept = rec(alice, "kept")
+        put(record_store, [kept])
+        with pytest.raises(RuntimeError), record_store.transaction():
+            put(record_store, [rec(alice, "rolled back", 1)])
+            record_store.update([dataclasses.replace(kept, status=Status.DELETED)])
+            raise RuntimeError("boom")
+        assert [r.id for r in record_store.find(alice, statuses=None)] == [kept.id]
+        assert record_store.get(alice, [kept.id])[0].is_active
+
+    def test_find_filters_and_orders_by_event_time(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        old = rec(alice, "old value", 0, layer=Layer.SEMANTIC, kind=Kind.PREFERENCE, slot="food/tea")
+        new = rec(alice, "new value", 10, layer=Layer.SEMANTIC, kind=Kind.PREFERENCE, slot="food/tea")
+        turn = rec(alice, "a turn", 5, session_id="s1")
+        put(record_store, [old, new, turn])
+        assert [r.id for r in record_store.find(alice)] == [new.id, turn.id, old.id]
+        assert [r.id for r in record_store.find(alice, newest_first=False, limit=2)] == [old.id, turn.id]
+        assert [r.id for r in record_store.find(alice, slot="food/tea")] == [new.id, old.id]
+        assert [r.id for r in record_store.find(alice, slot_prefix="food/")] == [new.id, old.id]
+        assert [r.id for r in record_store.find(alice, session_id="s1")] == [turn.id]
+        assert [r.id for r in record_store.find(alice, kinds=[Kind.TURN])] == [turn.id]
+        window = record_store.find(alice, since=T0 + timedelta(minutes=1), until=T0 + timedelta(minutes=10))
+        assert [r.id for r in window] == [turn.id]
+        assert record_store.slots("food/") == ["food/tea"] or "food/tea" in record_store.slots("food/")
+
+    def test_history_follows_supersede_links(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        old, new = rec(alice, "lives in Porto"), rec(alice, "lives in Lisbon", 5)
+        put(record_store, [old, new])
+        record_store.update([dataclasses.replace(old, status=Status.SUPERSEDED, superseded_by=new.id)])
+        assert [r.id for r in record_store.history_chain(alice, new.id)] == [old.id, new.id]
+
+    def test_superseded_by_any_finds_direct_predecessors_of_this_user(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        first, second, third = (rec(alice, f"standup at {h}:00", h) for h in (9, 10, 11))
+        other = rec(bob, "standup at 8:00")
+        put(record_store, [first, second, third, other])
+        record_store.update(
+            [
+                dataclasses.replace(first, status=Status.SUPERSEDED, superseded_by=second.id),
+                dataclasses.replace(second, status=Status.SUPERSEDED, superseded_by=third.id),
+            ]
+        )
+        record_store.update([dataclasses.replace(other, status=Status.SUPERSEDED, superseded_by=third.id)])
+        assert [r.id for r in record_store.superseded_by_any(alice, [third.id])] == [second.id]
+        found = record_store.superseded_by_any(alice, [second.id, third.id, second.id])
+        assert sorted(r.id for r in found) == sorted([first.id, second.id])
+        assert record_store.superseded_by_any(alice, [first.id]) == []
+        assert record_store.superseded_by_any(bob, [second.id]) == []
+
+    def test_find_pages_with_an_offset(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        records = [rec(alice, f"page note {n}", n) for n in range(5)]
+        put(record_store, records)
+        newest = [r.id for r in reversed(records)]
+        assert [r.id for r in record_store.find(alice, limit=2, offset=2)] == newest[2:4]
+        assert [r.id for r in record_store.find(alice, offset=3)] == newest[3:]
+        assert record_store.find(alice, limit=2, offset=5) == []
+
+    def test_twins_and_derived_records(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, bob = users
+        turn = rec(alice, "I moved to Lisbon")
+        twin = rec(alice, "I moved to Lisbon", 1, layer=Layer.SEMANTIC, kind=Kind.FACT, provenance=(turn.id,))
+        summary = rec(alice, "moved house", 2, layer=Layer.SEMANTIC, provenance=(turn.id,))
+        alone = rec(alice, "I moved to Lisbon", 3)
+        put(record_store, [turn, twin, summary, alone])
+        assert record_store.twins_of(alice, [turn, twin, summary, alone]) == {
+            turn.id: twin.id,
+            twin.id: turn.id,
+        }
+        assert record_store.twins_of(alice, []) == {}
+        assert {r.id for r in record_store.derived_from(alice, [turn.id])} == {twin.id, summary.id}
+        assert record_store.derived_from(bob, [turn.id]) == []
+
+    def test_filter_rowids_by_columns(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        a = rec(alice, "agent one turn", agent_id="a1", session_id="s1")
+        b = rec(alice, "agent two fact", 1, agent_id="a2", layer=Layer.SEMANTIC, kind=Kind.FACT)
+        gone = rec(alice, "agent one, archived", 2, agent_id="a1")
+        rowids = put(record_store, [a, b, gone])
+        record_store.update([dataclasses.replace(gone, status=Status.ARCHIVED)])
+        assert record_store.filter_rowids(alice, agent_id="a1", limit=10) == {rowids[0]}
+        assert record_store.filter_rowids(alice, kinds=[Kind.FACT], limit=10) == {rowids[1]}
+        assert record_store.filter_rowids(alice, layers=[Layer.EPISODIC], session_id="s1", limit=10) == {
+            rowids[0]
+        }
+        assert record_store.filter_rowids(alice, limit=1) is None
+
+    def test_ids_in_use_across_users(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        record = rec(alice, "taken id")
+        put(record_store, [record])
+        assert record_store.ids_in_use([record.id, "no-such-id"]) == {record.id}
+
+    def test_erasure_leaves_no_row_behind(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, bob = users
+        doomed, kept = rec(alice, "my passport number is X123"), rec(alice, "likes tea", 1)
+        rowids = put(record_store, [doomed, kept])
+        record_store.put_vectors(rowids, MODEL, unit_rows(2, DIM, 9))
+        record_store.enqueue([doomed, kept])
+        report = json.dumps({"summary": f"noted: {doomed.content}", "sources": [doomed.id]})
+        stamp = T0.isoformat()
+        dream_id = f"dream-{uuid.uuid4().hex}"
+        record_store.add_dream(DreamLogRow(dream_id, alice, 1, "test", stamp, stamp, "done", report, "{}"))
+        erased, rewritten = record_store.erase_records(alice, [doomed.id, "no-such-id"], [doomed.content])
+        assert (erased, rewritten) == ([doomed.id], 1)
+        assert [r.id for r in record_store.find(alice, statuses=None)] == [kept.id]
+        assert record_store.keyword_search(alice, ["passport"], 5) == []
+        assert record_store.count_vectors(MODEL, alice) == 1
+        assert [r.id for r in record_store.queued(alice)] == [kept.id]
+        row = record_store.get_dream(dream_id)
+        assert row is not None and doomed.content not in row.report and doomed.id not in row.report
+        record_store.set_task_state(alice, "s1", {"goal": "renew passport"}, T0)
+        put(record_store, [rec(bob, "bob stays")])
+        assert record_store.erase_user(alice) == 1
+        assert record_store.find(alice, statuses=None) == [] and record_store.task_states(alice) == {}
+        assert record_store.count(bob) == 1
+        assert isinstance(record_store.compact(), bool)
+
+    # -- keyword index
+
+    def test_keyword_search_finds_active_records_only(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        hit, gone = rec(alice, "the blue kayak is in the garage"), rec(alice, "a blue umbrella", 1)
+        other = rec(alice, "nothing relevant here", 2)
+        rowids = put(record_store, [hit, gone, other])
+        record_store.update([dataclasses.replace(gone, status=Status.ARCHIVED)])
+        found = record_store.keyword_search(alice, ["blue", "kayak"], 5)
+        assert [r for r, _ in found] == [rowids[0]]
+        assert all(score > 0 for _, score in found)
+        assert record_store.keyword_search(alice, ["umbrella"], 5) == []
+
+    def test_keyword_terms_can_be_rewritten(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        (rowid,) = put(record_store, [rec(alice, "parking code")])
+        record_store.set_match_terms(rowid, "locker number")
+        assert record_store.keyword_search(alice, ["parking"], 5) == []
+        assert [r for r, _ in record_store.keyword_search(alice, ["locker"], 5)] == [rowid]
+        record_store.set_match_text(rowid, "gym", "question about fitness")
+        assert [r for r, _ in record_store.keyword_search(alice, ["fitness"], 5)] == [rowid]
+
+    def test_window_rowids_are_in_time_order(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        rowids = put(record_store, [rec(alice, f"note {n}", n) for n in range(5)])
+        found = record_store.window_rowids(alice, since=T0 + timedelta(minutes=1), limit=3)
+        assert found == [rowids[4], rowids[3], rowids[2]]
+
+    # -- embeddings
+
+    def test_vectors_of_active_records_only(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        a, b = rec(alice, "one"), rec(alice, "two", 1)
+        rowids = put(record_store, [a, b])
+        rows = unit_rows(2, DIM, 7)
+        record_store.put_vectors(rowids, MODEL, rows)
+        assert np.allclose(record_store.vectors_of(alice, MODEL, [a.id])[a.id], rows[0])
+        record_store.update([dataclasses.replace(b, status=Status.ARCHIVED)])
+        batches = [(u, ids) for u, ids, _ in record_store.iter_active_vectors(MODEL, DIM) if u == alice]
+        assert batches == [(alice, [rowids[0]])]
+        assert record_store.count_vectors(MODEL, alice) == 1
+        missing = {m[2] for m in record_store.rows_missing_vectors("another-model")}
+        assert a.id in missing and b.id not in missing
+
+    # -- queue, task state
+
+    def test_the_queue_is_oldest_first_and_can_be_restored(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        records = [rec(alice, f"turn {n}", n) for n in range(3)]
+        put(record_store, records)
+        record_store.enqueue(records)
+        assert [r.id for r in record_store.queued(alice)] == [r.id for r in records]
+        assert record_store.queue_size(alice) == 3
+        assert record_store.oldest_queued_at(alice) == T0
+        entries = record_store.queue_entries(alice, [records[0].id, records[2].id])
+        assert sorted(e[0] for e in entries) == sorted([records[0].id, records[2].id])
+        record_store.dequeue(alice, [r.id for r in records])
+        assert record_store.queue_size(alice) == 0
+        assert record_store.requeue(alice, entries) == 2
+        assert alice in record_store.dream_users()
+
+    def test_task_state_per_session(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, bob = users
+        record_store.set_task_state(alice, "s1", {"goal": "book a trip"}, T0)
+        record_store.set_task_state(
+            alice, "s2", {"goal": "file taxes", "task_type": "admin"}, T0 + timedelta(1)
+        )
+        assert record_store.get_task_state(alice, "s1") == {"goal": "book a trip"}
+        assert record_store.get_task_state(bob, "s1") == {}
+        assert set(record_store.task_states(alice)) == {"s1", "s2"}
+        assert record_store.latest_task_state(alice)["goal"] == "file taxes"
+
+    # -- dream log, memory index
+
+    def test_the_dream_log(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, bob = users
+        ids = [f"dream-{uuid.uuid4().hex}" for _ in range(2)]
+        for n, dream_id in enumerate(ids):
+            stamp = (T0 + timedelta(hours=n)).isoformat()
+            record_store.add_dream(DreamLogRow(dream_id, alice, 1, "test", stamp, stamp, "done", "{}", "{}"))
+        assert [r.dream_id for r in record_store.list_dreams(alice, 10)] == ids[::-1]
+        assert record_store.list_dreams(bob, 10) == []
+        assert record_store.dreams_after(ids[0], alice, "done") == [ids[1]]
+        record_store.set_dream_status(ids[1], "undone", T0)
+        row = record_store.get_dream(ids[1])
+        assert row is not None and row.status == "undone" and json.loads(row.report) == {}
+        assert record_store.dream_times(alice, 1) == (T0, T0 + timedelta(hours=1))
+        assert record_store.dream_times(alice, 2) == (None, None)
+        assert (ids[0], alice) in record_store.dream_ids_with_prefix(ids[0][:12])
+
+    def test_the_memory_index(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        a, b = rec(alice, "call Dana about the lease"), rec(alice, "prefers tea", 1)
+        rowids = put(record_store, [a, b])
+        rows = [("counterpart", "dana", a.id), ("knowledge", "semantic/preference", b.id)]
+        record_store.replace_index_rows(alice, [*rows, ("task_type", "lease", "no-such-record")])
+        assert sorted(record_store.index_rows(alice)) == sorted(rows)
+        assert record_store.index_keys(alice, "counterpart") == ["dana"]
+        found = record_store.index_search(alice, [("counterpart", "dana"), ("knowledge", "x")], 5)
+        assert found == [(rowids[0], 1)]
+        record_store.replace_index_rows(alice, [])
+        assert record_store.index_rows(alice) == []
+
+    # -- empty again
+
+    def test_empty_again(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        alice, _ = users
+        records = [rec(alice, f"memory about lanterns {n}", n) for n in range(4)]
+        rowids = put(record_store, records)
+        record_store.put_vectors(rowids, MODEL, unit_rows(4, DIM, 8))
+        record_store.enqueue(records)
+        record_store.dequeue(alice, [r.id for r in records])
+        assert sorted(record_store.delete(alice, [r.id for r in records])) == sorted(r.id for r in records)
+        assert record_store.count(alice) == 0
+        assert record_store.find(alice, statuses=None) == []
+        assert record_store.keyword_search(alice, ["lanterns"], 5) == []
+        assert record_store.count_vectors(MODEL, alice) == 0
+        assert record_store.queue_size(alice) == 0
+        assert alice not in record_store.users()
+        put(record_store, [rec(alice, "lanterns again")])  # usable again
+        assert record_store.count(alice) == 1

@@ -1,0 +1,62 @@
+"""Checking what the facade's write methods are given, before anything is written."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from dreammem.errors import ValidationError
+from dreammem.types import Kind
+from dreammem.validation import (
+    check_content,
+    check_event_time,
+    check_id,
+    check_metadata,
+    check_role,
+    check_user_id,
+)
+from dreammem.write.records import TurnInput
+
+__all__ = ["TURN_FIELDS", "check_turns", "memory_kind", "turn_input"]
+
+TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
+"""The keys a turn given to ``add_many`` may have."""
+
+
+def check_turns(turns: object) -> Iterable[Any]:
+    """``turns`` as an iterable of turns (a single mapping or a string is refused)."""
+    if isinstance(turns, Mapping | str | bytes) or not isinstance(turns, Iterable):
+        raise ValidationError(f"turns must be an iterable of mappings, got {type(turns).__name__}")
+    return turns
+
+
+def turn_input(turn: object, now: datetime, *, max_chars: int) -> TurnInput:
+    """One turn, validated (``event_time`` defaults to ``now``)."""
+    if not isinstance(turn, Mapping):
+        raise ValidationError(f"each turn must be a mapping, got {type(turn).__name__}")
+    unknown = set(turn) - TURN_FIELDS
+    if unknown:
+        raise ValidationError(f"unknown turn fields: {sorted(unknown)}")
+    return TurnInput(
+        content=check_content(turn.get("content"), max_chars=max_chars),
+        user_id=check_user_id(turn.get("user_id")),
+        role=check_role(turn.get("role", "user")),
+        event_time=check_event_time(turn.get("event_time"), default=now),
+        session_id=check_id(turn.get("session_id"), "session_id"),
+        agent_id=check_id(turn.get("agent_id"), "agent_id"),
+        metadata=check_metadata(turn.get("metadata")),
+    )
+
+
+def memory_kind(kind: str, pinned: object) -> Kind:
+    """The kind of a memory given to ``remember``, with its ``pinned`` flag checked."""
+    try:
+        record_kind = Kind(kind)
+    except ValueError as exc:
+        raise ValidationError(f"unknown kind {kind!r}") from exc
+    if record_kind is Kind.TURN:
+        raise ValidationError("kind 'turn' is for conversation turns: use add()")
+    if not isinstance(pinned, bool):
+        raise ValidationError(f"pinned must be a bool, got {type(pinned).__name__}")
+    return record_kind
