@@ -34,9 +34,10 @@ integration: install
 
 test: lint typecheck unit integration docs
 
-# The docs site (mkdocs-material + mkdocstrings), built strict: a broken link or reference fails.
+# The docs site (mkdocs-material + mkdocstrings), built strict: a broken link or reference fails
+# (NO_MKDOCS_2_WARNING: Material prints an end-of-life notice on every build otherwise).
 docs: install
-	$(VENV)/bin/mkdocs build --strict --site-dir .site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir .site
 
 LOCOMO ?= ../shared/data/locomo/locomo_dev.json
 RERANKER_DIR ?= models/reranker

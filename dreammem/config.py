@@ -24,6 +24,7 @@ __all__ = [
     "EmbeddingConfig",
     "GraphConfig",
     "Neo4jGraphConfig",
+    "Neo4jStoreConfig",
     "RecallConfig",
     "VectorIndexConfig",
     "WriteConfig",
@@ -254,6 +255,26 @@ class VectorIndexConfig(_Frozen):
     )
 
 
+class Neo4jStoreConfig(_Frozen):
+    """The whole store on a Neo4j server (used when the store path is a ``bolt://`` or ``neo4j://`` URI)."""
+
+    uri: str | None = Field(
+        None, description="Bolt or routing URI of the server holding the whole store; set, it selects it"
+    )
+    user: str | None = None
+    password: str | None = None
+    database: str = "neo4j"
+    timeout: float = Field(
+        5.0, gt=0, le=600, description="Seconds to connect, hand-shake and get a connection"
+    )
+    query_timeout: float = Field(
+        30.0, gt=0, le=3600, description="Seconds a query or a write transaction may run on the server"
+    )
+    lease_seconds: float = Field(
+        60.0, gt=0, le=3600, description="Life of a dream's lease lock, renewed while the dream runs"
+    )
+
+
 class DreamMemConfig(_Frozen):
     """Everything configurable, grouped by stage."""
 
@@ -263,6 +284,7 @@ class DreamMemConfig(_Frozen):
     dream: DreamConfig = DreamConfig()
     graph: GraphConfig = EmbeddedGraphConfig()
     vector_index: VectorIndexConfig = VectorIndexConfig()
+    store: Neo4jStoreConfig = Neo4jStoreConfig()
 
 
 def load_config(path: str | Path) -> DreamMemConfig:

@@ -18,7 +18,7 @@ from dreammem.config import DreamMemConfig
 from dreammem.crud import CrudMixin
 from dreammem.dream.methods import DreamMethods
 from dreammem.embed.base import Embedder
-from dreammem.engine import Engine, store_files
+from dreammem.engine import Engine, is_server_uri, store_files
 from dreammem.errors import NotFoundError
 from dreammem.llm import LLM
 from dreammem.lookups import LookupMixin
@@ -27,8 +27,7 @@ from dreammem.recall.build import build_pipeline
 from dreammem.recall.filters import RecallFilter
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.result import RecallResult
-from dreammem.stores.base import GraphStore, RecordStore
-from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.twins import async_twin
 from dreammem.types import Kind, MemoryRecord, utcnow
@@ -74,6 +73,12 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         graph: A :class:`~dreammem.stores.base.GraphStore`; by default the embedded
             graph in the same SQLite file.
         llm: An optional ``prompt -> completion`` callable for extraction and dreaming.
+        auth: ``(user, password)`` for a Neo4j server (else ``config.store``'s).
+
+    A ``bolt://host:7687`` or ``neo4j://host:7687`` path opens the whole store
+    (records, embeddings, full text, dream queue and log, graph) in that Neo4j
+    database instead: no local file, so processes on any number of hosts share one
+    memory. With no path, ``config.store.uri`` selects it too.
 
     Example:
         >>> with DreamMemory("./memory") as memory:  # doctest: +SKIP
@@ -91,10 +96,12 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         reranker: Reranker | None = None,
         graph: GraphStore | None = None,
         llm: LLM | None = None,
+        auth: tuple[str, str] | None = None,
     ) -> None:
         self.config = config or DreamMemConfig()
-        self.path = None if path is None else Path(path)
-        self.engine = Engine(path, config=self.config, embedder=embedder, graph=graph, llm=llm)
+        self.path = None if path is None or is_server_uri(path) else Path(path)
+        """The embedded store's folder or file (None in memory and on a Neo4j server)."""
+        self.engine = Engine(path, config=self.config, embedder=embedder, graph=graph, llm=llm, auth=auth)
         """The engine beneath: record store, derived indexes, locks, unit of work."""
         self.store: RecordStore = self.engine.store
         """The record store (the source of truth)."""
@@ -118,8 +125,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         return self.engine.embedder
 
     @property
-    def vector_index(self) -> FaissVectorIndex:
-        """The FAISS index (opened with the embedder)."""
+    def vector_index(self) -> VectorIndex:
+        """The vector index: FAISS, or the server's on the Neo4j backend (opened with the embedder)."""
         return self.engine.vector_index
 
     @property

@@ -29,6 +29,7 @@ import numpy.typing as npt
 from dreammem.embed.base import Embedder
 from dreammem.embed.caching import CachingEmbedder
 from dreammem.memory import DreamMemory
+from dreammem.stores.faiss_index import FaissVectorIndex
 
 __all__ = [
     "LatencyReport",
@@ -326,7 +327,10 @@ def _baselines(memory: DreamMemory, texts: Sequence[str]) -> tuple[dict[str, Sta
         found = index.search(user, vector, limit)
         own.append((time.perf_counter() - start) * 1000)
         recalls.append(recall_at(found, exact[0], 10))
-    kind = f"ivf, nprobe {index.ann.nprobe}" if index.is_approximate(user) else "exact"
+    approximate = isinstance(index, FaissVectorIndex) and index.is_approximate(user)
+    kind = (
+        f"ivf, nprobe {index.ann.nprobe}" if isinstance(index, FaissVectorIndex) and approximate else "exact"
+    )
     return {
         "encoder only": _stats(encode),
         f"bare faiss flat ({bare.ntotal} vectors)": _stats(search),

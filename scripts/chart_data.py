@@ -41,7 +41,8 @@ def locomo_entry(report: dict[str, Any], *, commit: str, date: str, load: str | 
         if scores is None:
             continue
         by_category = scores["by_category"]
-        methods[label] = [scores["overall"][METRIC], *(by_category[c][METRIC] for c in CATEGORIES)]
+        values = [scores["overall"][METRIC], *(by_category[c][METRIC] for c in CATEGORIES)]
+        methods[label] = [round(value, 3) for value in values]
     loaded = f", load {load}" if load else ""
     return {
         "source": f"scripts/chart_data.py from the --json report of the run at commit {commit} "
@@ -49,7 +50,7 @@ def locomo_entry(report: dict[str, Any], *, commit: str, date: str, load: str | 
         "command": "HF_HUB_OFFLINE=1 dreammem bench locomo --data locomo_dev.json --json .bench/locomo.json",
         "metric": METRIC,
         "n": report["methods"]["dreammem"]["overall"]["n"],
-        "dreammem_mrr@10": report["methods"]["dreammem"]["overall"]["mrr"],
+        "dreammem_mrr@10": round(report["methods"]["dreammem"]["overall"]["mrr"], 3),
         "categories": ["overall (1-4)", *CATEGORIES.values()],
         "methods": methods,
     }

@@ -2,6 +2,8 @@
 
 - ``configuration.md`` from the pydantic models (``scripts/config_reference.py``);
 - the benchmark charts (``assets/*.svg``) from ``docs/assets/benchmarks.json``.
+
+It also keeps the build log quiet (jieba's dictionary log lines).
 """
 
 from __future__ import annotations
@@ -19,9 +21,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 from charts import bar_chart
 from config_reference import render
 
+from dreammem.quiet import quiet_jieba
+
 
 def _chart(data: dict[str, Any], title: str) -> str:
     return bar_chart(title, data["categories"], data["methods"], data["metric"])
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Load jieba quietly first: Material's search plugin segments the Chinese pages with it."""
+    quiet_jieba()
+    return config
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

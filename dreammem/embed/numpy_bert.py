@@ -39,6 +39,7 @@ _CHUNK = 1 << 15
 
 def _gelu(x: Array) -> Array:
     """BERT's exact GELU, x * Phi(x), in place on ``x`` (the widest array of the forward pass)."""
+    x = np.ascontiguousarray(x)  # no copy for a dense output; reshape(-1) must be a view
     flat = x.reshape(-1)
     for start in range(0, flat.size, _CHUNK):
         _gelu_inplace(flat[start : start + _CHUNK])

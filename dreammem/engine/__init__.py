@@ -1,6 +1,6 @@
 """The engine under :class:`~dreammem.DreamMemory`: stores, derived indexes, locks, one unit of work."""
 
-from dreammem.engine.core import Engine, resolve_paths, store_files
+from dreammem.engine.core import Engine, is_server_uri, resolve_paths, store_files
 from dreammem.engine.unit import UnitOfWork
 
-__all__ = ["Engine", "UnitOfWork", "resolve_paths", "store_files"]
+__all__ = ["Engine", "UnitOfWork", "is_server_uri", "resolve_paths", "store_files"]

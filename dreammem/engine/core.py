@@ -18,30 +18,35 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
-from dreammem.engine.vectors import VectorLifecycle
+from dreammem.engine.vectors import VectorLifecycle, Vectors
 from dreammem.engine.writes import context_texts, write_new
+from dreammem.errors import ConfigError
 from dreammem.llm import LLM
-from dreammem.stores.base import GraphStore, RecordStore
+from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
-from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
 from dreammem.types import MemoryRecord, Status, utcnow
 from dreammem.write.records import TurnInput, build_records
 
-__all__ = ["Engine", "resolve_paths", "store_files"]
+if TYPE_CHECKING:
+    from dreammem.engine.server import ServerBackend
+
+__all__ = ["SERVER_SCHEMES", "Engine", "is_server_uri", "resolve_paths", "store_files"]
 
 log = logging.getLogger(__name__)
 
 _DB_NAME = "dreammem.db"
+SERVER_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
+"""URI schemes that open the Neo4j backend (``neo4j://`` routes within a cluster)."""
 
 
 def store_files(path: str | Path) -> tuple[Path, Path]:
@@ -77,6 +82,17 @@ def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphSto
     )
 
 
+def is_server_uri(path: str | Path | None) -> bool:
+    """True when ``path`` names a Neo4j server (``bolt://``, ``neo4j://`` and their TLS forms)."""
+    return isinstance(path, str) and path.lower().startswith(SERVER_SCHEMES)
+
+
+def _open_server(uri: str, config: DreamMemConfig, auth: tuple[str, str] | None) -> ServerBackend:
+    from dreammem.engine.server import open_server  # noqa: PLC0415 - the neo4j driver loads only when asked for
+
+    return open_server(uri, config, auth)
+
+
 class Engine:
     """The write engine and owner of the stores (see the module docstring).
 
@@ -84,8 +100,13 @@ class Engine:
         path: A directory or ``.db`` file; ``None`` keeps everything in memory.
         config: The settings.
         embedder: The embedder; by default chosen by ``config.embedding.model`` on first use.
-        graph: The graph store; by default the embedded graph in the same SQLite file.
+        graph: The graph store; by default the embedded graph in the same SQLite file
+            (on the Neo4j backend, the graph in the same database).
         llm: The optional LLM for dreaming.
+        auth: ``(user, password)`` of a Neo4j server (else ``config.store``'s).
+
+    A ``bolt://`` or ``neo4j://`` ``path`` (or, with no path, ``config.store.uri``)
+    opens the whole store on that Neo4j server (:mod:`dreammem.engine.server`).
     """
 
     def __init__(
@@ -96,20 +117,31 @@ class Engine:
         embedder: Embedder | None = None,
         graph: GraphStore | None = None,
         llm: LLM | None = None,
+        auth: tuple[str, str] | None = None,
     ) -> None:
-        db_path, faiss_path = resolve_paths(path)
         self.config = config
         self.llm = llm
         self.lock = threading.RLock()
         """The write lock: one unit of work at a time in this process."""
         self.dream_locks = UserLocks()
-        """One dream at a time per user."""
-        sqlite = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
-        self.store: RecordStore = sqlite
+        """One dream at a time per user (across hosts too, on the Neo4j backend)."""
+        self.store: RecordStore
         """The record store (the source of truth)."""
-        self.graph = graph if graph is not None else _default_graph(config, sqlite)
-        self._graph_sync = GraphSync(sqlite, self.graph)
-        self._vectors = VectorLifecycle(sqlite, faiss_path, config.vector_index)
+        self._vectors: Vectors
+        uri = path if is_server_uri(path) else config.store.uri if path is None else None
+        if uri is not None:
+            if graph is not None and "transactional" not in graph.capabilities:
+                raise ConfigError("the Neo4j backend keeps its graph in the same database: pass no graph")
+            server = _open_server(str(uri), config, auth)
+            self.store, self._vectors, self.dream_locks = server.store, server.vectors, server.locks
+            self.graph: GraphStore = graph if graph is not None else server.graph
+        else:
+            db_path, faiss_path = resolve_paths(path)
+            sqlite = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
+            self.store = sqlite
+            self.graph = graph if graph is not None else _default_graph(config, sqlite)
+            self._vectors = VectorLifecycle(sqlite, faiss_path, config.vector_index)
+        self._graph_sync = GraphSync(self.store, self.graph)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False
         if embedder is not None:
@@ -155,8 +187,8 @@ class Engine:
         return "minilm"
 
     @property
-    def vector_index(self) -> FaissVectorIndex:
-        """The FAISS index (opened with the embedder)."""
+    def vector_index(self) -> VectorIndex:
+        """The vector index: FAISS, or the server's on the Neo4j backend (opened with the embedder)."""
         _ = self.embedder
         assert self._vectors.index is not None
         return self._vectors.index

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.embed.base import Embedder
-from dreammem.engine.vectors import VectorLifecycle
+from dreammem.engine.vectors import Vectors
 from dreammem.stores.base import RecordStore
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.text.tokenize import tokenize
@@ -36,7 +36,7 @@ class UnitOfWork:
     def __init__(
         self,
         store: RecordStore,
-        vectors: VectorLifecycle,
+        vectors: Vectors,
         graph: GraphSync | None,
         embedder: Callable[[Sequence[str]], Embedder],
     ) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -21,14 +22,71 @@ import numpy.typing as npt
 from dreammem.config import VectorIndexConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, DreamMemError
+from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.stores.vector_sync import VectorSync
 from dreammem.types import MemoryRecord
 
-__all__ = ["VectorLifecycle"]
+__all__ = ["VectorLifecycle", "Vectors", "claim_model"]
 
 log = logging.getLogger(__name__)
+
+
+class Vectors(Protocol):
+    """What the engine needs of a vector lifecycle (:class:`VectorLifecycle`, or the Neo4j backend's)."""
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The bound embedder."""
+
+    @property
+    def index(self) -> VectorIndex | None:
+        """The open vector index."""
+
+    def bind(self, embedder: Embedder) -> None:
+        """Check the embedder against the store and open the index."""
+
+    def unbind(self) -> None:
+        """Forget the embedder and its index."""
+
+    def rebuild(self) -> None:
+        """Rebuild the index from the stored embeddings."""
+
+    def refresh(self) -> str | None:
+        """Apply other processes' writes; the reason when that failed."""
+
+    def bump_generation(self) -> None:
+        """Count a change of the active vectors (inside the write's transaction)."""
+
+    def add(self, user_id: str, rowids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
+        """Add vectors of one user's rows after the commit."""
+
+    def drop_inactive(self, records: Sequence[MemoryRecord]) -> None:
+        """Remove the records that left the active set."""
+
+    def flush(self) -> None:
+        """Persist the index."""
+
+
+def claim_model(store: RecordStore, embedder: Embedder) -> None:
+    """Check the embedder against the model the store was built with (a new store records it).
+
+    Raises:
+        ConfigError: the store was built with another model or dimension.
+    """
+    stored = store.get_meta("embedding_model")
+    stored_dim = store.get_meta("embedding_dim")
+    if stored is not None and (stored != embedder.name or int(stored_dim or 0) != embedder.dim):
+        raise ConfigError(
+            f"this store was built with embedding model {stored!r} (dim {stored_dim}); "
+            f"got {embedder.name!r} (dim {embedder.dim}). Open it with the same model, "
+            "or re-embed it with `dreammem reindex --model NAME`."
+        )
+    if stored is None:
+        with store.transaction():
+            store.set_meta("embedding_model", embedder.name)
+            store.set_meta("embedding_dim", str(embedder.dim))
 
 
 class VectorLifecycle:
@@ -54,18 +112,7 @@ class VectorLifecycle:
         Raises:
             ConfigError: the store was built with another model or dimension.
         """
-        stored = self._store.get_meta("embedding_model")
-        stored_dim = self._store.get_meta("embedding_dim")
-        if stored is not None and (stored != embedder.name or int(stored_dim or 0) != embedder.dim):
-            raise ConfigError(
-                f"this store was built with embedding model {stored!r} (dim {stored_dim}); "
-                f"got {embedder.name!r} (dim {embedder.dim}). Open it with the same model, "
-                "or re-embed it with `dreammem reindex --model NAME`."
-            )
-        if stored is None:
-            with self._store.transaction():
-                self._store.set_meta("embedding_model", embedder.name)
-                self._store.set_meta("embedding_dim", str(embedder.dim))
+        claim_model(self._store, embedder)
         self.embedder = embedder
         self.index = FaissVectorIndex(embedder.dim, self._path, ann=self._ann)
         self._sync = VectorSync(self._store, self.index, embedder.name)

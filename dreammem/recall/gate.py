@@ -11,7 +11,7 @@ query and a memory (the vector path's score):
 * a hit that superseded a record which clears the floor passes: a current value is as
   relevant as the value it replaced ("call me instead of emailing" answers "how should
   you reach me about project updates?" because "for project updates I prefer email"
-  does; :mod:`dreammem.recall.lineage`);
+  does), and so does a summary whose sources do (:mod:`dreammem.recall.lineage`);
 * a hit the temporal path returned passes: the query asked about a time and the
   memory is from it ("what did we do yesterday?" shares no words with "we spent the
   afternoon at the beach");

@@ -7,10 +7,15 @@ emailing" does not (0.26). The older record is superseded, so recall no longer s
 it, and the replacement alone would fall below the relevance floor: the user would
 get nothing where they should get the current value.
 
-So a record is as relevant to a query as the best of the records it replaced, down
-the supersede chain: its *inherited cosine* is the largest cosine between the query
-and the stored embedding of a record it superseded (directly or through a chain of
-at most ``MAX_DEPTH`` links). The relevance floor (:mod:`dreammem.recall.gate`) takes
+The same happens when a dream condenses turns into a summary: "user: I found an old
+photo album in the attic.; user: No sugar in my tea anymore, please." is far from
+"How do I take my tea?" as a whole, though one of its sources answers it.
+
+So a record is as relevant to a query as the best of the records it replaced or was
+distilled from: its *inherited cosine* is the largest cosine between the query and the
+stored embedding of a record it superseded or lists in its ``provenance`` (directly or
+through a chain of at most ``MAX_DEPTH`` links: an old value superseded by a turn that a
+dream then condensed into a summary). The relevance floor (:mod:`dreammem.recall.gate`) takes
 the larger of the record's own and its inherited cosine. Every lookup is scoped to
 the recalling user.
 """
@@ -29,48 +34,47 @@ __all__ = ["MAX_DEPTH", "inherited_cosines"]
 MAX_DEPTH = 5
 """Longest supersede chain followed back from one record."""
 
-Predecessors = Callable[[Sequence[str]], Sequence[MemoryRecord]]
-"""The records (of the recalling user) that any of these ids directly superseded."""
+Sources = Callable[[Sequence[MemoryRecord]], Sequence[tuple[str, MemoryRecord]]]
+"""``(parent id, record)`` for each record (of the recalling user) that one of these records
+superseded or was distilled from (its ``provenance``)."""
 
 Vectors = Callable[[Sequence[str]], Mapping[str, npt.NDArray[np.float32]]]
 """Stored embeddings by record id (of the recalling user, from the query's model)."""
 
 
 def inherited_cosines(
-    ids: Sequence[str],
+    records: Sequence[MemoryRecord],
     query: npt.NDArray[np.float32],
-    predecessors: Predecessors,
+    sources: Sources,
     vectors: Vectors,
 ) -> dict[str, float]:
-    """For each id that superseded something, the best cosine of the query with what it replaced.
+    """For each record with sources, the best cosine of the query with what it replaced or condensed.
 
     Args:
-        ids: The records to score (ids without predecessors are left out of the result).
+        records: The records to score (those without sources are left out of the result).
         query: The query embedding.
-        predecessors: Looks up the records that the given ids directly superseded.
+        sources: Looks up what the given records superseded or were distilled from.
         vectors: Looks up stored embeddings by record id.
     """
-    root: dict[str, str] = {i: i for i in ids}
-    frontier = list(root)
-    found: dict[str, str] = {}  # predecessor id -> the id it was reached from
+    root: dict[str, str] = {r.id: r.id for r in records}
+    frontier = list(records)
+    found: dict[str, str] = {}  # source id -> the record it lends its relevance to
     for _ in range(MAX_DEPTH):
         if not frontier:
             break
-        step = [r for r in predecessors(frontier) if r.id not in root and r.superseded_by in root]
-        for record in step:
-            assert record.superseded_by is not None
-            root[record.id] = root[record.superseded_by]
-            found[record.id] = root[record.id]
-        frontier = [r.id for r in step]
+        step = [(parent, r) for parent, r in sources(frontier) if r.id not in root and parent in root]
+        for parent, record in step:
+            root[record.id] = found[record.id] = root[parent]
+        frontier = list({r.id: r for _, r in step}.values())
     if not found:
         return {}
     q = _unit(np.asarray(query, dtype=np.float32).ravel())
     best: dict[str, float] = {}
-    for pid, vector in vectors(list(found)).items():
-        if pid not in found or vector.shape != q.shape:
+    for sid, vector in vectors(list(found)).items():
+        if sid not in found or vector.shape != q.shape:
             continue  # an embedding from another model's dimension cannot be compared
         cosine = float(np.dot(q, _unit(vector)))
-        best[found[pid]] = max(best.get(found[pid], cosine), cosine)
+        best[found[sid]] = max(best.get(found[sid], cosine), cosine)
     return best
 
 

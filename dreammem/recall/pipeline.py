@@ -5,8 +5,8 @@
     query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
           candidates, its rank fused with the first-stage rank -> time decay (episodic)
-          -> per-layer floors -> relevance floor (a current value inherits the relevance of
-          what it superseded) -> by score, newest first among equal
+          -> per-layer floors -> relevance floor (a current value or a summary inherits
+          the relevance of what it superseded or condensed) -> by score, newest first among equal
           scores -> the current value before an earlier one it may replace (marked)
           -> at most k hits, core (pinned) memories from their budget -> touch
 
@@ -285,22 +285,33 @@ class RecallPipeline:
         ]
 
     def _inherited(self, query: RecallQuery, kept: Sequence[_Scored], floor: float) -> dict[str, float]:
-        """Per kept hit below the floor: the cosine it inherits from records it superseded."""
+        """Per kept hit below the floor: the cosine it inherits from what it superseded or condensed."""
         model = self.embedder.name if self.embedder is not None else None
         below = [s for s in kept if s.fused.path_scores.get("vector", -1.0) < floor]
         if query.embedding is None or model is None or not below:
             return {}
         owner = {r.id: s.record.id for s in below for r in (s.record, *s.twins)}
         found = inherited_cosines(
-            list(owner),
+            list({r.id: r for s in below for r in (s.record, *s.twins)}.values()),
             query.embedding,
-            lambda ids: self._store.superseded_by_any(query.user_id, ids),
+            lambda records: self._sources(query, records),
             lambda ids: self._store.vectors_of(query.user_id, model, ids),
         )
         out: dict[str, float] = {}
         for rid, cosine in found.items():
             out[owner[rid]] = max(out.get(owner[rid], cosine), cosine)
         return out
+
+    def _sources(self, query: RecallQuery, records: Sequence[MemoryRecord]) -> list[tuple[str, MemoryRecord]]:
+        """``(parent id, record)``: what these records superseded or were distilled from (this user's)."""
+        ids = [r.id for r in records]
+        replaced = [(str(r.superseded_by), r) for r in self._store.superseded_by_any(query.user_id, ids)]
+        parents: dict[str, list[str]] = {}
+        for record in records:
+            for source in record.provenance:
+                parents.setdefault(source, []).append(record.id)
+        condensed = self._store.get(query.user_id, list(parents)) if parents else []
+        return replaced + [(p, r) for r in condensed for p in parents[r.id]]
 
     def _records(self, query: RecallQuery, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """The user's records by id (the newer versions older hits point at) that match the filter."""

@@ -20,8 +20,8 @@ import threading
 import time
 from collections.abc import Sequence
 
-from dreammem.errors import DreamMemError
-from dreammem.stores.base import GraphItem, GraphStore, records_to_graph_items
+from dreammem.errors import ConfigError, DreamMemError
+from dreammem.stores.base import GraphItem, GraphStore, RecordStore, records_to_graph_items
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
 
@@ -42,10 +42,16 @@ class GraphSync:
             is tried again (on-demand replays always try).
     """
 
-    def __init__(self, store: SQLiteRecordStore, graph: GraphStore, *, retry_after: float = 5.0) -> None:
+    def __init__(self, store: RecordStore, graph: GraphStore, *, retry_after: float = 5.0) -> None:
         self._store = store
         self.graph = graph
         self.transactional = "transactional" in graph.capabilities
+        self._outbox = store if isinstance(store, SQLiteRecordStore) else None
+        if not self.transactional and self._outbox is None:
+            raise ConfigError(
+                f"{type(graph).__name__} is written through an outbox, which only the embedded store has; "
+                "with the Neo4j backend the graph lives in the same database"
+            )
         self.retry_after = retry_after
         self._next_try = 0.0
         self._lock = threading.RLock()
@@ -62,7 +68,7 @@ class GraphSync:
             self._apply_records(records)
             return
         version = time.time_ns()
-        self._store.executemany(
+        self._box.executemany(
             "INSERT INTO graph_outbox (user_id, memory_id, version) VALUES (?, ?, ?) "
             "ON CONFLICT (user_id, memory_id) DO UPDATE SET version = excluded.version",
             [(r.user_id, r.id, version) for r in records],
@@ -82,9 +88,17 @@ class GraphSync:
             if active:
                 self.graph.upsert(user_id, _items(active))
 
+    @property
+    def _box(self) -> SQLiteRecordStore:
+        """The outbox's store (only an outbox graph has one)."""
+        assert self._outbox is not None, "a transactional graph has no outbox"
+        return self._outbox
+
     def pending(self) -> int:
         """How many memories wait in the outbox."""
-        row = self._store.fetchone("SELECT COUNT(*) FROM graph_outbox")
+        if self.transactional:
+            return 0
+        row = self._box.fetchone("SELECT COUNT(*) FROM graph_outbox")
         return int(row[0]) if row is not None else 0
 
     def flush(self, *, force: bool = False) -> int:
@@ -109,7 +123,7 @@ class GraphSync:
                 self.graph.retry_now()
             done = 0
             try:
-                while batch := self._store.fetchall(
+                while batch := self._box.fetchall(
                     "SELECT user_id, memory_id, version FROM graph_outbox ORDER BY version LIMIT ?",
                     (_REPLAY_BATCH,),
                 ):
@@ -140,7 +154,7 @@ class GraphSync:
             if active:
                 self.graph.upsert(user_id, _items(active))
         # Only entries not re-staged meanwhile (same version) leave the outbox.
-        with self._store.transaction() as conn:
+        with self._box.transaction() as conn:
             conn.executemany(
                 "DELETE FROM graph_outbox WHERE user_id = ? AND memory_id = ? AND version = ?",
                 [tuple(row) for row in batch],
@@ -148,7 +162,7 @@ class GraphSync:
 
     def _note_failure(self, exc: BaseException) -> None:
         message = f"{type(exc).__name__}: {exc}"[:500]
-        self._store.execute(
+        self._box.execute(
             "UPDATE graph_outbox SET attempts = attempts + 1, last_error = ? "
             "WHERE (user_id, memory_id) IN "
             "(SELECT user_id, memory_id FROM graph_outbox ORDER BY version LIMIT ?)",

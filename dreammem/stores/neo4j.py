@@ -49,7 +49,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("Neo4jGraphStore needs the neo4j driver: pip install 'dreammem[neo4j]'") from exc
 
-__all__ = ["Neo4jGraphStore"]
+__all__ = ["Neo4jGraphStore", "translated"]
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +208,7 @@ _BATCH = 1000  # memories per write transaction
 
 
 @contextmanager
-def _translated(action: str) -> Iterator[None]:
+def translated(action: str) -> Iterator[None]:
     """Map driver errors onto DreamMem's error tree (the cause stays chained)."""
     try:
         yield
@@ -322,7 +322,7 @@ class Neo4jGraphStore(GraphStore):
         """Fail fast while the breaker is open; open it when the server is unreachable."""
         self._breaker.check()
         try:
-            with _translated(action):
+            with translated(action):
                 yield
         except GraphUnavailableError as exc:
             self._breaker.opened(exc)

@@ -196,6 +196,24 @@ _EPISODE = re.compile(
     r"|今天|昨天|昨晚|今晚|今天上午|刚才|整个周末",
     _I,
 )
+# A report of something that happened: a past-tense verb (English) or the perfective 了 (Chinese).
+_PAST = re.compile(
+    r"\b(?:[a-z]+[^e\W]ed|went|had|ate|bought|saw|met|took|made|got|gave|came|ran|swam|drank|spent|sat|"
+    r"told|said|found|wrote|paid|won|lost|flew|drove|rode|caught|brought|taught|thought|felt|kept|slept|"
+    r"heard|did|was|were|began|broke|chose|fell|forgot|grew|knew|sang|sent|spoke|stood|threw|woke|wore|"
+    r"built|fought|held)\b"
+    r"|[\u4e00-\u9fff]了",
+    _I,
+)
+# A standing value: present tense, habit, preference, modality, request.
+_STANDING = re.compile(
+    r"\b(?:am|is|are|i'm|we're|you're|they're|it's|that's|there's|isn't|aren't|do|does|don't|doesn't|"
+    r"have|has|haven't|want|wants|need|needs|prefer|prefers|like|likes|love|loves|hate|hates|enjoy|"
+    r"enjoys|use|uses|live|lives|work|works|usually|always|often|normally|typically|generally|every|each|"
+    r"should|would|i'd|will|i'll|won't|can|can't|could|must|please|rather|let's|favou?rite)\b"
+    r"|是|喜欢|爱|想|要|需要|用|住|每|一般|通常|总是|经常|偏好|习惯|请|会|能|可以|应该",
+    _I,
+)
 _CUE_WORDS = re.compile(rf"{_STRONG_EN}|{_MILD}|{_ADDITIVE}", _I)
 _TIME_WORD = re.compile(
     r"^\d|^(?:am|pm|next|last|week|weeks|month|months|year|years|today|tomorrow|tonight|yesterday|day|days"
@@ -218,6 +236,8 @@ class Statement:
     negated: bool
     first_person: bool
     episode: bool
+    past_report: bool
+    standing: bool
     names: frozenset[str]
     values: frozenset[str]
     cjk: bool
@@ -295,17 +315,22 @@ def analyse(text: str) -> Statement:
         names = {e.key for e in extract_entities(text) if e.kind == "name"}
         if lead and lead.group(1).lower() in names:
             holders = frozenset({lead.group(1).lower()})
+    strong_cues = tuple(m.group(0).lower() for m in _STRONG.finditer(text))
+    mild_cue = bool(_MILD_RE.search(text))
+    standing = bool(_STANDING.search(text))
     return Statement(
         text=text,
         families=families,
         holders=holders - {""},
         topics=_topics(text),
-        strong_cues=tuple(m.group(0).lower() for m in _STRONG.finditer(text)),
-        mild_cue=bool(_MILD_RE.search(text)),
+        strong_cues=strong_cues,
+        mild_cue=mild_cue,
         additive=bool(_ADDITIVE_RE.search(text)),
         negated=bool(_NEGATION_RE.search(text)),
         first_person=first_person,
         episode=bool(_EPISODE.search(text)),
+        past_report=not (strong_cues or mild_cue or standing) and bool(_PAST.search(text)),
+        standing=standing,
         names=frozenset(
             e.key for e in extract_entities(text) if e.kind == "name" and not text.lstrip().startswith(e.text)
         ),

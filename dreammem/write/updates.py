@@ -6,6 +6,8 @@ subject first: a shared attribute family, the same holder (the user, or the same
 "my sister"), and shared topic words, or the closest older statement of that family
 when the newer one carries an explicit change cue. Then:
 
+* two reports of events (past tense, no cue; or a past report after a statement that holds
+  no standing value) are **not** about one value: nothing is decided;
 * an additive cue ("also", "too", "也", "还有") keeps both (**coexist**);
 * a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") **supersedes**;
 * the same topic words with another number, time or day and a "now"/"现在" cue,
@@ -61,6 +63,17 @@ def _different_holder(new: Statement, old: Statement) -> bool:
     return (old if not old.holders else new).first_person
 
 
+def _events(new: Statement, old: Statement, *, changed: bool) -> bool:
+    """Two reports of things that happened: neither is a value the other replaces.
+
+    "Played chess with Ana after dinner" does not update "Dinner with Ana at the Thai
+    place". What happened stays true: a past report is outdated only by an explicit
+    change or correction cue, and a past report replaces only a standing value (present
+    tense, habit, preference: "I live in Boston", "the standup is at 9:30").
+    """
+    return (old.past_report and not changed) or (new.past_report and not old.standing)
+
+
 def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) -> Decision | None:
     """Whether ``new`` (the newer statement) replaces ``old``.
 
@@ -78,6 +91,8 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     # A cue both statements carry ("moved" / "moved") describes the subject, not a change.
     cues = [c for c in new.strong_cues if c not in old.strong_cues]
     mild = new.mild_cue and not old.mild_cue
+    if _events(new, old, changed=bool(cues or mild)):
+        return None
     shared = sorted(new.families & old.families)
     overlap = sorted(new.topics & old.topics)
     # A shared name ("Anna") ties two statements only when the newer one is the user's own

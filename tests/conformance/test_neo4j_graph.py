@@ -1,4 +1,4 @@
-"""The Neo4j graph store passes the graph conformance suite on a real server."""
+"""Both Neo4j graph stores (graph-only mode, whole-store backend) pass the graph suite on a real server."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import pytest
 
 from dreammem.stores import Neo4jGraphStore
 from dreammem.stores.base import GraphStore
+from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_shared_graph import SharedNeo4jGraphStore
 from tests.conformance.graph_suite import GraphStoreSuite
 from tests.neo4j_server import Neo4jServer
 
@@ -20,3 +22,15 @@ class TestNeo4jGraphStore(GraphStoreSuite):
         store = Neo4jGraphStore(neo4j_server.uri)
         yield store
         store.close()
+
+
+class TestSharedNeo4jGraphStore(GraphStoreSuite):
+    """The Neo4j backend's graph (it joins the record store's transaction when one is open)."""
+
+    @pytest.fixture
+    def graph_store(self, neo4j_server: Neo4jServer) -> Iterator[GraphStore]:
+        client = Neo4jClient(neo4j_server.uri)
+        store = SharedNeo4jGraphStore(client)
+        yield store
+        store.close()
+        client.close()

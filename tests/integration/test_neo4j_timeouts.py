@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from dreammem import DreamMemory
-from dreammem.config import DreamMemConfig, Neo4jGraphConfig
+from dreammem.config import DreamMemConfig, Neo4jGraphConfig, Neo4jStoreConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import BackendError, GraphUnavailableError
 from dreammem.stores import Neo4jGraphStore
@@ -139,3 +139,12 @@ def test_graph_recalls_log_and_warn_nothing(
         finally:
             assert memory.graph is not None
             memory.graph.clear(user)
+
+
+def test_the_whole_store_on_a_silent_server_fails_within_its_timeout(silent_uri: str) -> None:
+    config = DreamMemConfig(store=Neo4jStoreConfig(timeout=1.0))
+    start = time.monotonic()
+    with pytest.raises(BackendError) as caught:
+        DreamMemory(silent_uri, config=config, embedder=HashingEmbedder())
+    assert caught.value.is_retryable
+    assert time.monotonic() - start < 1.0 + SLACK

@@ -76,6 +76,17 @@ def test_a_store_written_on_numpy_opens_and_recalls_on_torch(tmp_path: Path) -> 
         assert hits[0].record.content == "I prefer window seats on long flights."
 
 
+def _run(script: str, store: Path) -> list[str]:
+    """Run a script in a fresh interpreter (this checkout first on the path); its stdout lines."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(store)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    return done.stdout.splitlines()
+
+
 @pytest.mark.parametrize("config", ["DreamMemConfig(embedding=EmbeddingConfig(runtime='numpy'))", "None"])
 def test_a_numpy_or_default_process_never_imports_torch(tmp_path: Path, config: str) -> None:
     script = (
@@ -89,14 +100,24 @@ def test_a_numpy_or_default_process_never_imports_torch(tmp_path: Path, config: 
         "    print(type(memory.embedder).__name__, hit)\n"
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "s")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
+    assert _run(script, tmp_path / "s") == ["NumpyBertEmbedder I prefer window seats.", "[]"]
+
+
+def test_the_default_store_works_where_torch_is_not_installed(tmp_path: Path) -> None:
+    """The lean install (no torch, transformers or sentence-transformers): write, recall, dream."""
+    script = (
+        "import importlib.abc, sys\n"
+        "class NotInstalled(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in {'torch', 'transformers', 'sentence_transformers'}:\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, NotInstalled())\n"
+        "from dreammem import DreamMemory\n"
+        "with DreamMemory(sys.argv[1]) as memory:\n"
+        "    memory.add_many([{'content': t, 'user_id': 'u', 'session_id': 's1'} for t in (\n"
+        "        'I prefer window seats on long flights.', 'Our budget must not exceed 2,000 USD.')])\n"
+        "    print(memory.recall('which seat do I like?', user_id='u', k=1)[0].record.content)\n"
+        "    print(memory.dream(user_id='u').counts['queued'])\n"
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["NumpyBertEmbedder I prefer window seats.", "[]"]
-    assert done.stderr == ""
+    assert _run(script, tmp_path / "s") == ["I prefer window seats on long flights.", "2"]

@@ -41,10 +41,15 @@ def memory(store: Path, neo4j_server: Neo4jServer, user: str) -> Iterator[DreamM
 
 
 def neo4j_nodes_holding(uri: str, words: tuple[str, ...]) -> int:
-    """How many nodes of the whole database have a property whose text holds one of the words."""
+    """How many nodes of the whole database have a property whose text holds one of the words.
+
+    A list property (an embedding, a record's entities) counts by its items' text.
+    """
     query = (
-        "MATCH (n) WHERE any(k IN keys(n) WHERE any(w IN $words WHERE "
-        "toLower(toString(n[k])) CONTAINS toLower(w))) RETURN count(n) AS found"
+        "MATCH (n) WITH n, [k IN keys(n) | CASE WHEN n[k] IS :: LIST<ANY> "
+        "THEN reduce(s = '', x IN n[k] | s + ' ' + toString(x)) ELSE toString(n[k]) END] AS texts "
+        "WHERE any(t IN texts WHERE any(w IN $words WHERE toLower(t) CONTAINS toLower(w))) "
+        "RETURN count(n) AS found"
     )
     with neo4j.GraphDatabase.driver(uri) as driver, driver.session() as session:
         return int(session.run(query, words=list(words)).single(strict=True)["found"])

@@ -157,10 +157,12 @@ def test_memory_past_the_threshold_reopens_and_recalls(tmp_path: Path) -> None:
     ] + [{"content": "note about topic 3 from another user", "user_id": "u2", "event_time": t0}]
     with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
         memory.add_many(turns)
-        assert memory.vector_index.is_approximate("u1")
+        index = memory.vector_index
+        assert isinstance(index, FaissVectorIndex) and index.is_approximate("u1")
         first = [h.id for h in memory.recall("topic 3 item 3", user_id="u1", k=5).hits]
     with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
-        assert memory.vector_index.is_approximate("u1")
+        index = memory.vector_index
+        assert isinstance(index, FaissVectorIndex) and index.is_approximate("u1")
         again = memory.recall("topic 3 item 3", user_id="u1", k=5)
         assert [h.id for h in again.hits] == first
         assert all(h.record.user_id == "u1" for h in again.hits)

@@ -8,6 +8,7 @@ inherited cosine the relevance floor would hold the new value back.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ from dreammem.types import MemoryRecord, Status
 
 SLOT = "user/dentist"
 QUERY = "which dentist on Elm Street"
+T0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -72,21 +74,49 @@ def test_another_users_record_never_lends_relevance(gated: DreamMemory) -> None:
     assert [r.id for r in gated.store.superseded_by_any("u2", [mine.id])] == [theirs.id]
 
 
+def test_a_dream_summary_passes_the_floor_when_one_of_its_sources_does(tmp_path: Path) -> None:
+    """A session of chit-chat and one statement, condensed by a dream: the summary is far from
+    the question as a whole, the statement it holds is not."""
+    config = DreamMemConfig(recall=RecallConfig(relevance_floor=0.6))
+    with DreamMemory(tmp_path / "m", embedder=HashingEmbedder(), config=config) as memory:
+        turns = [
+            "I found an old photo album in the attic.",
+            "The new season of the baking show starts soon.",
+            "No sugar in my tea anymore, please.",
+            "My neighbour repainted the fence blue.",
+        ]
+        memory.add_many(
+            [
+                {"content": t, "user_id": "u1", "session_id": "s1", "event_time": T0 + timedelta(minutes=n)}
+                for n, t in enumerate(turns)
+            ]
+        )
+        memory.dream(user_id="u1", now=T0 + timedelta(days=1))
+        summary = next(r for r in memory.get_all(user_id="u1") if "No sugar" in r.content)
+        assert summary.provenance  # the statement now lives in the dream's summary only
+        result = memory.recall("sugar in my tea", user_id="u1", k=3, now=T0 + timedelta(days=2))
+        assert summary.id in result.ids
+        assert result.hits[result.ids.index(summary.id)].path_scores["vector"] < 0.6
+        assert memory.recall("quarterly tax filing", user_id="u1", k=3).ids == []
+
+
 def test_inherited_cosines_follow_the_chain_and_skip_other_dimensions() -> None:
-    """Each lookup asks only for the last step's ids; a vector of another dimension is skipped."""
+    """Each lookup asks only for the last step's records; a vector of another dimension is skipped."""
     query = np.array([1.0, 0.0], dtype=np.float32)
     asked: list[list[str]] = []
+    c = MemoryRecord(user_id="u1", content="c", id="c")
     b = MemoryRecord(user_id="u1", content="b", superseded_by="c", id="b")
     a = MemoryRecord(user_id="u1", content="a", superseded_by="b", id="a")
+    x = MemoryRecord(user_id="u1", content="x", id="x")
     chain = {"c": [b], "b": [a]}
 
-    def predecessors(ids: Sequence[str]) -> list[MemoryRecord]:
-        asked.append(list(ids))
-        return [r for i in ids for r in chain.get(i, [])]
+    def sources(records: Sequence[MemoryRecord]) -> list[tuple[str, MemoryRecord]]:
+        asked.append([r.id for r in records])
+        return [(r.id, s) for r in records for s in chain.get(r.id, [])]
 
     vectors = {"a": np.array([3.0, 0.0], dtype=np.float32), "b": np.array([0.0, 1.0, 0.0], dtype=np.float32)}
     found = inherited_cosines(
-        ["c", "x"], query, predecessors, lambda ids: {i: vectors[i] for i in ids if i in vectors}
+        [c, x], query, sources, lambda ids: {i: vectors[i] for i in ids if i in vectors}
     )
     assert found == {"c": pytest.approx(1.0)}
     assert asked == [["c", "x"], ["b"], ["a"]]

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from dreammem import DreamMemory
-from dreammem.config import DreamMemConfig, WriteConfig
-from dreammem.embed import HashingEmbedder
 from dreammem.recall import timeparse
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.fusion import Fused
@@ -19,19 +15,6 @@ from dreammem.stores.sqlite import SQLiteRecordStore
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
 DAY = timedelta(days=1)
-
-
-@pytest.fixture
-def memory(tmp_path: Path) -> Iterator[DreamMemory]:
-    """The hashing-embedder store without write-time update resolution.
-
-    These tests are about the temporal path's ranking; on the hashing embedder the
-    resolver marks "Dinner with Ana" as possibly outdated by "Played chess with Ana"
-    (a false mark between two diary events, a known resolver defect), which reorders hits.
-    """
-    config = DreamMemConfig(write=WriteConfig(resolve_updates=False))
-    with DreamMemory(tmp_path / "store", embedder=HashingEmbedder(), config=config) as m:
-        yield m
 
 
 @pytest.fixture

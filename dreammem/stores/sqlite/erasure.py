@@ -22,7 +22,7 @@ from typing import Any
 from dreammem.errors import BackendError
 from dreammem.stores.sqlite.records import RecordRows
 
-__all__ = ["SQLiteErasure", "scrub"]
+__all__ = ["SQLiteErasure", "scrub", "scrub_text"]
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class SQLiteErasure(RecordRows):
             conn.executemany("DELETE FROM records WHERE user_id = ? AND id = ?", scoped)
             entries = conn.execute("SELECT id, report, undo FROM dreams WHERE user_id = ?", (user_id,))
             for dream_id, report, undo in entries.fetchall():
-                clean = _scrub_text(report, set(ids), texts), _scrub_text(undo, set(ids), texts)
+                clean = scrub_text(report, set(ids), texts), scrub_text(undo, set(ids), texts)
                 if clean != (report, undo):
                     conn.execute("UPDATE dreams SET report = ?, undo = ? WHERE id = ?", (*clean, dream_id))
                     scrubbed += 1
@@ -112,7 +112,8 @@ _USER_TABLES = ("queue", "memory_index", "task_state")
 the graph outbox keeps its marks until the graph has replayed the removal)."""
 
 
-def _scrub_text(text: str, ids: set[str], contents: Sequence[str]) -> str:
+def scrub_text(text: str, ids: set[str], contents: Sequence[str]) -> str:
+    """A JSON text without anything about these records (itself when nothing names them)."""
     cleaned = scrub(json.loads(text), ids, contents)
     return text if cleaned == json.loads(text) else json.dumps(cleaned, ensure_ascii=False)
 

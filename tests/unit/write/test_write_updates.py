@@ -174,3 +174,34 @@ def test_two_speakers_in_one_memory_never_update_each_other(memory: DreamMemory)
         metadata={"speaker": "Ben"},
     )
     assert all(r.is_active and not possibly_outdated_by(r) for r in memory.get_all(user_id="u1"))
+
+
+# Diary events sharing a person, a meal or a place: what happened stays true, so neither one
+# is superseded or marked. Only the first pair was looked at while building the rule.
+EVENTS = [
+    ("Dinner with Ana at the Thai place", "Played chess with Ana after dinner"),
+    ("Lunch with Marco at the noodle bar", "Watched a film with Marco after lunch"),
+    ("Went swimming with Lea at the lake", "Cooked pasta with Lea after the swim"),
+    ("Coffee with Priya near the office", "Walked Priya to the train after coffee"),
+    ("和小王在火锅店吃了晚饭", "晚饭后和小王下了两盘棋"),
+    ("上午和妈妈去超市买了菜", "下午和妈妈一起包了饺子"),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), EVENTS)
+def test_two_events_are_never_updates_of_one_another(memory: DreamMemory, first: str, second: str) -> None:
+    a, b = _statements(memory, first, second)
+    assert a.is_active and b.is_active
+    assert possibly_outdated_by(a) == () and possibly_outdated_by(b) == ()
+
+
+def test_an_event_still_replaces_a_standing_value_and_a_correction_an_event(memory: DreamMemory) -> None:
+    home, moved = _statements(memory, "I live in Boston.", "I sold the condo in Boston and moved to Denver.")
+    assert home.status is Status.SUPERSEDED and moved.is_active
+    lunch = analyse("Had lunch with Omar at the harbour")
+    fixed = decide(
+        analyse("Correction: lunch with Omar was at the station"), lunch, similarity=0.5, closest=True
+    )
+    assert fixed is not None and fixed.action is Action.SUPERSEDE
+    chess = analyse("Played chess with Omar after lunch")
+    assert decide(chess, lunch, similarity=0.5, closest=True) is None

@@ -1,0 +1,216 @@
+"""One bounded connection to a Neo4j server, shared by the stores of the Neo4j backend.
+
+:class:`Neo4jClient` owns the driver, the circuit breaker and the transactions:
+
+* every call is bounded: connecting, the Bolt handshake and acquiring a pooled
+  connection share ``timeout`` (default 5 s: a server that accepts connections and
+  never answers fails there), and every query and transaction carries
+  ``query_timeout`` as its server-side limit;
+* a server found unreachable opens a :class:`~dreammem.stores.breaker.CircuitBreaker`,
+  so later calls fail at once with a retryable :class:`~dreammem.errors.GraphUnavailableError`
+  until a background probe sees it answer again;
+* :meth:`Neo4jClient.transaction` opens one explicit transaction per thread; every
+  :meth:`Neo4jClient.run` of that thread joins it (nested calls join the outer one),
+  calls outside one run in their own auto-commit transaction;
+* driver errors become DreamMem's (:func:`dreammem.stores.neo4j.translated`).
+
+Queries are parameterised Cypher; only schema statements built from validated
+integers and constant names are formatted.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from dreammem.errors import BackendError, ConfigError, GraphUnavailableError
+from dreammem.stores.breaker import CircuitBreaker
+from dreammem.stores.neo4j import translated
+
+try:
+    import neo4j
+except ImportError as exc:  # pragma: no cover - depends on the install
+    raise ImportError("the Neo4j backend needs the neo4j driver: pip install 'dreammem[neo4j]'") from exc
+
+__all__ = ["Neo4jClient"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Open:
+    """The transaction a thread has open, and how deep its nesting goes."""
+
+    session: neo4j.Session
+    tx: neo4j.Transaction
+    depth: int = 1
+
+
+class Neo4jClient:
+    """A driver with timeouts, a breaker and per-thread transactions.
+
+    Args:
+        uri: ``bolt://host:7687`` or ``neo4j://host:7687`` (cluster routing).
+        auth: ``(user, password)``, or None for a server with auth disabled.
+        database: The database holding the store.
+        timeout: Seconds to connect, hand-shake and get a pooled connection.
+        query_timeout: Seconds a query or transaction may run on the server.
+        retry_after: Seconds between background probes once the server was found unreachable.
+
+    Raises:
+        ConfigError: the URI is invalid or a timeout is not positive.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        *,
+        auth: tuple[str, str] | None = None,
+        database: str = "neo4j",
+        timeout: float = 5.0,
+        query_timeout: float = 30.0,
+        retry_after: float = 10.0,
+    ) -> None:
+        for name, value in (
+            ("timeout", timeout),
+            ("query_timeout", query_timeout),
+            ("retry_after", retry_after),
+        ):
+            if not value > 0:
+                raise ConfigError(f"{name} must be > 0 seconds, got {value!r}")
+        self.uri = uri
+        self.database = database
+        self.query_timeout = float(query_timeout)
+        try:
+            self.driver = neo4j.GraphDatabase.driver(
+                uri,
+                auth=auth,
+                connection_timeout=timeout,
+                connection_acquisition_timeout=timeout,
+                max_transaction_retry_time=0.0,
+                notifications_min_severity="OFF",
+            )
+        except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
+            raise ConfigError(f"invalid Neo4j URI {uri!r}: {exc}") from exc
+        self._breaker = CircuitBreaker(
+            f"Neo4j at {uri}", self.driver.verify_connectivity, retry_after=retry_after
+        )
+        self._local = threading.local()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"Neo4jClient({self.uri!r}, database={self.database!r})"
+
+    @contextmanager
+    def guarded(self, action: str) -> Iterator[None]:
+        """Fail fast while the breaker is open; typed errors; open the breaker when unreachable."""
+        if self._closed:
+            raise BackendError(f"the Neo4j store at {self.uri} is closed; open a new DreamMemory to use it")
+        self._breaker.check()
+        try:
+            with translated(action):
+                yield
+        except GraphUnavailableError as exc:
+            self._breaker.opened(exc)
+            raise
+        self._breaker.closed()
+
+    def retry_now(self) -> None:
+        """Let the next call go to the server even while it is failing fast."""
+        self._breaker.reset()
+
+    # -- transactions --------------------------------------------------------------
+
+    def current(self) -> neo4j.Transaction | None:
+        """The transaction this thread has open, if any (the graph store joins it)."""
+        open_: _Open | None = getattr(self._local, "open", None)
+        return None if open_ is None else open_.tx
+
+    @contextmanager
+    def transaction(self) -> Iterator[neo4j.Transaction]:
+        """One atomic unit of work in this thread; nested calls join the outer one.
+
+        Raises:
+            BackendError: the server failed; the whole unit was rolled back.
+        """
+        open_: _Open | None = getattr(self._local, "open", None)
+        if open_ is not None:
+            open_.depth += 1
+            try:
+                yield open_.tx
+            finally:
+                open_.depth -= 1
+            return
+        with self.guarded("begin"):
+            session = self.driver.session(database=self.database)
+            try:
+                tx = session.begin_transaction(timeout=self.query_timeout)
+            except BaseException:
+                session.close()
+                raise
+        self._local.open = _Open(session, tx)
+        try:
+            yield tx
+        except BaseException:
+            self._local.open = None
+            try:
+                if not tx.closed():
+                    tx.rollback()
+            except Exception as exc:  # the server drops an unfinished transaction by itself
+                log.warning("rolling back a Neo4j transaction failed: %s", exc)
+            finally:
+                session.close()
+            raise
+        self._local.open = None
+        try:
+            with self.guarded("commit"):
+                tx.commit()
+        finally:
+            session.close()
+
+    def run(self, action: str, cypher: str, /, **params: Any) -> list[neo4j.Record]:
+        """Run one query (in this thread's transaction if one is open) and return its rows."""
+        tx = self.current()
+        with self.guarded(action):
+            if tx is not None:
+                return list(tx.run(cypher, params))
+            bounded = neo4j.Query(cypher, timeout=self.query_timeout)  # type: ignore[arg-type]
+            with self.driver.session(database=self.database) as session:
+                return list(session.run(bounded, params))
+
+    def scalar(self, action: str, cypher: str, /, **params: Any) -> Any:
+        """The first column of the first row (None when there is none)."""
+        rows = self.run(action, cypher, **params)
+        return rows[0][0] if rows else None
+
+    def schema(self, statements: Sequence[str]) -> None:
+        """Run schema statements, each in its own auto-commit transaction (never in a unit)."""
+        with self.guarded("schema"), self.driver.session(database=self.database) as session:
+            for statement in statements:
+                session.run(neo4j.Query(statement)).consume()  # type: ignore[arg-type]
+
+    def next_ids(self, name: str, count: int) -> int:
+        """Reserve ``count`` consecutive integers of a named counter; returns the first.
+
+        Runs in its own short transaction (never the caller's): a rolled-back unit
+        leaves a gap, never a duplicate, and no unit holds the counter's lock.
+        """
+        query = (
+            "MERGE (c:DMCounter {name: $name}) SET c.value = coalesce(c.value, 0) + $count "
+            "RETURN c.value - $count + 1 AS first"
+        )
+        with self.guarded("next_ids"), self.driver.session(database=self.database) as session:
+            first = session.execute_write(
+                lambda tx: tx.run(query, name=name, count=count).single(strict=True)[0]
+            )
+        return int(first)
+
+    def close(self) -> None:
+        """Close the driver (idempotent); later calls raise :class:`BackendError`."""
+        if not self._closed:
+            self._closed = True
+            self.driver.close()

@@ -1,0 +1,413 @@
+"""Records of the Neo4j record store: ``(:DMRecord)`` nodes, written and read by user.
+
+One node per record holds the record's fields (the same values as a SQLite row:
+times as ISO text, the metadata as JSON text, provenance and entities as lists),
+its integer ``rowid`` (the vector index's id, from a counter node), its keyword
+``terms`` and ``context``, a ``scope`` (the hashed user id while the record is
+active, which the full-text query requires), its embedding and its dream-queue
+mark. Every query names the user id; ``rowid`` lookups check it too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from dreammem.errors import BackendError
+from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.types import Kind, Layer, MemoryRecord, Status
+
+__all__ = ["RECORD_FIELDS", "RecordNodes", "from_props", "scope_of", "to_props"]
+
+_MUTABLE = (
+    "layer",
+    "kind",
+    "content",
+    "confidence",
+    "importance",
+    "priority",
+    "pinned",
+    "last_accessed_at",
+    "access_count",
+    "status",
+    "superseded_by",
+    "valid_to",
+    "provenance",
+    "entities",
+    "slot",
+    "metadata",
+    "event_time",
+    "scope",
+    "message_key",
+)
+RECORD_FIELDS = "r {.*, embedding: null, terms: null, context: null}"
+"""A record node's fields without its large derived properties."""
+
+
+def scope_of(user_id: str) -> str:
+    """The full-text scope token of a user (one Lucene term whatever the id holds)."""
+    return "u" + hashlib.sha256(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def to_props(record: MemoryRecord) -> dict[str, Any]:
+    """A record as the properties of its node."""
+    props = record.to_dict()
+    props["priority"] = int(record.priority)
+    props["metadata"] = json.dumps(dict(record.metadata), ensure_ascii=False)
+    props["scope"] = scope_of(record.user_id) if record.is_active else None
+    key = record.metadata.get("message_key")
+    props["message_key"] = None if key is None else str(key)
+    return props
+
+
+def from_props(props: Any) -> MemoryRecord:
+    """A node's properties as a record (through :meth:`MemoryRecord.from_dict`)."""
+    data = dict(props)
+    data["metadata"] = json.loads(data.get("metadata") or "{}")
+    data["provenance"] = list(data.get("provenance") or [])
+    data["entities"] = list(data.get("entities") or [])
+    return MemoryRecord.from_dict(data)
+
+
+class RecordNodes:
+    """Insert, update, delete and read ``(:DMRecord)`` nodes (see the module docstring)."""
+
+    def __init__(self, client: Neo4jClient) -> None:
+        self.client = client
+
+    def insert(
+        self,
+        records: Sequence[MemoryRecord],
+        match_texts: Sequence[str],
+        contexts: Sequence[str] | None = None,
+    ) -> list[int]:
+        """Insert new records with their keyword terms (and context terms); returns their row ids."""
+        if not records:
+            return []
+        context_terms = list(contexts) if contexts is not None else [""] * len(records)
+        first = self.client.next_ids("rowid", len(records))
+        rowids = list(range(first, first + len(records)))
+        rows = [
+            {"props": to_props(r), "rowid": rowid, "terms": terms, "context": context}
+            for r, rowid, terms, context in zip(records, rowids, match_texts, context_terms, strict=True)
+        ]
+        self.client.run(
+            "insert",
+            "UNWIND $rows AS row CREATE (r:DMRecord) SET r = row.props, r.rowid = row.rowid, "
+            "r.terms = row.terms, r.context = row.context",
+            rows=rows,
+        )
+        return rowids
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        """Write the mutable fields of existing records (``BackendError`` if one is missing)."""
+        if not records:
+            return
+        assignments = ", ".join(f"r.{name} = row.{name}" for name in _MUTABLE)
+        props = [to_props(r) for r in records]
+        rows = [{name: p[name] for name in ("id", "user_id", *_MUTABLE)} for p in props]
+        with self.client.transaction():
+            found = self.client.run(
+                "update",
+                "UNWIND $rows AS row MATCH (r:DMRecord {id: row.id}) WHERE r.user_id = row.user_id "
+                f"SET {assignments} RETURN r.id AS id",
+                rows=rows,
+            )
+            missing = {r.id for r in records} - {row["id"] for row in found}
+            if missing:
+                raise BackendError(f"record {sorted(missing)[0]} not found for update")
+
+    def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
+        """Delete records of this user outright (undo only); returns the ids that existed."""
+        rows = self.client.run(
+            "delete",
+            "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) WHERE r.user_id = $user_id "
+            "WITH r, r.id AS id DETACH DELETE r RETURN id",
+            ids=list(dict.fromkeys(ids)),
+            user_id=user_id,
+        )
+        return [str(r["id"]) for r in rows]
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+        if not ids:
+            return []
+        rows = self.client.run(
+            "get",
+            "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) WHERE r.user_id = $user_id "
+            f"RETURN {RECORD_FIELDS} AS r",
+            ids=list(dict.fromkeys(ids)),
+            user_id=user_id,
+        )
+        found = {row["r"]["id"]: from_props(row["r"]) for row in rows}
+        return [found[i] for i in ids if i in found]
+
+    def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
+        """Up to ``limit`` record ids of this user starting with ``prefix`` (any status)."""
+        rows = self.client.run(
+            "ids_with_prefix",
+            "MATCH (r:DMRecord) WHERE r.id STARTS WITH $prefix AND r.user_id = $user_id "
+            "RETURN r.id AS id ORDER BY id LIMIT $limit",
+            prefix=prefix,
+            user_id=user_id,
+            limit=limit,
+        )
+        return [str(r["id"]) for r in rows]
+
+    def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """Records of this user by row id."""
+        if not rowids:
+            return {}
+        rows = self.client.run(
+            "get_by_rowids",
+            "UNWIND $rowids AS rid MATCH (r:DMRecord {rowid: rid}) WHERE r.user_id = $user_id "
+            f"RETURN r.rowid AS rowid, {RECORD_FIELDS} AS r",
+            rowids=[int(r) for r in dict.fromkeys(rowids)],
+            user_id=user_id,
+        )
+        return {int(row["rowid"]): from_props(row["r"]) for row in rows}
+
+    def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
+        """Row ids of this user's records by record id."""
+        if not ids:
+            return {}
+        rows = self.client.run(
+            "rowids",
+            "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) WHERE r.user_id = $user_id "
+            "RETURN r.id AS id, r.rowid AS rowid",
+            ids=list(dict.fromkeys(ids)),
+            user_id=user_id,
+        )
+        return {str(r["id"]): int(r["rowid"]) for r in rows}
+
+    def find(
+        self,
+        user_id: str,
+        *,
+        statuses: Sequence[Status] | None = (Status.ACTIVE,),
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        slot: str | None = None,
+        slot_prefix: str | None = None,
+        session_id: str | None = None,
+        pinned: bool | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        newest_first: bool = True,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryRecord]:
+        """Records of this user matching every given filter, ordered by event time.
+
+        ``offset`` skips that many of them first (paging).
+        """
+        order = "DESC" if newest_first else "ASC"
+        query = (
+            "MATCH (r:DMRecord {user_id: $user_id}) "
+            "WHERE ($statuses IS NULL OR r.status IN $statuses) "
+            "AND ($layers IS NULL OR r.layer IN $layers) AND ($kinds IS NULL OR r.kind IN $kinds) "
+            "AND ($slot IS NULL OR r.slot = $slot) "
+            "AND ($slot_prefix IS NULL OR r.slot STARTS WITH $slot_prefix) "
+            "AND ($session_id IS NULL OR r.session_id = $session_id) "
+            "AND ($pinned IS NULL OR r.pinned = $pinned) "
+            "AND ($since IS NULL OR r.event_time >= $since) AND ($until IS NULL OR r.event_time < $until) "
+            f"RETURN {RECORD_FIELDS} AS r ORDER BY r.event_time {order}, r.rowid {order} "
+            "SKIP $offset" + (" LIMIT $limit" if limit is not None else "")
+        )
+        rows = self.client.run(
+            "find",
+            query,
+            user_id=user_id,
+            statuses=_values(statuses),
+            layers=_values(layers),
+            kinds=_values(kinds),
+            slot=slot,
+            slot_prefix=slot_prefix,
+            session_id=session_id,
+            pinned=pinned,
+            since=None if since is None else since.isoformat(),
+            until=None if until is None else until.isoformat(),
+            offset=offset,
+            limit=limit,
+        )
+        return [from_props(row["r"]) for row in rows]
+
+    def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """Records with the same text linked to this one by provenance (either way)."""
+        rows = self.client.run(
+            "twins",
+            f"MATCH (r:DMRecord {{user_id: $user_id}}) WHERE r.content = $content AND r.id <> $id "
+            f"AND ($id IN r.provenance OR r.id IN $provenance) RETURN {RECORD_FIELDS} AS r",
+            user_id=record.user_id,
+            content=record.content,
+            id=record.id,
+            provenance=list(record.provenance),
+        )
+        return [from_props(row["r"]) for row in rows]
+
+    def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
+        """For each of these records that has a twin (see :meth:`twins`), the twin's id."""
+        if not records:
+            return {}
+        linked = self.get(user_id, sorted({p for r in records for p in r.provenance}))
+        linked.extend(self.derived_from(user_id, sorted({r.id for r in records})))
+        out: dict[str, str] = {}
+        for record in records:
+            for other in linked:
+                linked_ids = other.id in record.provenance or record.id in other.provenance
+                if other.id != record.id and linked_ids and other.content == record.content:
+                    out.setdefault(record.id, other.id)
+        return out
+
+    def derived_from(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user whose provenance names any of these ids."""
+        if not ids:
+            return []
+        rows = self.client.run(
+            "derived_from",
+            "MATCH (r:DMRecord {user_id: $user_id}) WHERE size(r.provenance) > 0 "
+            f"AND any(p IN r.provenance WHERE p IN $ids) RETURN {RECORD_FIELDS} AS r",
+            user_id=user_id,
+            ids=sorted(set(ids)),
+        )
+        return [from_props(row["r"]) for row in rows]
+
+    def superseded_by_any(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records of this user that one of these records directly superseded."""
+        if not ids:
+            return []
+        rows = self.client.run(
+            "superseded_by_any",
+            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'superseded' "
+            f"AND r.superseded_by IN $ids RETURN {RECORD_FIELDS} AS r ORDER BY r.rowid",
+            user_id=user_id,
+            ids=sorted(set(ids)),
+        )
+        return [from_props(row["r"]) for row in rows]
+
+    def filter_rowids(
+        self,
+        user_id: str,
+        *,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        layers: Sequence[Layer] | None = None,
+        kinds: Sequence[Kind] | None = None,
+        limit: int,
+    ) -> set[int] | None:
+        """Row ids of this user's active records with these column values (None: over ``limit``)."""
+        rows = self.client.run(
+            "filter_rowids",
+            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'active' "
+            "AND ($agent_id IS NULL OR r.agent_id = $agent_id) "
+            "AND ($session_id IS NULL OR r.session_id = $session_id) "
+            "AND ($layers IS NULL OR r.layer IN $layers) AND ($kinds IS NULL OR r.kind IN $kinds) "
+            "RETURN r.rowid AS rowid LIMIT $cap",
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            layers=_values(layers),
+            kinds=_values(kinds),
+            cap=limit + 1,
+        )
+        return None if len(rows) > limit else {int(r["rowid"]) for r in rows}
+
+    def ids_in_use(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids are taken, by any user (ids are unique in a store)."""
+        rows = self.client.run(
+            "ids_in_use",
+            "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) RETURN r.id AS id",
+            ids=list(dict.fromkeys(ids)),
+        )
+        return {str(r["id"]) for r in rows}
+
+    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
+        """Which of these adapter message keys (``metadata["message_key"]``) are stored."""
+        if not keys:
+            return set()
+        rows = self.client.run(
+            "existing_message_keys",
+            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.message_key IN $keys "
+            "AND (r.session_id = $session_id OR (r.session_id IS NULL AND $session_id IS NULL)) "
+            "RETURN DISTINCT r.message_key AS key",
+            user_id=user_id,
+            session_id=session_id,
+            keys=[str(k) for k in keys],
+        )
+        return {str(r["key"]) for r in rows}
+
+    def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """Record that recall returned these records (access time and count)."""
+        if ids:
+            self.client.run(
+                "touch",
+                "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) WHERE r.user_id = $user_id "
+                "SET r.last_accessed_at = $at, r.access_count = r.access_count + 1",
+                ids=list(ids),
+                user_id=user_id,
+                at=at.isoformat(),
+            )
+
+    def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:
+        """How many records (of one user, of one status)."""
+        value = self.client.scalar(
+            "count",
+            "MATCH (r:DMRecord) WHERE ($user_id IS NULL OR r.user_id = $user_id) "
+            "AND ($status IS NULL OR r.status = $status) RETURN count(r)",
+            user_id=user_id,
+            status=None if status is None else status.value,
+        )
+        return int(value or 0)
+
+    def slots(self, prefix: str) -> list[str]:
+        """Distinct slots of active records, across users, starting with ``prefix``."""
+        rows = self.client.run(
+            "slots",
+            "MATCH (r:DMRecord) WHERE r.status = 'active' AND r.slot STARTS WITH $prefix "
+            "RETURN DISTINCT r.slot AS slot ORDER BY slot",
+            prefix=prefix,
+        )
+        return [str(r["slot"]) for r in rows]
+
+    def users(self) -> list[str]:
+        """Every user id with at least one record."""
+        rows = self.client.run("users", "MATCH (r:DMRecord) RETURN DISTINCT r.user_id AS u ORDER BY u")
+        return [str(r["u"]) for r in rows]
+
+    def history_chain(self, user_id: str, record_id: str) -> list[MemoryRecord]:
+        """Every record of the same slot or supersede chain as this one, oldest first."""
+        (record,) = self.get(user_id, [record_id]) or (None,)
+        if record is None:
+            return []
+        chain: dict[str, MemoryRecord] = {record.id: record}
+        if record.slot:
+            chain.update((r.id, r) for r in self.find(user_id, statuses=None, slot=record.slot))
+        frontier = list(chain)
+        while frontier:  # follow superseded_by links both ways
+            rows = self.client.run(
+                "history_chain",
+                "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.superseded_by IN $ids "
+                "OR r.id IN COLLECT { MATCH (o:DMRecord {user_id: $user_id}) WHERE o.id IN $ids "
+                "RETURN o.superseded_by } "
+                f"RETURN {RECORD_FIELDS} AS r",
+                user_id=user_id,
+                ids=frontier,
+            )
+            frontier = []
+            for row in rows:
+                found = from_props(row["r"])
+                if found.id not in chain:
+                    chain[found.id] = found
+                    frontier.append(found.id)
+        # Equal times (an edited memory and its earlier text): the version that ended first.
+        return sorted(chain.values(), key=lambda r: (r.created_at, r.event_time, r.valid_to or _END))
+
+
+_END = datetime.max.replace(tzinfo=UTC)
+
+
+def _values(items: Sequence[Status] | Sequence[Layer] | Sequence[Kind] | None) -> list[str] | None:
+    return None if items is None else [item.value for item in items]

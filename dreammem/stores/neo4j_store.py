@@ -1,0 +1,155 @@
+"""The record store on a Neo4j server: records, full text, embeddings and the dream's data in one database.
+
+Nothing lives in a local file, so any number of processes on any number of hosts
+share one memory. The store is composed of one class per job:
+
+* :mod:`~dreammem.stores.neo4j_client`: driver, timeouts, breaker, per-thread transactions;
+* :mod:`~dreammem.stores.neo4j_records`: the record nodes;
+* :mod:`~dreammem.stores.neo4j_keyword`: the Lucene full-text index over pre-tokenised terms;
+* :mod:`~dreammem.stores.neo4j_vectors`: embeddings and the Neo4j vector index;
+* :mod:`~dreammem.stores.neo4j_dreams`: queue, task state, dream log, memory index, meta;
+
+and this module adds the schema and erasure. Every query is parameterised Cypher
+and names the user (the few keyed by a store-unique row id or dream id check it
+where the contract passes one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from dreammem.stores.base import RecordStore
+from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_dreams import DreamNodes
+from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
+from dreammem.stores.neo4j_records import RecordNodes
+from dreammem.stores.neo4j_vectors import EmbeddingNodes
+from dreammem.stores.sqlite.erasure import scrub_text
+
+__all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
+
+SCHEMA_VERSION = 1
+_SCHEMA = (
+    "CREATE CONSTRAINT dm_record_id IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.id IS UNIQUE",
+    "CREATE CONSTRAINT dm_record_rowid IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.rowid IS UNIQUE",
+    "CREATE CONSTRAINT dm_counter IF NOT EXISTS FOR (c:DMCounter) REQUIRE c.name IS UNIQUE",
+    "CREATE CONSTRAINT dm_meta IF NOT EXISTS FOR (m:DMMeta) REQUIRE m.key IS UNIQUE",
+    "CREATE CONSTRAINT dm_task_state IF NOT EXISTS FOR (t:DMTaskState) REQUIRE t.key IS UNIQUE",
+    "CREATE CONSTRAINT dm_dream IF NOT EXISTS FOR (d:DMDream) REQUIRE d.id IS UNIQUE",
+    "CREATE CONSTRAINT dm_lease IF NOT EXISTS FOR (l:DMLease) REQUIRE l.name IS UNIQUE",
+    "CREATE INDEX dm_record_user IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id)",
+    "CREATE INDEX dm_task_user IF NOT EXISTS FOR (t:DMTaskState) ON (t.user_id)",
+    "CREATE INDEX dm_dream_user IF NOT EXISTS FOR (d:DMDream) ON (d.user_id)",
+    "CREATE INDEX dm_index_user IF NOT EXISTS FOR (m:DMIndexRow) ON (m.user_id)",
+    f"CREATE FULLTEXT INDEX {TEXT_INDEX} IF NOT EXISTS FOR (r:DMRecord) "
+    "ON EACH [r.terms, r.context, r.scope] "
+    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}}",
+    "CALL db.awaitIndexes(300)",
+)
+
+
+class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, RecordStore):
+    """The :class:`~dreammem.stores.base.RecordStore` in one Neo4j database.
+
+    Opening it creates the constraints and indexes (idempotent, safe when several
+    processes open one database at once) and needs the server to answer.
+
+    Args:
+        client: The server connection (the store closes it).
+        context_weight: The boost of the keyword context field (own words weigh 1.0).
+
+    Raises:
+        GraphUnavailableError: the server cannot be reached (retryable).
+        BackendError: the server refused the schema.
+    """
+
+    capabilities = frozenset({"fts", "transactions", "vectors", "queue", "shared"})
+
+    def __init__(self, client: Neo4jClient, *, context_weight: float = 0.5) -> None:
+        KeywordNodes.__init__(self, client, context_weight)
+        EmbeddingNodes.__init__(self, client)
+        self.client = client
+        client.schema(_SCHEMA)
+        self.client.run(
+            "schema_version",
+            "MERGE (m:DMMeta {key: 'schema_version'}) ON CREATE SET m.value = $version",
+            version=str(SCHEMA_VERSION),
+        )
+
+    def __repr__(self) -> str:
+        return f"Neo4jRecordStore({self.client.uri!r}, database={self.client.database!r})"
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """One atomic unit of work in this thread; nested calls join the outer one."""
+        with self.client.transaction() as tx:
+            yield tx
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the database."""
+        return int(self.get_meta("schema_version") or 0)
+
+    def close(self) -> None:
+        """Close the connection (idempotent); later calls raise ``BackendError``."""
+        self.client.close()
+
+    # -- erasure
+
+    def erase_records(self, user_id: str, ids: Sequence[str], texts: Sequence[str]) -> tuple[list[str], int]:
+        """Hard-delete these records, their memory-index rows, and their quotes in the dream log."""
+        scrubbed = 0
+        with self.transaction():
+            self.client.run(
+                "erase_records",
+                "MATCH (m:DMIndexRow {user_id: $user_id}) WHERE m.record_id IN $ids DELETE m",
+                user_id=user_id,
+                ids=list(ids),
+            )
+            erased = self.delete(user_id, ids)
+            dreams = self.client.run(
+                "erase_records",
+                "MATCH (d:DMDream {user_id: $user_id}) RETURN d.id AS id, d.report AS report, d.undo AS undo",
+                user_id=user_id,
+            )
+            for row in dreams:
+                report, undo = row["report"], row["undo"]
+                clean = scrub_text(report, set(ids), texts), scrub_text(undo, set(ids), texts)
+                if clean != (report, undo):
+                    self.client.run(
+                        "erase_records",
+                        "MATCH (d:DMDream {id: $id}) WHERE d.user_id = $user_id "
+                        "SET d.report = $report, d.undo = $undo",
+                        id=row["id"],
+                        user_id=user_id,
+                        report=clean[0],
+                        undo=clean[1],
+                    )
+                    scrubbed += 1
+        return erased, scrubbed
+
+    def erase_user(self, user_id: str) -> int:
+        """Hard-delete every node of this user the store owns; returns the dream-log entries deleted."""
+        with self.transaction():
+            for label in ("DMRecord", "DMIndexRow", "DMTaskState", "DMLease"):
+                self.client.run(
+                    "erase_user", f"MATCH (n:{label} {{user_id: $user_id}}) DETACH DELETE n", user_id=user_id
+                )
+            dreams = self.client.scalar(
+                "erase_user",
+                "MATCH (d:DMDream {user_id: $user_id}) WITH collect(d) AS ds "
+                "FOREACH (d IN ds | DELETE d) RETURN size(ds)",
+                user_id=user_id,
+            )
+        return int(dreams or 0)
+
+    def compact(self) -> bool:
+        """Nothing to run: Neo4j reuses the space of deleted nodes for later writes.
+
+        The deleted bytes are not overwritten at once: they stay in the store files
+        until reused and in the server's transaction logs until those rotate
+        (``db.tx_log.rotation.retention_policy``). Always True.
+        """
+        return True

@@ -1,0 +1,335 @@
+"""Embeddings on Neo4j: stored on the record nodes, searched through a Neo4j vector index.
+
+* :class:`EmbeddingNodes` is the record store's embedding part: each record node
+  holds its embedding (``embedding``, a float list) and the model that made it, in
+  the record's own transaction.
+* :class:`Neo4jVectorIndex` is the :class:`~dreammem.stores.base.VectorIndex`
+  contract on ``(:DMVector)`` nodes of its own (the conformance suite runs on it).
+* :class:`RecordVectorIndex` is the index the engine searches: the vector index on
+  the record nodes themselves, so it is always as current as the records (no
+  derived file, nothing to refresh across processes or hosts).
+
+User scope: Neo4j 5.26's vector index cannot filter inside the search. A search
+asks the index for more neighbours than wanted (``k * OVERFETCH``, at least
+``MIN_FETCH``), keeps this user's (active) nodes, and when fewer than ``k``
+survive and the index had more to give, ranks the user's own vectors exactly with
+``vector.similarity.cosine`` instead. Results are always this user's only; the
+exact fallback costs O(the user's vectors). The index (HNSW, quantised) only picks
+the candidates: their scores are recomputed exactly, cosine similarities in
+[-1, 1] (Neo4j reports ``(1 + cos) / 2``; converted back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from dreammem.errors import ConfigError
+from dreammem.stores.base import VectorIndex
+from dreammem.stores.neo4j_client import Neo4jClient
+
+__all__ = ["MIN_FETCH", "OVERFETCH", "EmbeddingNodes", "Neo4jVectorIndex", "RecordVectorIndex"]
+
+OVERFETCH = 8
+"""Neighbours asked of the vector index per result wanted, before the user filter."""
+MIN_FETCH = 64
+RECORD_INDEX = "dm_record_embedding"
+
+
+def ensure_vector_index(client: Neo4jClient, name: str, label: str, prop: str, dim: int) -> None:
+    """Create a cosine vector index of this dimension (dropping one of another dimension)."""
+    if not (isinstance(dim, int) and dim > 0):
+        raise ConfigError(f"a vector dimension must be a positive integer, got {dim!r}")
+    rows = client.run(
+        "show_vector_index",
+        "SHOW VECTOR INDEXES YIELD name, options WHERE name = $name "
+        "RETURN options.indexConfig['vector.dimensions'] AS dim",
+        name=name,
+    )
+    if rows and int(rows[0]["dim"]) == dim:
+        return
+    statements = [f"DROP INDEX {name} IF EXISTS"] if rows else []
+    statements += [
+        f"CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{prop}) OPTIONS "
+        f"{{indexConfig: {{`vector.dimensions`: {dim}, `vector.similarity_function`: 'cosine'}}}}",
+        "CALL db.awaitIndexes(300)",
+    ]
+    client.schema(statements)
+
+
+class EmbeddingNodes:
+    """Stored embeddings of the record store (see the module docstring)."""
+
+    def __init__(self, client: Neo4jClient) -> None:
+        self.client = client
+        self._indexed_dim: int | None = None
+
+    def put_vectors(self, rowids: Sequence[int], model: str, vectors: npt.NDArray[np.float32]) -> None:
+        """Store embeddings of these rows for this model (replacing older ones)."""
+        if not len(rowids):
+            return
+        data = np.asarray(vectors, dtype=np.float32)
+        if self._indexed_dim != data.shape[1]:
+            ensure_vector_index(self.client, RECORD_INDEX, "DMRecord", "embedding", int(data.shape[1]))
+            self._indexed_dim = int(data.shape[1])
+        self.client.run(
+            "put_vectors",
+            "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) "
+            "SET r.embedding = row.vec, r.embedding_model = $model",
+            rows=[{"rowid": int(rid), "vec": data[n].tolist()} for n, rid in enumerate(rowids)],
+            model=model,
+        )
+
+    def clear_vectors(self) -> None:
+        """Drop every embedding and the model name and dimension they were made with."""
+        with self.client.transaction():
+            self.client.run(
+                "clear_vectors",
+                "MATCH (r:DMRecord) WHERE r.embedding IS NOT NULL REMOVE r.embedding, r.embedding_model",
+            )
+            self.client.run(
+                "clear_vectors",
+                "MATCH (m:DMMeta) WHERE m.key IN ['embedding_model', 'embedding_dim'] DELETE m",
+            )
+        self.client.schema([f"DROP INDEX {RECORD_INDEX} IF EXISTS"])
+        self._indexed_dim = None
+
+    def iter_active_vectors(
+        self, model: str, dim: int, batch: int = 10_000
+    ) -> Iterator[tuple[str, list[int], npt.NDArray[np.float32]]]:
+        """Embeddings of active records as ``(user_id, rowids, matrix)`` batches."""
+        after = -1
+        while True:
+            rows = self.client.run(
+                "iter_active_vectors",
+                "MATCH (r:DMRecord) WHERE r.rowid > $after AND r.status = 'active' "
+                "AND r.embedding_model = $model RETURN r.user_id AS u, r.rowid AS rowid, r.embedding AS vec "
+                "ORDER BY r.rowid LIMIT $batch",
+                after=after,
+                model=model,
+                batch=batch,
+            )
+            if not rows:
+                return
+            after = int(rows[-1]["rowid"])
+            by_user: dict[str, tuple[list[int], list[list[float]]]] = {}
+            for row in rows:
+                ids, vecs = by_user.setdefault(str(row["u"]), ([], []))
+                ids.append(int(row["rowid"]))
+                vecs.append(row["vec"])
+            for user_id, (ids, vecs) in sorted(by_user.items()):
+                yield user_id, ids, np.asarray(vecs, dtype=np.float32).reshape(len(ids), dim)
+
+    def vectors_of(self, user_id: str, model: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """Stored embeddings of these records of this user, by record id."""
+        rows = self.client.run(
+            "vectors_of",
+            "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) WHERE r.user_id = $user_id "
+            "AND r.embedding_model = $model RETURN r.id AS id, r.embedding AS vec",
+            ids=list(dict.fromkeys(ids)),
+            user_id=user_id,
+            model=model,
+        )
+        return {str(r["id"]): np.asarray(r["vec"], dtype=np.float32) for r in rows}
+
+    def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
+        """Active records with no embedding from this model: ``(rowid, user_id, id)``."""
+        rows = self.client.run(
+            "rows_missing_vectors",
+            "MATCH (r:DMRecord) WHERE r.status = 'active' "
+            "AND (r.embedding_model IS NULL OR r.embedding_model <> $model) "
+            "RETURN r.rowid AS rowid, r.user_id AS u, r.id AS id ORDER BY rowid",
+            model=model,
+        )
+        return [(int(r["rowid"]), str(r["u"]), str(r["id"])) for r in rows]
+
+    def count_vectors(self, model: str, user_id: str | None = None) -> int:
+        """How many active records (of one user) have an embedding from this model."""
+        value = self.client.scalar(
+            "count_vectors",
+            "MATCH (r:DMRecord) WHERE r.status = 'active' AND r.embedding_model = $model "
+            "AND ($user_id IS NULL OR r.user_id = $user_id) RETURN count(r)",
+            model=model,
+            user_id=user_id,
+        )
+        return int(value or 0)
+
+
+def _best(hit: tuple[int, float]) -> tuple[float, int]:
+    return (-hit[1], hit[0])
+
+
+class _SearchNodes(VectorIndex):
+    """Nearest neighbours among nodes of one label, always inside one user's scope."""
+
+    _label: str
+    _prop: str
+    _index: str
+    _active_only: bool
+
+    def __init__(self, client: Neo4jClient, dim: int) -> None:
+        self.client = client
+        self._dim = int(dim)
+
+    @property
+    def dim(self) -> int:
+        """The embedding dimension."""
+        return self._dim
+
+    @property
+    def _params(self) -> dict[str, str]:
+        """Parameters the scope condition needs besides the user id."""
+        return {}
+
+    @property
+    def _where(self) -> str:
+        active = " AND n.status = 'active'" if self._active_only else ""
+        return f"n.user_id = $user_id AND n.{self._prop} IS NOT NULL{active}"
+
+    def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
+        """The ``k`` nearest of this user's vectors, best first (see the module docstring)."""
+        if k <= 0:
+            return []
+        fetch = max(k * OVERFETCH, MIN_FETCH)
+        vector = np.asarray(query, dtype=np.float32).reshape(-1).tolist()
+        rows = self.client.run(
+            "vector_search",
+            "CALL db.index.vector.queryNodes($index, $fetch, $query) YIELD node AS n "
+            f"WITH count(*) AS seen, collect(CASE WHEN {self._where} THEN n END) AS mine "
+            "RETURN seen, "
+            f"[m IN mine | [m.rowid, vector.similarity.cosine(m.{self._prop}, $query)]] AS found",
+            index=self._index,
+            fetch=fetch,
+            query=vector,
+            user_id=user_id,
+            **self._params,
+        )
+        ranked = sorted(((int(rid), 2.0 * float(s) - 1.0) for rid, s in rows[0]["found"]), key=_best)
+        if len(ranked) >= k or int(rows[0]["seen"]) < fetch:
+            return ranked[:k]
+        return self._exact(user_id, vector, None, k)
+
+    def search_subset(
+        self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
+    ) -> list[tuple[int, float]]:
+        """The ``k`` nearest of the given row ids (inside this user's scope), ranked exactly."""
+        if k <= 0 or not ids:
+            return []
+        vector = np.asarray(query, dtype=np.float32).reshape(-1).tolist()
+        return self._exact(user_id, vector, [int(i) for i in ids], k)
+
+    def _exact(
+        self, user_id: str, vector: list[float], ids: list[int] | None, k: int
+    ) -> list[tuple[int, float]]:
+        rows = self.client.run(
+            "vector_exact",
+            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE ($ids IS NULL OR n.rowid IN $ids) "
+            f"AND {self._where} WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "
+            "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid LIMIT $k",
+            user_id=user_id,
+            ids=ids,
+            query=vector,
+            k=k,
+            **self._params,
+        )
+        return [(int(r["rowid"]), 2.0 * float(r["score"]) - 1.0) for r in rows]
+
+    def count(self, user_id: str | None = None) -> int:
+        """How many vectors the index holds (for one user, or in all)."""
+        where = self._where.replace("n.user_id = $user_id AND ", "")
+        value = self.client.scalar(
+            "vector_count",
+            f"MATCH (n:{self._label}) WHERE ($user_id IS NULL OR n.user_id = $user_id) AND {where} "
+            "RETURN count(n)",
+            user_id=user_id,
+            **self._params,
+        )
+        return int(value or 0)
+
+
+class Neo4jVectorIndex(_SearchNodes):
+    """The vector index contract on ``(:DMVector)`` nodes (one vector index per dimension).
+
+    Args:
+        client: The server connection.
+        dim: The embedding dimension.
+        name: The index's name: indexes of different names share the nodes' label
+            but never each other's vectors.
+    """
+
+    _label = "DMVector"
+    _active_only = False
+
+    def __init__(self, client: Neo4jClient, dim: int, *, name: str = "default") -> None:
+        super().__init__(client, dim)
+        self._prop = f"embedding_{self._dim}"
+        self._index = f"dm_vector_{self._dim}"
+        self.name = name
+        ensure_vector_index(client, self._index, self._label, self._prop, self._dim)
+
+    @property
+    def _where(self) -> str:
+        return f"n.index_name = $name AND {super()._where}"
+
+    def add(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
+        """Add (or replace) the vectors of these row ids for this user."""
+        data = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self._dim)
+        self.client.run(
+            "vector_add",
+            f"UNWIND $rows AS row MERGE (n:DMVector {{index_name: $name, rowid: row.rowid}}) "
+            f"SET n.user_id = $user_id, n.{self._prop} = row.vec",
+            rows=[{"rowid": int(i), "vec": data[n].tolist()} for n, i in enumerate(ids)],
+            name=self.name,
+            user_id=user_id,
+        )
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Remove the vectors of these row ids (unknown ids are ignored)."""
+        self.client.run(
+            "vector_remove",
+            "MATCH (n:DMVector {index_name: $name}) WHERE n.rowid IN $ids DELETE n",
+            name=self.name,
+            ids=[int(i) for i in ids],
+        )
+
+    def reset(self) -> None:
+        """Drop every vector of this index."""
+        self.client.run("vector_reset", "MATCH (n:DMVector {index_name: $name}) DELETE n", name=self.name)
+
+    @property
+    def _params(self) -> dict[str, str]:
+        return {"name": self.name}
+
+
+class RecordVectorIndex(_SearchNodes):
+    """The engine's vector index on the Neo4j backend: the vector index on the record nodes.
+
+    The record store writes each embedding with its record, in the record's
+    transaction (:meth:`EmbeddingNodes.put_vectors`), and a record leaves the index's
+    scope with its status, so :meth:`add` only rewrites embeddings and :meth:`remove`
+    and :meth:`reset` have nothing to drop: searches see active records only.
+    """
+
+    _label = "DMRecord"
+    _prop = "embedding"
+    _index = RECORD_INDEX
+    _active_only = True
+
+    def add(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
+        """Rewrite the embeddings of these records of this user (their model stays)."""
+        data = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self._dim)
+        self.client.run(
+            "vector_add",
+            "UNWIND $rows AS row MATCH (n:DMRecord {rowid: row.rowid}) WHERE n.user_id = $user_id "
+            "SET n.embedding = row.vec",
+            rows=[{"rowid": int(i), "vec": data[n].tolist()} for n, i in enumerate(ids)],
+            user_id=user_id,
+        )
+
+    def remove(self, ids: Sequence[int]) -> None:
+        """Nothing to do: an inactive record is outside every search already."""
+
+    def reset(self) -> None:
+        """Nothing to do: the index is the records' own (``clear_vectors`` drops embeddings)."""
