@@ -15,6 +15,7 @@ from enum import IntEnum, StrEnum
 from typing import Any
 
 __all__ = [
+    "FIXED_FIELDS",
     "Kind",
     "Layer",
     "MemoryRecord",
@@ -25,6 +26,10 @@ __all__ = [
     "new_id",
     "utcnow",
 ]
+
+
+FIXED_FIELDS = frozenset({"id", "user_id", "agent_id", "session_id", "source", "role", "created_at"})
+"""Record fields written once, at insert: who and what a record is never changes (every store)."""
 
 
 class Layer(StrEnum):

@@ -10,6 +10,7 @@ mark. Every query names the user id; ``rowid`` lookups check it too.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
@@ -18,31 +19,16 @@ from typing import Any
 
 from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
-from dreammem.types import Kind, Layer, MemoryRecord, Status
+from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
 __all__ = ["RECORD_FIELDS", "RecordNodes", "from_props", "scope_of", "to_props"]
 
 _MUTABLE = (
-    "layer",
-    "kind",
-    "content",
-    "confidence",
-    "importance",
-    "priority",
-    "pinned",
-    "last_accessed_at",
-    "access_count",
-    "status",
-    "superseded_by",
-    "valid_to",
-    "provenance",
-    "entities",
-    "slot",
-    "metadata",
-    "event_time",
+    *(f.name for f in dataclasses.fields(MemoryRecord) if f.name not in FIXED_FIELDS),
     "scope",
     "message_key",
 )
+"""The properties an update rewrites: the record's changeable fields and the two derived from them."""
 RECORD_FIELDS = "r {.*, embedding: null, terms: null, context: null}"
 """A record node's fields without its large derived properties."""
 

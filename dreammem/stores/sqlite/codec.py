@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreammem.errors import BackendError
-from dreammem.types import MemoryRecord
+from dreammem.types import FIXED_FIELDS, MemoryRecord
 
 __all__ = [
     "COLUMNS",
@@ -50,9 +50,8 @@ COLUMNS = [
     "slot",
     "metadata",
 ]
-FIXED = frozenset({"id", "user_id", "agent_id", "session_id", "source", "role", "created_at"})
-"""Columns written once, at insert: who and what a record is never changes."""
-MUTABLE = [c for c in COLUMNS if c not in FIXED]
+MUTABLE = [c for c in COLUMNS if c not in FIXED_FIELDS]
+"""The columns an update rewrites (all but :data:`~dreammem.types.FIXED_FIELDS`)."""
 """Columns an update writes back."""
 
 
