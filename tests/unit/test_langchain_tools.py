@@ -90,7 +90,7 @@ def test_errors_the_model_can_fix_come_back_as_text_scope_errors_raise() -> None
 
 
 def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemory) -> None:
-    memory.add("Bob's secret: the safe code is 4711", user_id="bob")
+    memory.add("Bob's secret: the safe code is kilo-4711", user_id="bob")
     memory.add("Alice likes tea", user_id="alice")
 
     def call(**args: Any) -> AIMessage:
@@ -110,7 +110,7 @@ def test_inside_an_agent_the_user_comes_from_the_context_only(memory: DreamMemor
             outcomes.append(" ".join(m.text for m in out["messages"] if m.type == "tool"))
         except ScopeError:
             outcomes.append("scope error")
-    assert all("4711" not in text for text in outcomes)
+    assert all("kilo-4711" not in text for text in outcomes)
     # LangChain drops the model's injected-arg value; the context's user is searched.
     assert "Alice likes tea" in outcomes[0] and "Alice likes tea" in outcomes[1]
     assert outcomes[2] == "scope error"

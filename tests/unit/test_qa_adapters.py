@@ -118,10 +118,10 @@ def test_store_hostile_labels_keys_and_values_are_plain_data(memory: DreamMemory
 
 
 def test_cross_user_ids_through_every_adapter_are_not_found(memory: DreamMemory) -> None:
-    secret = memory.add("Alice's locker code is 4411", user_id="alice")
+    secret = memory.add("Alice's locker code is zulu-4411", user_id="alice")
     lc_forget = {t.name: t for t in create_memory_tools(memory)}["forget_memory"]
     answer = lc_forget.invoke({"memory_id": secret.id, "user_id": "bob"})
-    assert "no memory" in answer and "4411" not in answer
+    assert "no memory" in answer and "zulu" not in answer
     li_forget = {t.metadata.name: t for t in llama_tools(memory, user_id="bob")}["forget_memory"]
     with pytest.raises(NotFoundError):
         li_forget.call(memory_id=secret.id)
@@ -131,7 +131,7 @@ def test_cross_user_ids_through_every_adapter_are_not_found(memory: DreamMemory)
     assert DreamMemRetriever(memory=memory, user_id="bob").invoke("locker code 4411") == []
     assert LlamaRetriever(memory=memory, user_id="bob").retrieve("locker code 4411") == []
     li_search = {t.metadata.name: t for t in llama_tools(memory, user_id="bob")}["search_memory"]
-    assert "4411" not in str(li_search.call(query="locker code 4411"))
+    assert "zulu" not in str(li_search.call(query="locker code 4411"))
 
 
 def test_retriever_k_zero_is_an_error_not_the_default(memory: DreamMemory) -> None:
