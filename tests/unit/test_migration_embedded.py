@@ -17,23 +17,14 @@ from dreammem import ConfigError, DreamMemory, Status
 from dreammem.cli import app
 from dreammem.embed import HashingEmbedder
 from dreammem.migration import migrate
-from tests.unit.dream.support import T0, seed
+from tests.unit.dream.support import LONG_TERM_TURNS, T0, seed
 
 runner = CliRunner()
 
 
 def _source(path: Path) -> DreamMemory:
     memory = DreamMemory(path, embedder=HashingEmbedder())
-    seed(
-        memory,
-        turns=[
-            ("s1", "user", "Remember: I am allergic to peanuts"),
-            ("s1", "assistant", "I looked at the layout of the dashboard"),
-            ("s3", "user", "Tom Becker from Acme Corp signs the contracts"),
-            ("s2", "assistant", "I looked at the layout of the dashboard."),
-            ("s2", "user", "I prefer Excel reports over PDF"),
-        ],
-    )
+    seed(memory, turns=LONG_TERM_TURNS)
     edited = memory.add("my locker code is 1234", user_id="u1")
     memory.update(edited.id, "my locker code is 4321", user_id="u1")
     memory.forget(memory.add("I used to live in Porto", user_id="u1").id, user_id="u1")
