@@ -366,6 +366,8 @@ def parse_time_query(text: str, now: datetime) -> TimeQuery | None:
     anchor_side: Side | None = None
     for word in _side_words(text):
         spans.append((word.start, word.end))
+        if not word.anchor_follows and any(f.start <= word.start < f.end for f in found):
+            continue  # the suffix of a Chinese expression ("三天以前": three days ago), not a side
         near = [f for f in found if _near(f, word)]
         for f in near:
             f.side, f.inclusive = word.side, word.inclusive

@@ -1,0 +1,100 @@
+"""More time expressions, phrased apart from test_timeparse's: Chinese numerals past ten, weeks and
+years ago, weekdays two weeks back, nth and last weeks of a month, seasons with and without a year.
+
+The reference time is the same Friday, 2023-10-20 14:00 UTC; every expected window was worked
+out by hand from the calendar, not read back from the parser.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from dreammem.recall.timeparse import parse_time_query
+from dreammem.recall.timerules import TimeWindow, period_window, rule_windows
+
+NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
+D = date
+
+
+def _days(window: TimeWindow | None) -> tuple[date | None, date | None]:
+    assert window is not None
+    return (
+        window.start.date() if window.start is not None else None,
+        window.end.date() if window.end is not None else None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        ("十二月的账单", D(2022, 12, 1), D(2023, 1, 1)),  # December has not come yet this year
+        ("十月三号", D(2023, 10, 3), D(2023, 10, 4)),
+        ("二十三天前", D(2023, 9, 27), D(2023, 9, 28)),
+        ("十天前开的会", D(2023, 10, 10), D(2023, 10, 11)),
+        ("两周前", D(2023, 10, 2), D(2023, 10, 9)),  # the week holding 2023-10-06
+        ("三个星期以前", D(2023, 9, 25), D(2023, 10, 2)),  # 以前 here is "ago", not "before"
+        ("五天之前", D(2023, 10, 15), D(2023, 10, 16)),
+        ("两个月以前的预算", D(2023, 8, 1), D(2023, 9, 1)),
+        ("三年前的夏天", D(2020, 1, 1), D(2021, 1, 1)),
+        ("上上周三", D(2023, 10, 4), D(2023, 10, 5)),
+        ("这周一", D(2023, 10, 16), D(2023, 10, 17)),
+        ("星期六", D(2023, 10, 14), D(2023, 10, 15)),  # a bare weekday after today: the last one
+        ("礼拜天", D(2023, 10, 15), D(2023, 10, 16)),
+        ("去年五月", D(2022, 5, 1), D(2022, 6, 1)),
+        ("前年十一月二十号", D(2021, 11, 20), D(2021, 11, 21)),
+        ("the last week of September", D(2023, 9, 24), D(2023, 10, 1)),
+        ("during the first week of May 2021", D(2021, 5, 1), D(2021, 5, 8)),
+        ("the third week of December", D(2022, 12, 15), D(2022, 12, 22)),
+        ("in the winter of 2021", D(2021, 12, 1), D(2022, 3, 1)),
+        ("this spring", D(2023, 3, 1), D(2023, 6, 1)),
+        ("last fall", D(2022, 9, 1), D(2022, 12, 1)),  # this fall has not ended yet
+        ("in winter", D(2022, 12, 1), D(2023, 3, 1)),  # the last winter that has begun
+        ("this weekend", D(2023, 10, 14), D(2023, 10, 16)),
+    ],
+)
+def test_windows_in_other_phrasings(query: str, start: date, end: date) -> None:
+    parsed = parse_time_query(query, NOW)
+    assert parsed is not None, query
+    assert _days(parsed.window) == (start, end)
+
+
+@pytest.mark.parametrize("query", ["三天以前我说了什么", "两周之前的会议", "一年以前"])
+def test_a_chinese_ago_suffix_is_not_read_as_before_an_event(query: str) -> None:
+    parsed = parse_time_query(query, NOW)
+    assert parsed is not None and parsed.window is not None
+    assert parsed.window.start is not None and parsed.window.end is not None  # a closed window
+    assert parsed.anchor is None and parsed.order is None
+    assert "以前" not in parsed.content and "之前" not in parsed.content
+
+
+def test_a_date_that_does_not_exist_gives_no_window() -> None:
+    assert list(rule_windows("2月30日", NOW)) == []
+    assert list(rule_windows("2023年2月30日", NOW)) == []
+    assert list(rule_windows("2023年2月28日", NOW)) != []
+
+
+@pytest.mark.parametrize(
+    ("period", "start", "end"),
+    [
+        ("day", D(2023, 10, 20), D(2023, 10, 21)),
+        ("week", D(2023, 10, 16), D(2023, 10, 23)),
+        ("month", D(2023, 10, 1), D(2023, 11, 1)),
+        ("year", D(2023, 1, 1), D(2024, 1, 1)),
+    ],
+)
+def test_period_windows_are_calendar_aligned(period: str, start: date, end: date) -> None:
+    assert _days(period_window(NOW, period)) == (start, end)
+
+
+def test_window_algebra() -> None:
+    may = TimeWindow(datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC))
+    week = TimeWindow(datetime(2023, 5, 29, tzinfo=UTC), datetime(2023, 6, 5, tzinfo=UTC))
+    before_june = TimeWindow(None, datetime(2023, 6, 1, tzinfo=UTC))
+    assert before_june.contains(may) and not may.contains(week) and not may.contains(before_june)
+    assert _days(may.intersect(week)) == (D(2023, 5, 29), D(2023, 6, 1))
+    assert _days(may.hull(week)) == (D(2023, 5, 1), D(2023, 6, 5))
+    assert may.hull(before_june).start is None  # an open side stays open
+    disjoint = may.intersect(TimeWindow(datetime(2023, 7, 1, tzinfo=UTC), None))
+    assert disjoint.empty and not may.empty and not before_june.empty
