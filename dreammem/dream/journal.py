@@ -19,7 +19,6 @@ from dreammem.stores.base import DreamLogRow, RecordStore
 __all__ = [
     "UndoData",
     "dream_ids_with_prefix",
-    "dream_owner",
     "last_dream_at",
     "later_dreams",
     "list_reports",
@@ -132,12 +131,6 @@ def mark_undone(store: RecordStore, dream_id: str, at: datetime) -> None:
 def last_dream_at(store: RecordStore, user_id: str, level: int = 1) -> datetime | None:
     """When this user's last dream of this level finished (undone ones count too)."""
     return store.dream_times(user_id, level)[1]
-
-
-def dream_owner(store: RecordStore, dream_id: str) -> str | None:
-    """The user a dream belongs to (for the admin CLI), or None."""
-    row = store.get_dream(dream_id)
-    return None if row is None else row.user_id
 
 
 def dream_ids_with_prefix(store: RecordStore, prefix: str, limit: int = 5) -> list[tuple[str, str]]:
