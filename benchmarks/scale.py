@@ -222,6 +222,25 @@ def index_recall(
     return result
 
 
+def index_only(args: argparse.Namespace) -> dict[str, Any]:
+    """The library's FAISS index alone, one user: the same vectors, no store around it."""
+    real = resolve_embedder("minilm")
+    embedder = PoolEmbedder(real, np.load(args.pool_file, allow_pickle=False), args.noise)
+    texts = synthetic_turns(args.memories, seed=7)
+    index = FaissVectorIndex(real.dim)
+    start = time.perf_counter()
+    for lo in range(0, args.memories, _BATCH):
+        batch = texts[lo : lo + _BATCH]
+        index.add("u0", range(lo, lo + len(batch)), embedder.embed_documents(batch))
+    build_s = time.perf_counter() - start
+    del texts
+    asks = queries(args.queries, 1)
+    qvec = {q: real.embed_query(q) for _, q in asks}
+    out: dict[str, Any] = {"vectors": index.count("u0"), "build_s": round(build_s, 1), "rss_mb": rss_mb()}
+    out["index"] = index_recall(index, asks, qvec, args.nprobes)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", required=True)
@@ -232,11 +251,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--nprobes", type=lambda s: [int(x) for x in s.split(",")], default=[16, 32, 64, 128])
     parser.add_argument("--no-resolve", action="store_true", help="skip write-time update resolution")
-    parser.add_argument("--phase", choices=["all", "build", "measure"], default="all")
+    parser.add_argument("--phase", choices=["all", "build", "measure", "index"], default="all")
     parser.add_argument("--pool-file", help="an .npy to keep the encoded pool in (reused by later runs)")
     parser.add_argument("--json")
     args = parser.parse_args()
     report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    if args.phase == "index":
+        report["index_only"] = index_only(args)
     if args.phase in {"all", "build"}:
         report["build"] = build(args)
         print(json.dumps(report["build"], indent=1), flush=True)
