@@ -205,3 +205,39 @@ def test_an_event_still_replaces_a_standing_value_and_a_correction_an_event(memo
     assert fixed is not None and fixed.action is Action.SUPERSEDE
     chess = analyse("Played chess with Omar after lunch")
     assert decide(chess, lunch, similarity=0.5, closest=True) is None
+
+
+def test_a_batch_compares_each_statement_with_its_closest_earlier_ones_only() -> None:
+    """In one batch a statement meets its most similar earlier statements, not every one."""
+    old = MemoryRecord(
+        user_id="u1", content="I take my coffee with regular milk.", role=Role.USER, event_time=T0
+    )
+    fillers = [
+        MemoryRecord(
+            user_id="u1",
+            content=f"I take my coffee with almond milk at desk {n}.",
+            role=Role.USER,
+            event_time=T0,
+        )
+        for n in range(20)
+    ]
+    new = MemoryRecord(
+        user_id="u1",
+        content="I switched to oat milk in my coffee.",
+        role=Role.USER,
+        event_time=T0 + timedelta(days=1),
+    )
+    batch = [old, *fillers, new]
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((len(batch), 16)).astype(np.float32)
+    vectors[-1] = vectors[0] + 0.1 * vectors[-1]  # the new statement is closest to the old one
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    outcomes = resolve_updates(batch, vectors, lambda *_: [])
+
+    replaced = [o for o in outcomes if o.new.id == new.id and o.decision.replaces]
+    assert [o.old.id for o in replaced] == [old.id]
+    compared = {o.old.id for o in outcomes if o.new.id == new.id}
+    # One at a time, the new statement would meet its eight nearest older ones; so it does in a batch
+    # (it used to meet all 21 and mark 20 of them possibly outdated).
+    assert len(compared) == 8
