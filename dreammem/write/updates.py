@@ -94,10 +94,13 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     if _events(new, old, changed=bool(cues or mild)):
         return None
     shared = sorted(new.families & old.families)
-    overlap = sorted(new.topics & old.topics)
     # A shared name ("Anna") ties two statements only when the newer one is the user's own
-    # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito").
+    # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito",
+    # "Tom Becker wants the pipeline migrated" after "My manager is Tom Becker"): then the name's
+    # words are not shared topic words either.
     names = sorted(new.names & old.names) if new.first_person else []
+    name_words = set() if new.first_person else {w for n in new.names | old.names for w in n.split()}
+    overlap = sorted(new.topics & old.topics - name_words)
     if not shared and not names and not (len(overlap) >= 2 and closest):
         return None  # no common attribute family: only a close statement sharing two topic words
     about = f"same subject ({'/'.join(shared or names or overlap[:1])}; similarity {similarity:.2f}"
