@@ -280,9 +280,18 @@ class RecallPipeline:
         if floor is None or "vector" not in ranked:  # no cosines (vector path off or failed): no floor
             return kept
         relative = self._relative(query)
+        # Under the relative floor a record condensed from several (a dream summary) stands out
+        # only through its sources: its own embedding averages many topics and sits near every
+        # query, so it would stand out from single memories for any question.
+        condensed = {s.record.id for s in kept if relative is not None and len(s.record.provenance) > 1}
 
-        def weak(cosine: float) -> bool:
-            return cosine < floor or (relative is not None and not relative.passes(cosine))
+        def weak(item: _Scored) -> bool:
+            cosine = item.fused.path_scores.get("vector", -1.0)
+            return (
+                cosine < floor
+                or item.record.id in condensed
+                or (relative is not None and not relative.passes(cosine))
+            )
 
         inherited = self._inherited(query, kept, weak)
         passes = query_passes([c.score for c in ranked.get("vector", ())], floor) or any(
@@ -293,11 +302,11 @@ class RecallPipeline:
             s
             for s in kept
             if passes_relevance(
-                s.fused.path_scores,
+                _sources_only(s.fused.path_scores) if s.record.id in condensed else s.fused.path_scores,
                 floor=floor,
                 query_passes=passes,
                 inherited=inherited.get(s.record.id),
-                cosine=cosines.get(s.record.id),
+                cosine=None if s.record.id in condensed else cosines.get(s.record.id),
                 relative=relative,
             )
         ]
@@ -321,11 +330,11 @@ class RecallPipeline:
         return {rid: float(vector @ query.embedding) for rid, vector in found.items()}
 
     def _inherited(
-        self, query: RecallQuery, kept: Sequence[_Scored], weak: Callable[[float], bool]
+        self, query: RecallQuery, kept: Sequence[_Scored], weak: Callable[[_Scored], bool]
     ) -> dict[str, float]:
         """Per kept hit with too weak a cosine of its own: what it inherits from the records it replaced."""
         model = self.embedder.name if self.embedder is not None else None
-        below = [s for s in kept if weak(s.fused.path_scores.get("vector", -1.0))]
+        below = [s for s in kept if weak(s)]
         if query.embedding is None or model is None or not below:
             return {}
         owner = {r.id: s.record.id for s in below for r in (s.record, *s.twins)}
@@ -384,6 +393,11 @@ class RecallPipeline:
             rerank_rank=item.rerank_rank,
             decay=item.decay,
         )
+
+
+def _sources_only(path_scores: Mapping[str, float]) -> dict[str, float]:
+    """A hit's path scores without its own cosine (it is judged by what it inherits)."""
+    return {path: score for path, score in path_scores.items() if path != "vector"}
 
 
 def _dedupe(items: list[_Scored]) -> list[_Scored]:
