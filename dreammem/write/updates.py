@@ -126,9 +126,12 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         cue = cues[0]
         return Decision(Action.SUPERSEDE, "change_cue", f"{about}; change cue {cue!r}", len(overlap))
     # Only a value differs: "I live in Boston" / "I live in Denver", not "the report is
-    # due Friday" / "the slides are due Wednesday" (two subjects that share a word).
+    # due Friday" / "the slides are due Wednesday" (two subjects that share a word). When the
+    # numbers, times or days differ too, the differing word names a second item with its own
+    # value ("the laptop budget is 1,500 dollars" / "the monitor budget is 400 dollars").
     narrow = bool(overlap) and len(old.topics - new.topics) <= 1 and len(new.topics - old.topics) <= 1
-    if (overlap and mild) or (narrow and set(shared) & SINGLE_VALUED):
+    two_items = bool(new.values and old.values and new.values != old.values)
+    if (overlap and mild) or (narrow and not two_items and set(shared) & SINGLE_VALUED):
         why = "a 'now' cue" if mild else "one current value"
         return Decision(
             Action.SUPERSEDE, "different_value", f"{about}; a different value with {why}", len(overlap)

@@ -246,3 +246,26 @@ def test_news_about_a_person_never_replaces_who_that_person_is_to_the_user(
     before, after = _statements(memory, old, new)
     assert before.is_active and after.is_active
     assert DECISION_KEY not in before.metadata or before.metadata[DECISION_KEY]["action"] != "supersede"
+
+
+# Two items of one family, each with its own value (only the laptop/monitor pair was looked at).
+TWO_ITEMS = [
+    ("The laptop budget is 1,500 dollars.", "The monitor budget is 400 dollars."),
+    ("The travel budget is 2,000 euros.", "The catering budget is 800 euros."),
+    ("My gym membership costs 40 dollars.", "My phone plan costs 25 dollars."),
+    ("The marketing deadline is May 3.", "The design deadline is May 10."),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), TWO_ITEMS)
+def test_two_items_with_their_own_values_are_not_one_value_replaced(first: str, second: str) -> None:
+    decision = decide(analyse(second), analyse(first), similarity=0.6, closest=True)
+    assert decision is None or not decision.replaces
+
+
+def test_the_same_item_with_a_new_value_still_replaces_it() -> None:
+    old = analyse("The budget for the offsite is 5,000 dollars.")
+    decision = decide(analyse("The offsite budget is now 6,500 dollars."), old, similarity=0.6, closest=True)
+    assert decision is not None and decision.replaces
+    moved = decide(analyse("I live in Denver."), analyse("I live in Boston."), similarity=0.6, closest=True)
+    assert moved is not None and moved.replaces
