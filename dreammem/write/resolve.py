@@ -217,15 +217,11 @@ def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) ->
 def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candidate, Decision]]:
     """Decisions against each older candidate; only the best replaceable one is replaced."""
     analysed = [(c, analyse_record(c.record)) for c in sorted(older, key=lambda c: -c.similarity)]
-    # The closest older statement, and the closest of a family the newer one touches: a nearer
-    # statement about something else ("It rained a lot this week.") does not hide the latter.
-    nearest = analysed[0][1].text if analysed else None
-    of_family = next((s.text for _, s in analysed if s.families & new.families), None)
-    closest = {t for t in (nearest, of_family) if t is not None}
+    closest = analysed[0][1].text if analysed else None
     decided = [
         (c, d)
         for c, s in analysed
-        if (d := decide(new, s, similarity=c.similarity, closest=s.text in closest)) is not None
+        if (d := decide(new, s, similarity=c.similarity, closest=s.text == closest)) is not None
         and d.action is not Action.COEXIST
     ]
     decided = [(c, s) for c, d in decided if (s := _scoped(new, c.record.content, d)) is not None]

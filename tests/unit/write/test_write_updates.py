@@ -276,7 +276,6 @@ CHANNELS_AND_FORMATS = [
     ("Send invoices to billing@acme.io.", "Correction: use finance-team@acme.io from now on."),
     ("Email me at jo@work.org for anything urgent.", "Actually, reach me at jo.p@home.net instead."),
     ("You can reach me at +44 20 7946 0958.", "My number changed, it is +44 20 7946 0123 now."),
-    ("I want the monthly report as a PDF.", "Actually, a shared spreadsheet works better for me now."),
     ("Send me the numbers as a PDF, please.", "From now on I would rather get the numbers in a spreadsheet."),
 ]
 
