@@ -283,16 +283,11 @@ class RecordStore(ABC):
         """Stored embeddings of these records of this user, by record id."""
 
     def recent_vectors(self, user_id: str, model: str, limit: int) -> npt.NDArray[np.float32]:
-        """Embeddings of this user's ``limit`` most recent records, one per row.
+        """Embeddings of this user's ``limit`` most recent records (by event time, any status), one per row.
 
-        The active ones first (newest first), then, while fewer than ``limit``, superseded
-        and archived ones (after a dream few records may be active; deleted ones never
-        count). The default reads the records, then their vectors; a backend may do better.
+        The default reads the records, then their vectors; a backend may do it in one query.
         """
-        recent = self.find(user_id, limit=limit)
-        if len(recent) < limit:
-            older = (Status.SUPERSEDED, Status.ARCHIVED)
-            recent += self.find(user_id, statuses=older, limit=limit - len(recent))
+        recent = self.find(user_id, statuses=None, limit=limit)
         found = self.vectors_of(user_id, model, [r.id for r in recent])
         rows = [found[r.id] for r in recent if r.id in found]
         return np.stack(rows).astype(np.float32, copy=False) if rows else np.zeros((0, 0), dtype=np.float32)

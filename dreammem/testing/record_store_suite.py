@@ -292,11 +292,10 @@ class RecordStoreSuite:
         rows = unit_rows(5, DIM, 11)
         record_store.put_vectors(rowids, MODEL, rows)
         record_store.update([dataclasses.replace(mine[3], status=Status.ARCHIVED)])
-        recent = record_store.recent_vectors(alice, MODEL, 2)  # the newest active ones first
+        recent = record_store.recent_vectors(alice, MODEL, 2)  # newest, archived ones too: the user's texts
         assert recent.shape == (2, DIM)
-        assert np.allclose(recent, rows[[2, 1]])
-        # then archived ones (after a dream few may be active); never bob's
-        assert np.allclose(record_store.recent_vectors(alice, MODEL, 10), rows[[2, 1, 0, 3]])
+        assert np.allclose(recent, rows[[3, 2]])
+        assert np.allclose(record_store.recent_vectors(alice, MODEL, 10), rows[[3, 2, 1, 0]])  # never bob's
         assert record_store.recent_vectors(alice, "another-model", 10).size == 0
 
     # -- queue, task state

@@ -41,8 +41,6 @@ _FAMILIES: dict[str, tuple[str, str]] = {
             r"e-?mail", r"g?mail", "inbox", r"call(?:ing|s)?\b", r"phone?", "ring", r"text(?:s|ing)?\b",
             "sms", r"messag\w*", "slack", "whatsapp", "telegram", "signal", "wechat", "reach", "contact",
             r"remind\w*", "ping", "voicemail",
-            # An address or number is a channel too: "use finance-team@acme.io from now on".
-            r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", r"\d{2,4}[ -]\d{3,4}[ -]\d{3,4}",
         ),
         "邮件|邮箱|电话|手机|短信|微信|钉钉|飞书|联系|通知|找我|提醒|QQ|企业微信|打给我",
     ),
@@ -99,7 +97,6 @@ _FAMILIES: dict[str, tuple[str, str]] = {
     "format": (
         _en(
             "format", "pdf", "excel", "csv", "word doc", "docx", "markdown", "slides", "powerpoint", "ppt",
-            "spreadsheet", "google sheet", "json", "html", "plain text",
             "bullet", "paragraph", "answer", r"repl(?:y|ies|ied)", "short", "detailed", "unit", "celsius",
             "fahrenheit",
             "metric", "imperial", "dates?", "iso", "links?",

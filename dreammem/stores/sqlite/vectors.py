@@ -68,23 +68,16 @@ class VectorRows(SQLiteConnection):
         return found
 
     def recent_vectors(self, user_id: str, model: str, limit: int) -> npt.NDArray[np.float32]:
-        """Embeddings of this user's ``limit`` most recent records: active first, then superseded or archived.
-
-        Each query walks the ``(user_id, status, event_time)`` index: no sort.
-        """
-        blobs: list[bytes] = []
-        for status in ("active", "superseded", "archived"):
-            if len(blobs) >= limit:
-                break
-            rows = self.fetchall(
-                "SELECT v.vec FROM records r JOIN vectors v ON v.rowid = r.rowid AND v.model = ? "
-                "WHERE r.user_id = ? AND r.status = ? ORDER BY r.event_time DESC LIMIT ?",
-                (model, user_id, status, int(limit) - len(blobs)),
-            )
-            blobs += [r[0] for r in rows]
-        if not blobs:
+        """Embeddings of this user's ``limit`` most recent records (any status), in one query."""
+        rows = self.fetchall(
+            "SELECT v.vec FROM records r JOIN vectors v ON v.rowid = r.rowid AND v.model = ? "
+            "WHERE r.user_id = ? ORDER BY r.event_time DESC LIMIT ?",
+            (model, user_id, int(limit)),
+        )
+        if not rows:
             return np.zeros((0, 0), dtype=np.float32)
-        return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), -1)
+        blob = b"".join(r[0] for r in rows)
+        return np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1)
 
     def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
         """Active records with no embedding from this model: ``(rowid, user_id, id)``."""

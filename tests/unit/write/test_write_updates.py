@@ -269,19 +269,3 @@ def test_the_same_item_with_a_new_value_still_replaces_it() -> None:
     assert decision is not None and decision.replaces
     moved = decide(analyse("I live in Denver."), analyse("I live in Boston."), similarity=0.6, closest=True)
     assert moved is not None and moved.replaces
-
-
-# An address or number is a contact channel; a spreadsheet is a format.
-CHANNELS_AND_FORMATS = [
-    ("Send invoices to billing@acme.io.", "Correction: use finance-team@acme.io from now on."),
-    ("Email me at jo@work.org for anything urgent.", "Actually, reach me at jo.p@home.net instead."),
-    ("You can reach me at +44 20 7946 0958.", "My number changed, it is +44 20 7946 0123 now."),
-    ("Send me the numbers as a PDF, please.", "From now on I would rather get the numbers in a spreadsheet."),
-]
-
-
-@pytest.mark.parametrize(("old", "new"), CHANNELS_AND_FORMATS)
-def test_a_new_address_or_format_replaces_the_old_one(memory: DreamMemory, old: str, new: str) -> None:
-    before, after = _statements(memory, old, new)
-    assert before.status is Status.SUPERSEDED and before.superseded_by is not None
-    assert after.is_active
