@@ -208,7 +208,7 @@ def demo(
     keep: Annotated[bool, typer.Option(help="Keep the temporary demo store (with no --path).")] = False,
 ) -> None:
     """Run a scripted two-session conversation on the embedded store and show recall."""
-    target = path or Path(tempfile.mkdtemp(prefix="dreammem-demo-"))
+    target = Path(path) if path else Path(tempfile.mkdtemp(prefix="dreammem-demo-"))
     try:
         _demo(target)
     finally:

@@ -2,7 +2,9 @@
 
 A store is opened for writing only by commands that create memories (``add``,
 ``demo``); every other command refuses a path that holds no store, so a typo in
-``--path`` is an error with a hint instead of a new empty store. Ids may be given
+``--path`` is an error with a hint instead of a new empty store. ``--path`` may
+also be a ``bolt://`` or ``neo4j://`` URI: the whole store on a Neo4j server
+(credentials from ``--config``'s ``[store]`` section). Ids may be given
 as any unique prefix of at least :data:`MIN_PREFIX` characters, as git does.
 """
 
@@ -17,6 +19,7 @@ import typer
 
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.dream.journal import dream_ids_with_prefix
+from dreammem.engine import is_server_uri
 from dreammem.errors import ConfigError, NotFoundError, ValidationError
 from dreammem.memory import DreamMemory, store_files
 
@@ -32,8 +35,12 @@ __all__ = [
 ]
 
 PathOpt = Annotated[
-    Path | None,
-    typer.Option("--path", "-p", help="Store dir or .db file (default $DREAMMEM_PATH or ./.dreammem)."),
+    str | None,
+    typer.Option(
+        "--path",
+        "-p",
+        help="Store dir, .db file or bolt:// / neo4j:// URI (default $DREAMMEM_PATH or ./.dreammem).",
+    ),
 ]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (scope).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
@@ -44,20 +51,25 @@ _FULL_ID = 32
 _HEX = re.compile(r"[0-9a-f]+")
 
 
-def store_path(path: Path | None) -> Path:
+def store_path(path: str | Path | None) -> str:
     """``--path``, else ``$DREAMMEM_PATH``, else ``./.dreammem``."""
-    return path or Path(os.environ.get("DREAMMEM_PATH", ".dreammem"))
+    return str(path) if path else os.environ.get("DREAMMEM_PATH") or ".dreammem"
 
 
-def open_store(path: Path | None, config: Path | None = None, *, create: bool = False) -> DreamMemory:
-    """Open the store at ``path``; with ``create=False`` it must exist already.
+def open_store(path: str | Path | None, config: Path | None = None, *, create: bool = False) -> DreamMemory:
+    """Open the store at ``path``: a folder, a .db file or a Neo4j URI.
+
+    With ``create=False`` a local store must exist already (a server's is opened as is).
 
     Raises:
         ConfigError: no store there (with a hint), or the path is a file that is not
             a store, or it cannot be created or written.
+        GraphUnavailableError: the Neo4j server at the URI cannot be reached.
     """
-    target = store_path(path)
     cfg = load_config(config) if config else DreamMemConfig()
+    if is_server_uri(store_path(path)):
+        return DreamMemory(store_path(path), config=cfg)
+    target = Path(store_path(path))
     database = store_files(target)[0]
     if target.exists() and not target.is_dir() and target != database:
         raise ConfigError(f"{target} is a file, not a store (give a directory or a .db file)")

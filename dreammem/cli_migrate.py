@@ -36,11 +36,7 @@ def migrate_command(
 ) -> None:
     """Copy every record (history, provenance, queue), task state, dream log and memory index."""
     settings = load_config(config) if config else DreamMemConfig()
-    with (
-        DreamMemory(source, config=settings)
-        if is_server_uri(source)
-        else open_store(Path(source), config) as src
-    ):
+    with open_store(source, config) as src:
         embedder = src.embedder  # the target embeds with the source's model
         destination: str | Path = target if is_server_uri(target) else Path(target)
         with DreamMemory(destination, config=settings, embedder=embedder) as dst:

@@ -146,8 +146,11 @@ def user_graph(memory: DreamMemory, *, user_id: str, limit: int = 50) -> GraphVi
             nodes.setdefault(node_id, GraphNode(node_id, entity.name, entity.kind))
             edges.append(GraphEdge(record.id, node_id, "mentions"))
     keys = [n.id.removeprefix("entity:") for n in nodes.values() if n.kind != "memory"]
+    drawn: set[tuple[str, str, str]] = set()
     for source, relation, target in memory.graph.related(user_id, keys):
         a, b = f"entity:{source}", f"entity:{target}"
-        if a in nodes and b in nodes:
+        # ``related`` gives an edge once from each end it touches: draw it once.
+        if a in nodes and b in nodes and (b, relation, a) not in drawn:
+            drawn.add((a, relation, b))
             edges.append(GraphEdge(a, b, relation))
     return GraphView(tuple(nodes.values()), tuple(dict.fromkeys(edges)))

@@ -16,6 +16,7 @@ from rich.table import Table
 from dreammem.config import DreamMemConfig, EmbeddingConfig, RecallConfig, VectorIndexConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
+from dreammem.engine import is_server_uri
 from dreammem.memory import DreamMemory
 from dreammem_bench.latency import (
     STAGES,
@@ -50,7 +51,11 @@ def bench_latency(
         ),
     ] = 0,
     store: Annotated[
-        Path | None, typer.Option(help="Keep/reuse the built store here (default: a temporary dir).")
+        str | None,
+        typer.Option(
+            help="Keep/reuse the built store here: a folder, or a bolt:// / neo4j:// URI for the "
+            "Neo4j backend (default: a temporary dir)."
+        ),
     ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers as JSON.")] = None,
     reranker: Annotated[
@@ -83,7 +88,9 @@ def bench_latency(
     ] = RecallConfig().keyword_max_term_share or 1.0,
 ) -> None:
     """Recall latency p50/p95 per stage (embed, paths, load, touch) with and without each path."""
-    target = store or Path(tempfile.mkdtemp(prefix="dreammem-latency-"))
+    target: str | Path = Path(store or tempfile.mkdtemp(prefix="dreammem-latency-"))
+    if store is not None and is_server_uri(store):
+        target = store
     embedder: Embedder = resolve_embedder(model)
     recall = RecallConfig(
         keyword_max_term_share=None if keyword_max_term_share >= 1 else keyword_max_term_share,
@@ -135,7 +142,9 @@ def bench_latency(
         json_out.write_text(json.dumps({**report.to_dict(), **extra}, indent=2))
 
 
-def _print(report: LatencyReport, target: Path, distinct: int, load: float, reranker: str | None) -> None:
+def _print(
+    report: LatencyReport, target: str | Path, distinct: int, load: float, reranker: str | None
+) -> None:
     ingest = f"{report.ingest_per_s:.0f} turns/s" if report.ingest_per_s else "reused store"
     vectors = f"{distinct} distinct main sentences embedded" if distinct else "every turn embedded"
     console.print(

@@ -26,7 +26,7 @@ from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
 from dreammem_bench.metrics import percentile
 
-__all__ = ["ThroughputResult", "run_throughput", "synthetic_turns"]
+__all__ = ["ThroughputResult", "run_throughput", "synthetic_turns", "timed_ms"]
 
 _NAMES = ("Mia", "Tom", "Aiko", "Ravi", "Lena", "Omar", "Sofia", "Jonas", "Chen", "Priya", "Luca", "Nora")
 _PLACES = ("Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Austin", "Hanoi", "Oslo", "Lima", "Dublin")
@@ -105,7 +105,8 @@ class ThroughputResult:
         }
 
 
-def _timed(calls: Sequence[Callable[[], object]]) -> list[float]:
+def timed_ms(calls: Sequence[Callable[[], object]]) -> list[float]:
+    """Milliseconds each call took, one after another."""
     out = []
     for call in calls:
         start = time.perf_counter()
@@ -145,7 +146,7 @@ def run_throughput(
     def bare_search(question: str) -> Callable[[], object]:
         return lambda: index.search(embedder.embed_query(question)[None, :], k)
 
-    base_lat = _timed([bare_search(q) for q in asks])
+    base_lat = timed_ms([bare_search(q) for q in asks])
     step("baseline recall")
 
     with DreamMemory(None, config=config, embedder=embedder) as memory:
@@ -167,7 +168,7 @@ def run_throughput(
         def recall(question: str) -> Callable[[], object]:
             return lambda: memory.recall(question, user_id="bench-user", k=k, now=now)
 
-        dm_lat = _timed([recall(q) for q in asks])
+        dm_lat = timed_ms([recall(q) for q in asks])
         step("dreammem recall")
     return [
         ThroughputResult("dreammem", memories, dm_ingest, percentile(dm_lat, 50), percentile(dm_lat, 95)),

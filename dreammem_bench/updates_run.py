@@ -30,7 +30,7 @@ from dreammem.write.relations import possibly_outdated_by
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
 from dreammem_bench.updates import Case, Conversation, Suite
 
-__all__ = ["METRICS", "Row", "run_updates", "score_question", "write_conversation"]
+__all__ = ["METRICS", "Row", "run_updates", "score_case", "write_conversation"]
 
 METRICS = (
     "current@3",
@@ -79,7 +79,7 @@ def _is_filler(content: str, filler: set[str]) -> bool:
     return bool(parts) and all(p in filler for p in parts)
 
 
-def score_question(case: Case, shown: Sequence[Shown], filler: set[str]) -> dict[str, float]:
+def score_case(case: Case, shown: Sequence[Shown], filler: set[str]) -> dict[str, float]:
     """The per-question metrics of an update or keep case."""
     top3 = shown[:3]
     out: dict[str, float] = {"filler_top3": float(any(_is_filler(s.content, filler) for s in top3))}
@@ -120,7 +120,7 @@ def _score(
     values: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for conv in convs:
         for case in conv.cases:
-            for metric, value in score_question(case, recall(conv, case.question), filler).items():
+            for metric, value in score_case(case, recall(conv, case.question), filler).items():
                 values[(conv.lang, case.split, metric)].append(value)
             if case.kind == "keep" and memory is not None:
                 values[(conv.lang, case.split, "false_supersede")].append(

@@ -4,6 +4,7 @@
 #   bash scripts/neo4j.sh up      # (build once,) start fresh & empty, print bolt URI last
 #   bash scripts/neo4j.sh down    # stop (SIGTERM, then SIGKILL after a timeout); idempotent
 #   bash scripts/neo4j.sh restart # stop if running, start again KEEPING the data and the port
+#   bash scripts/neo4j.sh kill    # SIGKILL the server (a crash: no clean shutdown); data and port kept
 #   bash scripts/neo4j.sh status  # "running pid N bolt://..." (exit 0) or "stopped" (exit 3)
 #   bash scripts/neo4j.sh uri     # print the bolt URI of the running server (exit 1 if none)
 #   bash scripts/neo4j.sh build   # only build tools/neo4j-launcher (Maven)
@@ -102,6 +103,12 @@ is_ours() {
     return 0
 }
 
+alive() {  # the process exists and is not a zombie waiting for its parent
+    kill -0 "$1" 2>/dev/null || return 1
+    [[ -r "/proc/$1/stat" ]] || return 0
+    [[ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != Z ]]
+}
+
 running_pid() {
     [[ -f "$PID_FILE" ]] || return 1
     local pid
@@ -147,28 +154,25 @@ choose_port() {
 
 # ---------------------------------------------------------------- commands
 
-cmd_down() {
-    local pid
+cmd_down() {  # cmd_down [KILL]: SIGTERM (SIGKILL after STOP_TIMEOUT), or at once SIGKILL (a crash)
+    local signal="${1:-TERM}" pid
     if ! pid="$(running_pid)"; then
         rm -f "$PID_FILE" "$URI_FILE"
         log "not running"
         return 0
     fi
-    log "stopping pid $pid (SIGTERM)..."
-    kill -TERM "$pid" 2>/dev/null || true
-    local waited=0
-    while kill -0 "$pid" 2>/dev/null; do
-        if (( waited >= STOP_TIMEOUT * 5 )); then
-            log "still alive after ${STOP_TIMEOUT}s, sending SIGKILL"
-            kill -KILL "$pid" 2>/dev/null || true
-            local k=0
-            while kill -0 "$pid" 2>/dev/null && (( k < 50 )); do sleep 0.2; k=$((k + 1)); done
-            break
-        fi
-        sleep 0.2
-        waited=$((waited + 1))
-    done
-    kill -0 "$pid" 2>/dev/null && die "pid $pid did not exit"
+    log "stopping pid $pid (SIG$signal)..."
+    kill "-$signal" "$pid" 2>/dev/null || true
+    local waited=0 limit=$(( STOP_TIMEOUT * 5 ))
+    [[ "$signal" == TERM ]] || limit=150
+    while alive "$pid" && (( waited < limit )); do sleep 0.2; waited=$((waited + 1)); done
+    if alive "$pid" && [[ "$signal" == TERM ]]; then
+        log "still alive after ${STOP_TIMEOUT}s, sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+        local k=0
+        while alive "$pid" && (( k < 50 )); do sleep 0.2; k=$((k + 1)); done
+    fi
+    alive "$pid" && die "pid $pid did not exit"
     rm -f "$PID_FILE" "$URI_FILE"
     log "stopped"
 }
@@ -282,8 +286,9 @@ case "${1:-}" in
     up)     with_lock cmd_up ;;
     restart) with_lock cmd_up keep ;;
     down)   with_lock cmd_down ;;
+    kill)   with_lock cmd_down KILL ;;
     status) cmd_status ;;
     uri)    cmd_uri ;;
     build)  with_lock build "$(find_java)" ;;
-    *)      echo "usage: $0 {up|down|restart|status|uri|build}" >&2; exit 2 ;;
+    *)      echo "usage: $0 {up|down|restart|kill|status|uri|build}" >&2; exit 2 ;;
 esac

@@ -49,6 +49,11 @@ class Neo4jServer:
         self._require_managed()
         self._script("down")
 
+    def kill(self) -> None:
+        """Kill the server with SIGKILL (a crash: no clean shutdown); its data is kept for :meth:`restart`."""
+        self._require_managed()
+        self._script("kill")
+
     def restart(self) -> None:
         """Start it again with the same data and port, and wait until it answers."""
         self._require_managed()

@@ -149,6 +149,10 @@ def resolve_embedder(model: str, *, batch_size: int = 64, runtime: str = "auto")
     no torch import) with ``runtime="auto"`` or ``"numpy"``, and on torch
     (sentence-transformers) only with ``"torch"``: the same vectors within 1e-5, and the
     numpy one starts in a fraction of the time and memory (docs/BENCHMARKS.md, footprint).
+
+    Raises:
+        ConfigError: an optional model package is missing, a model cannot be loaded, or
+            a ``hashing-N`` name has no positive dimension.
     """
     if model == "minilm" or model == MINILM:
         if runtime == "torch":
@@ -160,5 +164,7 @@ def resolve_embedder(model: str, *, batch_size: int = 64, runtime: str = "auto")
         return E5Embedder()
     if model.startswith("hashing"):
         _, _, dim = model.partition("-")
+        if dim and not (dim.isdigit() and int(dim) > 0):
+            raise ConfigError(f"hashing embedder {model!r}: the dimension after '-' must be a positive int")
         return HashingEmbedder(int(dim) if dim else 256)
     return SentenceTransformerEmbedder(model, batch_size=batch_size)

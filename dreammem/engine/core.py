@@ -20,19 +20,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
+from dreammem.config import DreamMemConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
+from dreammem.engine.embedded import open_embedded
 from dreammem.engine.locks import UserLocks
 from dreammem.engine.unit import UnitOfWork
-from dreammem.engine.vectors import VectorLifecycle, Vectors
+from dreammem.engine.vectors import Vectors
 from dreammem.engine.writes import context_texts, write_new
 from dreammem.errors import ConfigError
 from dreammem.llm import LLM
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
-from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.graph_sync import GraphSync
-from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.tokenize import contains_cjk, tokenize
 from dreammem.types import MemoryRecord, Status, utcnow
 from dreammem.write.records import TurnInput, build_records
@@ -40,46 +39,12 @@ from dreammem.write.records import TurnInput, build_records
 if TYPE_CHECKING:
     from dreammem.engine.server import ServerBackend
 
-__all__ = ["SERVER_SCHEMES", "Engine", "is_server_uri", "resolve_paths", "store_files"]
+__all__ = ["SERVER_SCHEMES", "Engine", "is_server_uri"]
 
 log = logging.getLogger(__name__)
 
-_DB_NAME = "dreammem.db"
 SERVER_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 """URI schemes that open the Neo4j backend (``neo4j://`` routes within a cluster)."""
-
-
-def store_files(path: str | Path) -> tuple[Path, Path]:
-    """The SQLite file and the FAISS file of the embedded store at ``path``.
-
-    ``path`` is a ``.db`` (``.sqlite``, ``.sqlite3``) file or a directory holding
-    ``dreammem.db``; nothing is created.
-    """
-    p = Path(path)
-    if p.suffix in {".db", ".sqlite", ".sqlite3"}:
-        return p, p.with_suffix(".faiss")
-    return p / _DB_NAME, p / "vectors.faiss"
-
-
-def resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
-    """The SQLite file and the FAISS file for a store path, the folder made (``None``: in memory)."""
-    if path is None:
-        return ":memory:", None
-    database, vectors = store_files(path)
-    database.parent.mkdir(parents=True, exist_ok=True)
-    return str(database), vectors
-
-
-def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphStore:
-    graph_config = config.graph
-    if isinstance(graph_config, EmbeddedGraphConfig):
-        return EmbeddedGraphStore(store)
-    from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j driver loads only when asked for
-
-    auth = None if graph_config.user is None else (graph_config.user, graph_config.password or "")
-    return Neo4jGraphStore(
-        graph_config.uri, auth=auth, database=graph_config.database, timeout=graph_config.timeout
-    )
 
 
 def is_server_uri(path: str | Path | None) -> bool:
@@ -136,11 +101,8 @@ class Engine:
             self.store, self._vectors, self.dream_locks = server.store, server.vectors, server.locks
             self.graph: GraphStore = graph if graph is not None else server.graph
         else:
-            db_path, faiss_path = resolve_paths(path)
-            sqlite = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
-            self.store = sqlite
-            self.graph = graph if graph is not None else _default_graph(config, sqlite)
-            self._vectors = VectorLifecycle(sqlite, faiss_path, config.vector_index)
+            embedded = open_embedded(path, config, graph)
+            self.store, self.graph, self._vectors = embedded.store, embedded.graph, embedded.vectors
         self._graph_sync = GraphSync(self.store, self.graph)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False

@@ -110,7 +110,7 @@ def open_server(uri: str, config: DreamMemConfig, auth: tuple[str, str] | None =
     )
     try:
         store = Neo4jRecordStore(client, context_weight=config.recall.context_weight)
-        graph = SharedNeo4jGraphStore(client, auth=auth, timeout=settings.timeout)
+        graph = SharedNeo4jGraphStore(client)
         graph.verify()
     except BaseException:
         client.close()

@@ -124,11 +124,6 @@ class VectorLifecycle:
         self.index = None
         self._sync = None
 
-    def _opened(self) -> tuple[FaissVectorIndex, Embedder]:
-        if self.index is None or self.embedder is None:
-            raise RuntimeError("the vector index is not open (no embedder bound yet)")
-        return self.index, self.embedder
-
     def rebuild(self) -> None:
         """Rebuild FAISS from the embeddings stored in SQLite, and write it out.
 

@@ -200,6 +200,14 @@ class FaissVectorIndex(VectorIndex):
                 return []
             return shard.search(query, min(k, len(allowed)), self.ann, allowed=allowed)
 
+    def vectors(self, user_id: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """A copy of this user's ``(row ids, vectors)`` (for exact ground truth in benchmarks)."""
+        with self._lock:
+            shard = self._shards.get(user_id)
+            if shard is None:
+                return np.zeros(0, dtype=np.int64), np.zeros((0, self._dim), dtype=np.float32)
+            return shard.vectors()
+
     def count(self, user_id: str | None = None) -> int:
         """How many vectors (of one user, or in all)."""
         with self._lock:

@@ -155,6 +155,10 @@ class TermShares:
             and max(counts) <= PAIR_MAX_SHARE * rows
         )
 
+    def documents(self, term: str) -> int:
+        """Rows holding the term (any column), counted up to 50,000 and cached like the others."""
+        return self._count(term, _COUNT_CAP)
+
     def present(self, terms: Sequence[str]) -> list[str]:
         """The terms at least one indexed row holds (the others cannot change BM25)."""
         return [t for t in terms if self._count(t, 1)]

@@ -232,4 +232,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         END;
         """,
     ),
+    Migration(
+        9,
+        "slot_status_index",
+        # A new value of a slot looks up the slot's active records. The (user_id, slot)
+        # index made SQLite read every version the slot ever had, or every active
+        # record of the user in time order: a write cost that grew with the user's size
+        # (docs/BENCHMARKS.md, a million memories).
+        """
+        CREATE INDEX records_user_slot_status ON records(user_id, slot, status, event_time)
+        WHERE slot IS NOT NULL;
+        DROP INDEX records_user_slot;
+        """,
+    ),
 )

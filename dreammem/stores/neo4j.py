@@ -13,21 +13,18 @@ Nodes are found by a SHA-256 of their id or key, so keys of any length are store
 (Neo4j's indexes cap an indexed value at about 8 kB).
 
 Queries are parameterised Cypher only, never built from content. Writes are
-batched with ``UNWIND``, one explicit transaction per call and one session per
-call (the sync driver is thread-safe). Uniqueness constraints and indexes are
-created idempotently before the first query. Driver errors map onto DreamMem's:
-a server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailableError`
-(retryable); a transient server error a retryable
-:class:`~dreammem.errors.BackendError`; anything else a non-retryable one.
-
-Every call is bounded: connecting, the Bolt handshake and acquiring a connection
-share one ``timeout`` (default 5 s; a server that accepts connections and never
-answers fails there); reads also carry ``query_timeout`` (default 30 s) as the
-server-side transaction timeout, so a runaway query ends with a retryable error.
-Once the server is found unreachable a :class:`~dreammem.stores.breaker.CircuitBreaker`
-makes later calls fail at once (the recall's graph path drops out as ``degraded``,
-writes wait in the outbox) until a background probe sees it answer again. The server
-is asked to send no notifications: the driver would log them on every recall.
+batched with ``UNWIND``, one transaction per call (the caller's open one, when the
+connection has one in this thread). The connection is a
+:class:`~dreammem.stores.neo4j_client.Neo4jClient`: it bounds every call (connect,
+handshake and pooled connection share ``timeout``, default 5 s, so a server that
+accepts connections and never answers fails there; queries carry ``query_timeout``,
+default 30 s, as their server-side limit), opens a circuit breaker once the server
+is found unreachable (later calls fail at once: the recall's graph path drops out as
+``degraded``, writes wait in the outbox, until a background probe sees it answer
+again), maps driver errors onto DreamMem's (an unreachable server is a retryable
+:class:`~dreammem.errors.GraphUnavailableError`) and asks the server to send no
+notifications (the driver would log them on every recall). Uniqueness constraints
+and indexes are created idempotently before the first query.
 """
 
 from __future__ import annotations
@@ -35,21 +32,18 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from dreammem.errors import BackendError, ConfigError, GraphUnavailableError
 from dreammem.stores.base import GraphEntity, GraphItem, GraphStats, GraphStore
-from dreammem.stores.breaker import CircuitBreaker
+from dreammem.stores.neo4j_client import Neo4jClient
 
 try:
     import neo4j
-    from neo4j import exceptions as neo4j_errors
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("Neo4jGraphStore needs the neo4j driver: pip install 'dreammem[neo4j]'") from exc
 
-__all__ = ["Neo4jGraphStore", "translated"]
+__all__ = ["Neo4jGraphStore"]
 
 log = logging.getLogger(__name__)
 
@@ -207,25 +201,6 @@ RETURN memories, entities, mentions, relations
 _BATCH = 1000  # memories per write transaction
 
 
-@contextmanager
-def translated(action: str) -> Iterator[None]:
-    """Map driver errors onto DreamMem's error tree (the cause stays chained)."""
-    try:
-        yield
-    except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as exc:
-        raise GraphUnavailableError(f"Neo4j is unavailable ({action}): {exc}") from exc
-    except neo4j_errors.TransientError as exc:
-        raise BackendError(f"Neo4j transient error ({action}): {exc}", is_retryable=True) from exc
-    except neo4j_errors.ClientError as exc:
-        # A query that ran past its time limit may well finish on a retry.
-        timed_out = "TransactionTimedOut" in (exc.code or "")
-        raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=timed_out) from exc
-    except neo4j_errors.AuthError as exc:
-        raise ConfigError(f"Neo4j rejected the credentials ({action}): {exc}") from exc
-    except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
-        raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=False) from exc
-
-
 def _h(value: str) -> str:
     """The fixed-size lookup key of an id or entity key."""
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
@@ -286,81 +261,52 @@ class Neo4jGraphStore(GraphStore):
         connection_timeout: float | None = None,
         retry_after: float = 10.0,
     ) -> None:
-        limits = {"timeout": timeout, "retry_after": retry_after, "query_timeout": query_timeout or 1.0}
-        for name, value in limits.items():
-            if not value > 0:
-                raise ConfigError(f"{name} must be > 0 seconds, got {value!r}")
-        self.uri = uri
-        self.database = database
-        self.timeout = float(timeout)
-        self.query_timeout = query_timeout
-        try:
-            self._driver = neo4j.GraphDatabase.driver(
-                uri,
-                auth=auth,
-                connection_timeout=min(connection_timeout or timeout, timeout),
-                # Acquiring a connection includes the handshake: a silent server ends here.
-                connection_acquisition_timeout=timeout,
-                max_transaction_retry_time=0.0,
-                notifications_min_severity="OFF",
-            )
-        except (ValueError, neo4j_errors.ConfigurationError) as exc:
-            raise ConfigError(f"invalid Neo4j URI {uri!r}: {exc}") from exc
-        self._breaker = CircuitBreaker(
-            f"Neo4j at {uri}", self._driver.verify_connectivity, retry_after=retry_after
+        client = Neo4jClient(
+            uri,
+            auth=auth,
+            database=database,
+            timeout=timeout,
+            query_timeout=query_timeout,
+            connection_timeout=connection_timeout,
+            retry_after=retry_after,
         )
+        self._attach(client, owned=True)
+
+    def _attach(self, client: Neo4jClient, *, owned: bool) -> None:
+        """Use ``client`` for every call; ``owned``: :meth:`close` closes it."""
+        self._client = client
+        self._owned = owned
+        self.uri = client.uri
+        self.database = client.database
         self._schema_lock = threading.Lock()
         self._schema_ready = False
 
     def __repr__(self) -> str:
-        return f"Neo4jGraphStore({self.uri!r}, database={self.database!r})"
+        return f"{type(self).__name__}({self.uri!r}, database={self.database!r})"
 
     # -- plumbing -----------------------------------------------------------------
-
-    @contextmanager
-    def _guarded(self, action: str) -> Iterator[None]:
-        """Fail fast while the breaker is open; open it when the server is unreachable."""
-        self._breaker.check()
-        try:
-            with translated(action):
-                yield
-        except GraphUnavailableError as exc:
-            self._breaker.opened(exc)
-            raise
-        self._breaker.closed()
 
     def _ensure_schema(self) -> None:
         if self._schema_ready:
             return
-        with self._schema_lock, self._guarded("schema"):
-            if self._schema_ready:
-                return
-            with self._driver.session(database=self.database) as session:
-                for statement in _SCHEMA:
-                    session.run(statement).consume()
-            self._schema_ready = True
+        with self._schema_lock:
+            if not self._schema_ready:
+                self._client.schema(_SCHEMA)
+                self._schema_ready = True
 
     def _read(self, action: str, query: str, **params: Any) -> list[neo4j.Record]:
         self._ensure_schema()
-        bounded = neo4j.Query(query, timeout=self.query_timeout)  # type: ignore[arg-type]
-        with self._guarded(action), self._driver.session(database=self.database) as session:
-            return list(session.run(bounded, params))
+        return self._client.run(action, query, **params)
 
     def _write(self, action: str, work: Callable[[neo4j.Transaction], T]) -> T:
-        """Run ``work`` in one explicit write transaction (no driver-side retries)."""
+        """Run ``work`` in one write transaction (the caller's open one, if any)."""
         self._ensure_schema()
-        with (
-            self._guarded(action),
-            self._driver.session(database=self.database) as session,
-            session.begin_transaction() as tx,
-        ):
-            result = work(tx)
-            tx.commit()
-            return result
+        with self._client.transaction() as tx, self._client.guarded(action):
+            return work(tx)
 
     def retry_now(self) -> None:
         """Let the next call go to the server even while it is failing fast."""
-        self._breaker.reset()
+        self._client.retry_now()
 
     def verify(self) -> None:
         """Check that the server answers (and create the schema).
@@ -369,8 +315,8 @@ class Neo4jGraphStore(GraphStore):
             GraphUnavailableError: the server cannot be reached.
         """
         self.retry_now()
-        with self._guarded("verify"):
-            self._driver.verify_connectivity()
+        with self._client.guarded("verify"):
+            self._client.driver.verify_connectivity()
         self._ensure_schema()
 
     # -- writes ---------------------------------------------------------------------
@@ -445,11 +391,9 @@ class Neo4jGraphStore(GraphStore):
     def clear(self, user_id: str | None = None) -> None:
         """Remove one user's graph, or every DreamMem node (other data is left alone)."""
         self._ensure_schema()
-        statements = _CLEAR_ALL if user_id is None else _CLEAR_USER
-        with self._guarded("clear"), self._driver.session(database=self.database) as session:
-            for statement in statements:
-                # CALL ... IN TRANSACTIONS needs an auto-commit transaction.
-                session.run(neo4j.Query(statement), user_id=user_id).consume()  # type: ignore[arg-type]
+        # CALL ... IN TRANSACTIONS needs an auto-commit transaction (no unit open).
+        for statement in _CLEAR_ALL if user_id is None else _CLEAR_USER:
+            self._client.run("clear", statement, user_id=user_id)
 
     # -- reads ----------------------------------------------------------------------
 
@@ -487,5 +431,6 @@ class Neo4jGraphStore(GraphStore):
         return GraphStats(*(int(row[name]) for name in ("memories", "entities", "mentions", "relations")))
 
     def close(self) -> None:
-        """Close the driver and its connection pool."""
-        self._driver.close()
+        """Close the driver and its connection pool (unless the connection is shared)."""
+        if self._owned:
+            self._client.close()

@@ -21,7 +21,9 @@ integers and constant names are formatted.
 from __future__ import annotations
 
 import logging
+import random
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,16 +31,20 @@ from typing import Any
 
 from dreammem.errors import BackendError, ConfigError, GraphUnavailableError
 from dreammem.stores.breaker import CircuitBreaker
-from dreammem.stores.neo4j import translated
 
 try:
     import neo4j
+    from neo4j import exceptions as neo4j_errors
 except ImportError as exc:  # pragma: no cover - depends on the install
     raise ImportError("the Neo4j backend needs the neo4j driver: pip install 'dreammem[neo4j]'") from exc
 
-__all__ = ["Neo4jClient"]
+__all__ = ["Neo4jClient", "translated"]
 
 log = logging.getLogger(__name__)
+
+_SCHEMA_ATTEMPTS = 8
+"""Tries of one schema statement that lost a race with another process (see :meth:`Neo4jClient.schema`)."""
+_EQUIVALENT_RULE = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists"
 
 
 @dataclass
@@ -50,6 +56,36 @@ class _Open:
     depth: int = 1
 
 
+@contextmanager
+def translated(action: str) -> Iterator[None]:
+    """Map driver errors onto DreamMem's error tree (the cause stays chained).
+
+    A server that cannot be reached raises :class:`~dreammem.errors.GraphUnavailableError`
+    (retryable); a transient server error or a query past its time limit a retryable
+    :class:`~dreammem.errors.BackendError`; rejected credentials a ``ConfigError``;
+    anything else a non-retryable ``BackendError``.
+    """
+    try:
+        yield
+    except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as exc:
+        raise GraphUnavailableError(f"Neo4j is unavailable ({action}): {exc}") from exc
+    except neo4j_errors.TransientError as exc:
+        raise BackendError(f"Neo4j transient error ({action}): {exc}", is_retryable=True) from exc
+    except neo4j_errors.ClientError as exc:
+        # A query that ran past its time limit may well finish on a retry.
+        timed_out = "TransactionTimedOut" in (exc.code or "")
+        raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=timed_out) from exc
+    except neo4j_errors.AuthError as exc:
+        raise ConfigError(f"Neo4j rejected the credentials ({action}): {exc}") from exc
+    except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+        raise BackendError(f"Neo4j error ({action}): {exc}", is_retryable=False) from exc
+
+
+def _schema_race(exc: neo4j_errors.Neo4jError) -> bool:
+    """A schema statement lost a race with another process creating the same rule."""
+    return isinstance(exc, neo4j_errors.TransientError) or exc.code == _EQUIVALENT_RULE
+
+
 class Neo4jClient:
     """A driver with timeouts, a breaker and per-thread transactions.
 
@@ -58,7 +94,8 @@ class Neo4jClient:
         auth: ``(user, password)``, or None for a server with auth disabled.
         database: The database holding the store.
         timeout: Seconds to connect, hand-shake and get a pooled connection.
-        query_timeout: Seconds a query or transaction may run on the server.
+        query_timeout: Seconds a query or transaction may run on the server (None: no limit).
+        connection_timeout: Seconds to wait for a TCP connection (default and at most ``timeout``).
         retry_after: Seconds between background probes once the server was found unreachable.
 
     Raises:
@@ -72,29 +109,33 @@ class Neo4jClient:
         auth: tuple[str, str] | None = None,
         database: str = "neo4j",
         timeout: float = 5.0,
-        query_timeout: float = 30.0,
+        query_timeout: float | None = 30.0,
+        connection_timeout: float | None = None,
         retry_after: float = 10.0,
     ) -> None:
         for name, value in (
             ("timeout", timeout),
-            ("query_timeout", query_timeout),
+            ("query_timeout", 1.0 if query_timeout is None else query_timeout),
+            ("connection_timeout", connection_timeout or timeout),
             ("retry_after", retry_after),
         ):
             if not value > 0:
                 raise ConfigError(f"{name} must be > 0 seconds, got {value!r}")
         self.uri = uri
         self.database = database
-        self.query_timeout = float(query_timeout)
+        self.timeout = float(timeout)
+        self.query_timeout = None if query_timeout is None else float(query_timeout)
         try:
             self.driver = neo4j.GraphDatabase.driver(
                 uri,
                 auth=auth,
-                connection_timeout=timeout,
+                connection_timeout=min(connection_timeout or timeout, timeout),
+                # Acquiring a connection includes the handshake: a silent server ends here.
                 connection_acquisition_timeout=timeout,
                 max_transaction_retry_time=0.0,
                 notifications_min_severity="OFF",
             )
-        except (ValueError, neo4j.exceptions.ConfigurationError) as exc:
+        except (ValueError, neo4j_errors.ConfigurationError) as exc:
             raise ConfigError(f"invalid Neo4j URI {uri!r}: {exc}") from exc
         self._breaker = CircuitBreaker(
             f"Neo4j at {uri}", self.driver.verify_connectivity, retry_after=retry_after
@@ -188,10 +229,23 @@ class Neo4jClient:
         return rows[0][0] if rows else None
 
     def schema(self, statements: Sequence[str]) -> None:
-        """Run schema statements, each in its own auto-commit transaction (never in a unit)."""
+        """Run schema statements, each in its own auto-commit transaction (never in a unit).
+
+        The statements are idempotent (``IF NOT EXISTS``), yet processes creating the
+        schema of a new database at once deadlock on its label locks or see "an
+        equivalent index already exists": such a statement is run again (then a no-op),
+        up to :data:`_SCHEMA_ATTEMPTS` times.
+        """
         with self.guarded("schema"), self.driver.session(database=self.database) as session:
             for statement in statements:
-                session.run(neo4j.Query(statement)).consume()  # type: ignore[arg-type]
+                for attempt in range(1, _SCHEMA_ATTEMPTS + 1):
+                    try:
+                        session.run(neo4j.Query(statement)).consume()  # type: ignore[arg-type]
+                        break
+                    except neo4j_errors.Neo4jError as exc:
+                        if not _schema_race(exc) or attempt == _SCHEMA_ATTEMPTS:
+                            raise
+                        time.sleep(random.uniform(0.05, 0.2) * attempt)
 
     def next_ids(self, name: str, count: int) -> int:
         """Reserve ``count`` consecutive integers of a named counter; returns the first.

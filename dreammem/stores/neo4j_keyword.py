@@ -1,42 +1,64 @@
-"""The keyword index of the Neo4j record store: a Lucene full-text index over pre-tokenised terms.
+"""The keyword index of the Neo4j record store: Lucene finds, FTS5's ``bm25()`` ranks.
 
 Each record node carries its own words (``terms``) and its context (``context``,
-the previous turns of its session) as text already tokenised by
-:func:`dreammem.text.tokenize.tokenize`, the same terms the SQLite store indexes:
-Chinese is segmented before it reaches the server, so the index uses Lucene's
-``whitespace`` analyzer and needs no language analyzer. A third indexed property,
-``scope``, is the hashed user id while the record is active (absent otherwise);
-every query requires it, so Lucene ranks only this user's active records and no
-over-fetching is needed unless a time window filters further.
+the previous turns of its session) as the tokens FTS5 makes of the SQLite store's
+pre-tokenised text (:class:`~dreammem.stores.fts5_terms.Fts5Tokens`: Porter stems,
+folded diacritics), joined by spaces; Chinese is segmented before it reaches the
+server, so the index uses Lucene's ``whitespace`` analyzer and needs no language
+analyzer. A third indexed property, ``scope``, is the hashed user id while the
+record is active (absent otherwise); every query requires it, so Lucene returns
+only this user's active records.
 
-Ranking is Lucene's BM25 over both fields, the context field boosted by
-``context_weight``. Rows holding every query term answer alone when there are
-``limit`` of them (as in the SQLite store); ``max_term_share`` leaves frequent
-terms out of the OR query. The SQLite store's pair and newest-window shortcuts are
-FTS5 cost savings Lucene does not need.
+The plan is the SQLite store's (:mod:`dreammem.stores.fts_query`): terms no record
+holds are dropped; rows holding every term answer alone when there are ``limit``
+of them; on large match sets rows holding two terms come next; ``max_term_share``
+leaves frequent terms out of the OR query. At each step Lucene returns candidates
+(its own BM25 order, ``limit`` plus at least 200 more) and they are ranked by
+FTS5's ``bm25()`` (:func:`~dreammem.stores.fts5_terms.fts5_bm25`: the index-wide
+row, token and document counts, own words 1.0, context ``context_weight``), so both
+backends rank alike (Lucene's per-field length norms and IDF differ from FTS5's).
+The SQLite store's newest-window shortcut is an FTS5 cost saving Lucene does not need.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from itertools import combinations
 
+from dreammem.stores.fts5_terms import Corpus, Fts5Tokens, fts5_bm25
 from dreammem.stores.fts_query import TermShares
 from dreammem.stores.neo4j_client import Neo4jClient
-from dreammem.stores.neo4j_records import scope_of
+from dreammem.stores.neo4j_records import TERMS_FORMAT, scope_of
 
 __all__ = ["TEXT_INDEX", "KeywordNodes", "lucene_term"]
 
 TEXT_INDEX = "dm_record_text"
 _HEADROOM = 4
+_RESCORED = 200
+"""Lucene candidates ranked by FTS5's bm25() beyond the ``limit`` asked for."""
+_CORPUS_TTL = 30.0
+"""Seconds the index-wide counts are reused (other processes write too)."""
+_CORPUS_STALE = 0.01
+"""Share of rows this process may write before the index-wide counts are counted again."""
 
 _SEARCH = """
-CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node, score
-WITH collect({node: node, score: score}) AS hits
-RETURN size(hits) AS seen,
-  [h IN hits WHERE h.node.user_id = $user_id AND h.node.status = 'active'
-     AND ($since IS NULL OR h.node.event_time >= $since)
-     AND ($until IS NULL OR h.node.event_time < $until) | [h.node.rowid, h.score]][..$limit] AS found
+CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node
+WITH collect(node) AS nodes
+RETURN size(nodes) AS seen,
+  [n IN nodes WHERE n.user_id = $user_id AND n.status = 'active'
+     AND ($since IS NULL OR n.event_time >= $since)
+     AND ($until IS NULL OR n.event_time < $until)
+   | [n.rowid, coalesce(n.terms, ''), coalesce(n.context, '')]] AS found
+"""
+
+_CORPUS = """
+MATCH (r:DMRecord) WHERE r.terms IS NOT NULL OR r.context IS NOT NULL
+RETURN count(r) AS rows,
+  sum(size([t IN split(coalesce(r.terms, ''), ' ') WHERE t <> ''])
+    + size([t IN split(coalesce(r.context, ''), ' ') WHERE t <> ''])) AS tokens
 """
 
 
@@ -45,18 +67,30 @@ def lucene_term(term: str) -> str:
     return '"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _split(text: str) -> list[str]:
+    return [t for t in text.split(" ") if t]
+
+
 class KeywordNodes:
     """Keyword search and keyword terms of ``(:DMRecord)`` nodes.
 
     Args:
         client: The server connection.
-        context_weight: The boost of the context field (own words weigh 1.0).
+        context_weight: The weight of the context field (own words weigh 1.0).
     """
 
     def __init__(self, client: Neo4jClient, context_weight: float = 0.5) -> None:
         self.client = client
         self.context_weight = float(context_weight)
+        self.fts5 = Fts5Tokens()
         self._term_shares = TermShares(self._indexed_rows, self._fts_count)
+        self._corpus_lock = threading.Lock()
+        self._corpus: tuple[float, Corpus] | None = None
+        self._written = 0
+
+    def index_texts(self, texts: Sequence[str]) -> list[str]:
+        """Texts as the index stores them: FTS5's tokens, space-joined."""
+        return self.fts5.joined(texts)
 
     def _either(self, term: str) -> str:
         quoted = lucene_term(term)
@@ -72,26 +106,60 @@ class KeywordNodes:
         until: datetime | None = None,
         max_term_share: float | None = None,
     ) -> list[tuple[int, float]]:
-        """BM25 over this user's active records: ``(rowid, score)``, best first."""
-        terms = [t for t in dict.fromkeys(terms) if t]
-        if not terms or limit <= 0:
+        """FTS5's BM25 over this user's active records: ``(rowid, score)``, best first."""
+        if limit <= 0:
+            return []
+        phrases = [p for p in dict.fromkeys(self.index_texts([t for t in terms if t])) if p]
+        phrases = self._term_shares.present(phrases)
+        if not phrases:
             return []
         scope = f"+scope:{lucene_term(scope_of(user_id))}"
-        if len(terms) > 1:
-            every = " ".join(f"+({self._either(t)})" for t in terms)
-            rows = self._search(f"{scope} {every}", user_id, limit, since, until)
+        if len(phrases) > 1:
+            every = " ".join(f"+({self._either(p)})" for p in phrases)
+            rows = self._ranked(f"{scope} {every}", phrases, user_id, limit, since, until)
+            if len(rows) >= limit:
+                return rows
+        if self._term_shares.pairs_pay(phrases):
+            pairs = " ".join(
+                f"(+({self._either(a)}) +({self._either(b)}))" for a, b in combinations(phrases, 2)
+            )
+            rows = self._ranked(f"{scope} +({pairs})", phrases, user_id, limit, since, until)
             if len(rows) >= limit:
                 return rows
         if max_term_share is not None:
-            terms = self._term_shares.rare(terms, max_term_share) or terms
-        anyof = " ".join(self._either(t) for t in terms)
-        return self._search(f"{scope} +({anyof})", user_id, limit, since, until)
+            phrases = self._term_shares.rare(phrases, max_term_share) or phrases
+        anyof = " ".join(self._either(p) for p in phrases)
+        return self._ranked(f"{scope} +({anyof})", phrases, user_id, limit, since, until)
 
-    def _search(
-        self, query: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+    def _ranked(
+        self,
+        query: str,
+        phrases: Sequence[str],
+        user_id: str,
+        limit: int,
+        since: datetime | None,
+        until: datetime | None,
     ) -> list[tuple[int, float]]:
-        """Run one Lucene query; ask for more while a time window filters too many out."""
-        fetch = limit if since is None and until is None else limit * _HEADROOM
+        """Lucene's candidates for ``query``, ranked by FTS5's bm25() over ``phrases``."""
+        found = self._candidates(query, user_id, limit + max(limit, _RESCORED), since, until)
+        if not found:
+            return []
+        tokens = [_split(p) for p in phrases]
+        documents = {tuple(t): self._term_shares.documents(p) for p, t in zip(phrases, tokens, strict=True)}
+        corpus = self._corpus_counts()
+        weights = (1.0, self.context_weight)
+        scored = [
+            (rowid, fts5_bm25(tokens, (_split(own), _split(context)), weights, documents, corpus))
+            for rowid, own, context in found
+        ]
+        scored.sort(key=lambda row: (-row[1], row[0]))
+        return scored[:limit]
+
+    def _candidates(
+        self, query: str, user_id: str, want: int, since: datetime | None, until: datetime | None
+    ) -> list[tuple[int, str, str]]:
+        """Up to ``want`` of this user's matching rows (ask for more while a time window filters)."""
+        fetch = want if since is None and until is None else want * _HEADROOM
         while True:
             rows = self.client.run(
                 "keyword_search",
@@ -102,12 +170,32 @@ class KeywordNodes:
                 user_id=user_id,
                 since=_iso(since),
                 until=_iso(until),
-                limit=limit,
             )
-            found = [(int(rowid), float(score)) for rowid, score in rows[0]["found"]]
-            if len(found) >= limit or int(rows[0]["seen"]) < fetch:
-                return found
+            found = [(int(rowid), str(own), str(context)) for rowid, own, context in rows[0]["found"]]
+            if len(found) >= want or int(rows[0]["seen"]) < fetch:
+                return found[:want]
             fetch *= _HEADROOM
+
+    def _corpus_counts(self) -> Corpus:
+        """Rows and tokens of the whole index, reused for ``_CORPUS_TTL`` seconds."""
+        now = time.monotonic()
+        with self._corpus_lock:
+            cached = self._corpus
+        if cached is not None and now - cached[0] < _CORPUS_TTL:
+            return cached[1]
+        (row,) = self.client.run("corpus", _CORPUS)
+        corpus = Corpus(int(row["rows"] or 0), int(row["tokens"] or 0))
+        with self._corpus_lock:
+            self._corpus, self._written = (now, corpus), 0
+        return corpus
+
+    def _note_writes(self, count: int) -> None:
+        """Count rows this process (re)indexed; cached counts refresh once they are a stale share."""
+        self._term_shares.note_writes(count)
+        with self._corpus_lock:
+            self._written += count
+            if self._corpus is not None and self._written > _CORPUS_STALE * max(self._corpus[1].rows, 1):
+                self._corpus, self._written = None, 0
 
     def _indexed_rows(self) -> int:
         return int(self.client.scalar("indexed_rows", "MATCH (r:DMRecord) RETURN count(r)") or 0)
@@ -149,14 +237,17 @@ class KeywordNodes:
 
     def set_match_text(self, rowid: int, terms: str, context: str = "") -> None:
         """Replace one record's keyword terms and context terms."""
+        own, around = self.index_texts([terms, context])
         self.client.run(
             "set_match_text",
-            "MATCH (r:DMRecord {rowid: $rowid}) SET r.terms = $terms, r.context = $context",
+            "MATCH (r:DMRecord {rowid: $rowid}) SET r.terms = $terms, r.context = $context, "
+            "r.terms_format = $format",
             rowid=rowid,
-            terms=terms,
-            context=context,
+            terms=own,
+            context=around,
+            format=TERMS_FORMAT,
         )
-        self._term_shares.note_writes(1)
+        self._note_writes(1)
 
     def set_match_terms(self, rowid: int, terms: str) -> None:
         """Replace one record's own keyword terms, keeping its context terms."""
@@ -164,9 +255,9 @@ class KeywordNodes:
             "set_match_terms",
             "MATCH (r:DMRecord {rowid: $rowid}) SET r.terms = $terms",
             rowid=rowid,
-            terms=terms,
+            terms=self.index_texts([terms])[0],
         )
-        self._term_shares.note_writes(1)
+        self._note_writes(1)
 
 
 def _iso(value: datetime | None) -> str | None:

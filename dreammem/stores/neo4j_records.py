@@ -21,7 +21,7 @@ from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
-__all__ = ["RECORD_FIELDS", "RecordNodes", "from_props", "scope_of", "to_props"]
+__all__ = ["RECORD_FIELDS", "TERMS_FORMAT", "RecordNodes", "from_props", "scope_of", "to_props"]
 
 _MUTABLE = (
     *(f.name for f in dataclasses.fields(MemoryRecord) if f.name not in FIXED_FIELDS),
@@ -31,6 +31,10 @@ _MUTABLE = (
 """The properties an update rewrites: the record's changeable fields and the two derived from them."""
 RECORD_FIELDS = "r {.*, embedding: null, terms: null, context: null}"
 """A record node's fields without its large derived properties."""
+
+
+TERMS_FORMAT = 2
+"""How a node's ``terms``/``context`` were made: 1 (absent) the engine's tokens, 2 FTS5's (stems)."""
 
 
 def scope_of(user_id: str) -> str:
@@ -83,8 +87,9 @@ class RecordNodes:
         self.client.run(
             "insert",
             "UNWIND $rows AS row CREATE (r:DMRecord) SET r = row.props, r.rowid = row.rowid, "
-            "r.terms = row.terms, r.context = row.context",
+            "r.terms = row.terms, r.context = row.context, r.terms_format = $format",
             rows=rows,
+            format=TERMS_FORMAT,
         )
         return rowids
 

@@ -11,17 +11,10 @@ work as in :class:`~dreammem.stores.neo4j.Neo4jGraphStore`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-import neo4j
-
 from dreammem.stores.neo4j import Neo4jGraphStore
 from dreammem.stores.neo4j_client import Neo4jClient
 
 __all__ = ["SharedNeo4jGraphStore"]
-
-T = TypeVar("T")
 
 _CLEAR = (
     "MATCH (u:DreamMemUser {user_id: $user_id}) DELETE u",
@@ -31,7 +24,11 @@ _CLEAR = (
 
 
 class SharedNeo4jGraphStore(Neo4jGraphStore):
-    """A Neo4j graph store that joins the record store's transaction (see the module docstring).
+    """A Neo4j graph store on the record store's connection (see the module docstring).
+
+    Its writes join the transaction the connection has open in this thread (the
+    unit's), or run in one of their own outside a unit. Closing it leaves the
+    connection to the record store.
 
     Args:
         client: The record store's connection (its server, database, timeouts and transactions).
@@ -39,25 +36,8 @@ class SharedNeo4jGraphStore(Neo4jGraphStore):
 
     capabilities = frozenset({"relations", "shared", "transactional"})
 
-    def __init__(
-        self, client: Neo4jClient, *, auth: tuple[str, str] | None = None, timeout: float = 5.0
-    ) -> None:
-        super().__init__(
-            client.uri,
-            auth=auth,
-            database=client.database,
-            timeout=timeout,
-            query_timeout=client.query_timeout,
-        )
-        self._client = client
-
-    def _write(self, action: str, work: Callable[[neo4j.Transaction], T]) -> T:
-        """Run ``work`` on the unit's open transaction, or in one of its own outside a unit."""
-        tx = self._client.current()
-        if tx is None:
-            return super()._write(action, work)
-        with self._client.guarded(action):
-            return work(tx)
+    def __init__(self, client: Neo4jClient) -> None:
+        self._attach(client, owned=False)
 
     def clear(self, user_id: str | None = None) -> None:
         """Remove one user's graph (inside the unit's transaction when one is open)."""

@@ -24,13 +24,16 @@ from dreammem.stores.base import RecordStore
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_dreams import DreamNodes
 from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
-from dreammem.stores.neo4j_records import RecordNodes
+from dreammem.stores.neo4j_records import TERMS_FORMAT, RecordNodes
 from dreammem.stores.neo4j_vectors import EmbeddingNodes
 from dreammem.stores.sqlite.erasure import scrub_text
+from dreammem.types import MemoryRecord
 
 __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: keyword terms as the engine tokenised them; 2: as FTS5 indexes them (stems; see neo4j_keyword)."""
+_RETOKENISE_BATCH = 1000
 _SCHEMA = (
     "CREATE CONSTRAINT dm_record_id IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.id IS UNIQUE",
     "CREATE CONSTRAINT dm_record_rowid IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.rowid IS UNIQUE",
@@ -72,11 +75,58 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         EmbeddingNodes.__init__(self, client)
         self.client = client
         client.schema(_SCHEMA)
-        self.client.run(
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Create the version node, or bring a version-1 database's keyword terms to version 2.
+
+        Nodes whose terms are still the engine's tokens (no ``terms_format``) get
+        FTS5's, ``_RETOKENISE_BATCH`` per transaction; a node converted already is
+        never converted again, so processes opening the database at once may share
+        the work, and an interrupted upgrade resumes on the next open.
+        """
+        version = self.client.scalar(
             "schema_version",
-            "MERGE (m:DMMeta {key: 'schema_version'}) ON CREATE SET m.value = $version",
+            "MERGE (m:DMMeta {key: 'schema_version'}) ON CREATE SET m.value = $version RETURN m.value",
             version=str(SCHEMA_VERSION),
         )
+        if int(version) >= SCHEMA_VERSION:
+            return
+        while True:
+            with self.transaction():
+                rows = self.client.run(
+                    "upgrade",
+                    "MATCH (r:DMRecord) WHERE r.terms_format IS NULL RETURN r.rowid AS rowid, "
+                    "coalesce(r.terms, '') AS terms, coalesce(r.context, '') AS context LIMIT $batch",
+                    batch=_RETOKENISE_BATCH,
+                )
+                if not rows:
+                    break
+                texts = self.index_texts([text for r in rows for text in (r["terms"], r["context"])])
+                self.client.run(
+                    "upgrade",
+                    "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) WHERE r.terms_format IS NULL "
+                    "SET r.terms = row.terms, r.context = row.context, r.terms_format = $format",
+                    rows=[
+                        {"rowid": r["rowid"], "terms": texts[2 * i], "context": texts[2 * i + 1]}
+                        for i, r in enumerate(rows)
+                    ],
+                    format=TERMS_FORMAT,
+                )
+        self.set_meta("schema_version", str(SCHEMA_VERSION))
+
+    def insert(
+        self,
+        records: Sequence[MemoryRecord],
+        match_texts: Sequence[str],
+        contexts: Sequence[str] | None = None,
+    ) -> list[int]:
+        """Insert new records with their keyword terms (and context terms); returns their row ids."""
+        own = self.index_texts(match_texts)
+        around = None if contexts is None else self.index_texts(contexts)
+        rowids = RecordNodes.insert(self, records, own, around)
+        self._note_writes(len(rowids))
+        return rowids
 
     def __repr__(self) -> str:
         return f"Neo4jRecordStore({self.client.uri!r}, database={self.client.database!r})"

@@ -251,6 +251,27 @@ class RecordStoreSuite:
         assert all(score > 0 for _, score in found)
         assert record_store.keyword_search(alice, ["umbrella"], 5) == []
 
+    def test_keyword_search_matches_word_forms_and_diacritics(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        records = [rec(alice, "she paints sunsets at the café"), rec(alice, "a dull note", 1)]
+        rowids = put(record_store, records)
+        for words in (["painted"], ["painting", "sunset"], ["cafe"]):
+            assert [r for r, _ in record_store.keyword_search(alice, words, 5)] == [rowids[0]], words
+
+    def test_a_term_no_record_holds_does_not_hide_the_rows_holding_every_other(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        both = rec(alice, "kayak rental by the fjord, with a long list of many other words in it")
+        filler = [rec(alice, "kayak kayak kayak", n + 1) for n in range(3)]  # short: an OR ranks them first
+        fjords = [rec(alice, "fjord fjord fjord", n + 10) for n in range(3)]
+        rowids = put(record_store, [both, *filler, *fjords])
+        absent = f"zq{uuid.uuid4().hex[:8]}"
+        found = record_store.keyword_search(alice, ["kayak", "fjord", absent], 1)
+        assert [r for r, _ in found] == [rowids[0]]
+
     def test_keyword_terms_can_be_rewritten(self, record_store: RecordStore, users: tuple[str, str]) -> None:
         alice, _ = users
         (rowid,) = put(record_store, [rec(alice, "parking code")])

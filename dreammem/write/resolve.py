@@ -15,6 +15,7 @@ Only this user's records are ever compared: a candidate of another user is a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -103,7 +104,11 @@ def analyse_record(record: MemoryRecord) -> Statement:
     """The statement a record makes (typed error on empty content)."""
     if not isinstance(record.content, str) or not record.content.strip():
         raise ValidationError("a statement needs non-empty text")
-    return analyse(record.content[:MAX_ANALYSED_CHARS])
+    return _analysed(record.content[:MAX_ANALYSED_CHARS])
+
+
+# A stored statement is a candidate of every later write about its subject: analyse each text once.
+_analysed = functools.lru_cache(maxsize=8192)(analyse)
 
 
 def _order(record: MemoryRecord) -> tuple[datetime, datetime]:
@@ -135,8 +140,9 @@ def resolve_updates(
     twin_of = {r.metadata.get("from_turn"): r for r in records if r.layer is Layer.SEMANTIC}
     outcomes: list[Outcome] = []
     seen_old: set[str] = set()
+    said = [is_statement(r) for r in records]
     for i, record in enumerate(records):
-        if record.id in twin_of or not is_statement(record):
+        if record.id in twin_of or not said[i]:
             continue
         new = analyse_record(record)
         if not new.families and not new.strong_cues:
@@ -147,11 +153,7 @@ def resolve_updates(
             for c in neighbours(record, vectors[i], _NEIGHBOURS)
             if c.record.id not in position and c.record.id not in same_statement
         ]
-        pool += [
-            Candidate(other, float(vectors[i] @ vectors[j]))
-            for j, other in enumerate(records[:i])
-            if other.id not in same_statement and other.user_id == record.user_id
-        ]
+        pool += _earlier_in_batch(records, vectors, said, i, same_statement)
         for candidate in pool:
             if candidate.record.user_id != record.user_id:
                 raise ScopeError("a candidate of another user reached conflict resolution")
@@ -212,6 +214,30 @@ def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) ->
     if old.id in position and new.id in position:
         return position[old.id] < position[new.id] and old.event_time <= new.event_time
     return _order(old) < _order(new)
+
+
+def _earlier_in_batch(
+    records: Sequence[MemoryRecord],
+    vectors: npt.NDArray[np.float32],
+    said: Sequence[bool],
+    i: int,
+    same_statement: set[str],
+) -> list[Candidate]:
+    """The earlier statements of the batch most similar to record ``i`` (as many as from the store).
+
+    Adding the batch one record at a time would show record ``i`` no more than its
+    :data:`_NEIGHBOURS` most similar older records; taking them all made a batch of n
+    statements cost n²/2 comparisons.
+    """
+    user = records[i].user_id
+    earlier = [
+        j for j in range(i) if said[j] and records[j].id not in same_statement and records[j].user_id == user
+    ]
+    if not earlier:
+        return []
+    similarity = vectors[earlier] @ vectors[i]
+    best = sorted(np.argsort(-similarity, kind="stable")[:_NEIGHBOURS].tolist())
+    return [Candidate(records[earlier[b]], float(similarity[b])) for b in best]
 
 
 def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candidate, Decision]]:

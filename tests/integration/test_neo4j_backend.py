@@ -5,19 +5,25 @@ Each test works in fresh user ids on the session's real server (``scripts/neo4j.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from dreammem import BackendError, DreamMemory
+from dreammem.cli import app
 from dreammem.config import DreamMemConfig, Neo4jStoreConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.engine.leases import LeaseLocks
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_store import Neo4jRecordStore
+from dreammem.types import MemoryRecord
 from tests.neo4j_server import Neo4jServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -160,3 +166,44 @@ def test_a_stopped_server_fails_fast_typed_and_loses_nothing_acknowledged(neo4j_
     assert [r.id for r in memory.store.get(user, acknowledged)] == acknowledged
     assert memory.store.count(user) == len(acknowledged)
     memory.close()
+
+
+def test_a_version_1_database_gets_fts5_terms_on_open(neo4j_server: Neo4jServer) -> None:
+    """Schema 2: nodes written with the engine's tokens (version 1) are re-tokenised once."""
+    user = _fresh("hana")
+    store = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
+    try:
+        now = datetime.now(UTC)
+        record = MemoryRecord(user_id=user, content="she paints sunsets", created_at=now, event_time=now)
+        (rowid,) = store.insert([record], ["she paints sunsets"])
+        assert [r for r, _ in store.keyword_search(user, ["painted"], 5)] == [rowid]
+        store.client.run(  # what a version-1 store held: the engine's tokens, no format mark
+            "test",
+            "MATCH (r:DMRecord {rowid: $rowid}) SET r.terms = 'she paints sunsets' REMOVE r.terms_format",
+            rowid=rowid,
+        )
+        store.set_meta("schema_version", "1")
+        assert store.keyword_search(user, ["painted"], 5) == []
+    finally:
+        store.close()
+    reopened = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
+    try:
+        assert reopened.schema_version == 2
+        assert [r for r, _ in reopened.keyword_search(user, ["painted"], 5)] == [rowid]
+        reopened.delete(user, [record.id])
+    finally:
+        reopened.close()
+
+
+def test_cli_commands_take_a_server_uri(neo4j_server: Neo4jServer, tmp_path: Path) -> None:
+    user = _fresh("ivan")
+    config = tmp_path / "dreammem.toml"
+    config.write_text('[embedding]\nmodel = "hashing"\n')
+    runner = CliRunner()
+    common = ["-u", user, "-p", neo4j_server.uri, "--config", str(config)]
+    added = runner.invoke(app, ["add", "the spare key is under the blue pot", *common])
+    assert added.exit_code == 0, added.output
+    found = runner.invoke(app, ["recall", "where is the spare key", *common, "--json"])
+    assert found.exit_code == 0, found.output
+    assert [t["content"] for t in json.loads(found.output)] == ["the spare key is under the blue pot"]
+    assert list(tmp_path.iterdir()) == [config]  # nothing written locally

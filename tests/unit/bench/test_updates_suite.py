@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from dreammem_bench.updates import build_conversations, load_suite, parse_suite
-from dreammem_bench.updates_run import Shown, score_question
+from dreammem_bench.updates_run import Shown, score_case
 
 
 def test_the_suite_has_the_sizes_the_issue_asks_for() -> None:
@@ -46,9 +46,9 @@ def test_a_malformed_line_is_an_error() -> None:
 
 def test_scoring_of_one_update_question() -> None:
     (case,) = parse_suite("U en drink | old milk | new oat milk | q?").cases
-    good = score_question(case, [Shown("new oat milk", False), Shown("old milk", True)], set())
+    good = score_case(case, [Shown("new oat milk", False), Shown("old milk", True)], set())
     assert good["current@3"] == 1 and good["stale_suppressed"] == 1 and good["precision"] == 1
-    bad = score_question(
+    bad = score_case(
         case, [Shown("old milk", False), Shown("new oat milk", False), Shown("ok", False)], {"ok"}
     )
     assert bad["current@3"] == 0 and bad["stale_suppressed"] == 0 and bad["filler_top3"] == 1

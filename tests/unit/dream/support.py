@@ -15,6 +15,16 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
+LONG_TERM_TURNS = [
+    ("s1", "user", "Remember: I am allergic to peanuts"),
+    ("s1", "assistant", "I looked at the layout of the dashboard"),
+    ("s3", "user", "Tom Becker from Acme Corp signs the contracts"),
+    ("s2", "assistant", "I looked at the layout of the dashboard."),
+    ("s2", "user", "I prefer Excel reports over PDF"),
+]
+"""Turns whose level-1 dream leaves two session summaries with the same words (a level-2 merge)."""
+
+
 def conversation() -> list[tuple[str, str, str]]:
     data = json.loads((FIXTURES / "dream_conversation.json").read_text(encoding="utf-8"))
     return [(s, r, c) for s, r, c in data["turns"]]

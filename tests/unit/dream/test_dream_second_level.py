@@ -10,7 +10,7 @@ from dreammem.config import RecallConfig
 from dreammem.dream.second_level import find_duplicates
 from dreammem.embed import HashingEmbedder
 from dreammem.types import MemoryRecord
-from tests.unit.dream.support import T0, seed, snapshot
+from tests.unit.dream.support import LONG_TERM_TURNS, T0, seed, snapshot
 
 
 def test_duplicates_need_same_text_or_close_vectors_with_the_same_tokens() -> None:
@@ -25,14 +25,7 @@ def test_duplicates_need_same_text_or_close_vectors_with_the_same_tokens() -> No
 
 
 def _long_term(memory: DreamMemory) -> None:
-    turns = [
-        ("s1", "user", "Remember: I am allergic to peanuts"),
-        ("s1", "assistant", "I looked at the layout of the dashboard"),
-        ("s3", "user", "Tom Becker from Acme Corp signs the contracts"),
-        ("s2", "assistant", "I looked at the layout of the dashboard."),
-        ("s2", "user", "I prefer Excel reports over PDF"),
-    ]
-    seed(memory, turns=turns)
+    seed(memory, turns=LONG_TERM_TURNS)
     memory.dream(user_id="u1", now=T0 + timedelta(hours=1))
 
 

@@ -269,3 +269,39 @@ def test_the_same_item_with_a_new_value_still_replaces_it() -> None:
     assert decision is not None and decision.replaces
     moved = decide(analyse("I live in Denver."), analyse("I live in Boston."), similarity=0.6, closest=True)
     assert moved is not None and moved.replaces
+
+
+def test_a_batch_compares_each_statement_with_its_closest_earlier_ones_only() -> None:
+    """In one batch a statement meets its most similar earlier statements, not every one."""
+    old = MemoryRecord(
+        user_id="u1", content="I take my coffee with regular milk.", role=Role.USER, event_time=T0
+    )
+    fillers = [
+        MemoryRecord(
+            user_id="u1",
+            content=f"I take my coffee with almond milk at desk {n}.",
+            role=Role.USER,
+            event_time=T0,
+        )
+        for n in range(20)
+    ]
+    new = MemoryRecord(
+        user_id="u1",
+        content="I switched to oat milk in my coffee.",
+        role=Role.USER,
+        event_time=T0 + timedelta(days=1),
+    )
+    batch = [old, *fillers, new]
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((len(batch), 16)).astype(np.float32)
+    vectors[-1] = vectors[0] + 0.1 * vectors[-1]  # the new statement is closest to the old one
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    outcomes = resolve_updates(batch, vectors, lambda *_: [])
+
+    replaced = [o for o in outcomes if o.new.id == new.id and o.decision.replaces]
+    assert [o.old.id for o in replaced] == [old.id]
+    compared = {o.old.id for o in outcomes if o.new.id == new.id}
+    # One at a time, the new statement would meet its eight nearest older ones; so it does in a batch
+    # (it used to meet all 21 and mark 20 of them possibly outdated).
+    assert len(compared) == 8

@@ -1,0 +1,121 @@
+"""The SQLite keyword index's terms and ranking, for a keyword index that is not FTS5.
+
+The SQLite store indexes pre-tokenised text in an FTS5 table tokenised with
+``porter unicode61 remove_diacritics 2`` (so "paints" matches "painted") and ranks
+with ``bm25(records_fts, 1.0, context_weight)``. Another backend that wants the
+same results (the Neo4j store's Lucene index) needs both:
+
+* :class:`Fts5Tokens` runs FTS5's own tokenizer (an in-memory SQLite table per
+  thread and its ``fts5vocab`` instances), so the terms are FTS5's exactly, stems,
+  folded diacritics and split punctuation included;
+* :func:`fts5_bm25` is FTS5's ``bm25()``: per query phrase, the hits in each
+  column weighted by that column's weight, the document length over both columns,
+  ``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive), ``k1 = 1.2``,
+  ``b = 0.75``; returned positive (higher is better), as the SQLite store returns it.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["FTS5_TOKENIZER", "Corpus", "Fts5Tokens", "fts5_bm25", "phrase_hits"]
+
+FTS5_TOKENIZER = "porter unicode61 remove_diacritics 2"
+"""The tokenizer of the SQLite store's ``records_fts`` table (migration 7)."""
+_K1 = 1.2
+_B = 0.75
+_MIN_IDF = 1e-6
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Index-wide statistics BM25 needs: indexed rows and their tokens (both columns)."""
+
+    rows: int
+    tokens: int
+
+    @property
+    def avgdl(self) -> float:
+        """Average document length (1.0 for an empty index)."""
+        return self.tokens / self.rows if self.rows and self.tokens else 1.0
+
+
+class Fts5Tokens:
+    """FTS5's tokenizer as a function: text in, FTS5's tokens out (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(":memory:")
+            conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{FTS5_TOKENIZER}')")
+            conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+            self._local.conn = conn
+        return conn
+
+    def tokens(self, texts: Sequence[str]) -> list[list[str]]:
+        """Each text's tokens as FTS5 indexes them, in order."""
+        found: list[list[str]] = [[] for _ in texts]
+        if not any(texts):
+            return found
+        conn = self._connection()
+        with conn:
+            conn.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", enumerate(texts))
+            for doc, term in conn.execute('SELECT doc, term FROM v ORDER BY doc, "offset"'):
+                found[int(doc)].append(str(term))
+            conn.execute("DELETE FROM t")
+        return found
+
+    def joined(self, texts: Sequence[str]) -> list[str]:
+        """Each text's tokens joined by single spaces (the text a whitespace analyzer splits back)."""
+        return [" ".join(tokens) for tokens in self.tokens(texts)]
+
+
+def phrase_hits(tokens: Sequence[str], phrase: Sequence[str]) -> int:
+    """Occurrences of a phrase (a token sequence) in a token list."""
+    n = len(phrase)
+    if n == 0 or n > len(tokens):
+        return 0
+    if n == 1:
+        return sum(token == phrase[0] for token in tokens)
+    first = phrase[0]
+    return sum(
+        1
+        for i in range(len(tokens) - n + 1)
+        if tokens[i] == first and list(tokens[i : i + n]) == list(phrase)
+    )
+
+
+def fts5_bm25(
+    phrases: Sequence[Sequence[str]],
+    columns: Sequence[Sequence[str]],
+    weights: Sequence[float],
+    documents_with: Mapping[tuple[str, ...], int],
+    corpus: Corpus,
+) -> float:
+    """FTS5's ``bm25()`` of one row, negated (see the module docstring).
+
+    Args:
+        phrases: The query's phrases, each a token sequence.
+        columns: The row's tokens, one list per column.
+        weights: The weight of each column.
+        documents_with: Rows of the index holding each phrase (any column).
+        corpus: Rows and tokens of the whole index.
+    """
+    length = sum(len(tokens) for tokens in columns)
+    norm = _K1 * (1 - _B + _B * length / corpus.avgdl)
+    score = 0.0
+    for phrase in phrases:
+        freq = sum(w * phrase_hits(tokens, phrase) for tokens, w in zip(columns, weights, strict=True))
+        if not freq:
+            continue
+        hits = documents_with.get(tuple(phrase), 0)
+        idf = math.log((corpus.rows - hits + 0.5) / (hits + 0.5))
+        score += max(idf, _MIN_IDF) * freq * (_K1 + 1) / (freq + norm)
+    return score
