@@ -158,6 +158,23 @@ class RecallConfig(_Frozen):
         "the floor calibrated for the embedding model (none for a model without one); a number: "
         "that floor; None: no floor.",
     )
+    relative_floor: (
+        Annotated[float, Field(ge=-10.0, le=10.0, allow_inf_nan=False)] | Literal["auto"] | None
+    ) = Field(
+        "auto",
+        description="Second relevance signal for models whose cosines are compressed (every memory "
+        "scores 0.8-0.9 with multilingual-e5): a memory must also stand out from the user's recent "
+        "memories, its cosine at least this many standard deviations above their mean cosine to the "
+        "query (dreammem.recall.gate). 'auto': the value calibrated for the embedding model (none "
+        "for MiniLM, whose absolute floor suffices); a number: that value; None: off.",
+    )
+    background_size: int = Field(
+        128,
+        ge=2,
+        le=4096,
+        description="How many of the user's most recent memories form the background of the relative "
+        "floor (one store read per recall, only when a relative floor applies).",
+    )
     pinned_max_count: int = Field(
         2,
         ge=0,

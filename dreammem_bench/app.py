@@ -12,7 +12,7 @@ import typer
 
 from dreammem_bench.cli import bench_app
 from dreammem_bench.dream_cli import bench_dream
-from dreammem_bench.gate_cli import bench_gate
+from dreammem_bench.gate_cli import bench_gate, bench_relative_gate
 from dreammem_bench.graph_cli import bench_graph
 from dreammem_bench.latency_cli import bench_latency
 from dreammem_bench.train_cli import train_reranker
@@ -25,6 +25,7 @@ bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
 bench_app.command("updates")(bench_updates)
 bench_app.command("gate")(bench_gate)
+bench_app.command("relative-gate")(bench_relative_gate)
 _train_app = typer.Typer(add_completion=False)
 _train_app.command("train-reranker")(train_reranker)
 

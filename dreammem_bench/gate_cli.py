@@ -11,11 +11,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dreammem.recall.gate import CALIBRATED_FLOORS
+from dreammem.recall.gate import CALIBRATED_FLOORS, RELATIVE_FLOORS
 from dreammem_bench.gate import FloorFold, collect_locomo, leave_one_out, load_absent, spread, zh_folds
 from dreammem_bench.locomo import load_locomo
+from dreammem_bench.relative_gate import choose, collect
+from dreammem_bench.relative_gate import scores as relative_scores
+from dreammem_bench.relative_gate import spread as relative_spread
+from dreammem_bench.updates import build_conversations, load_suite
 
-__all__ = ["bench_gate"]
+__all__ = ["bench_gate", "bench_relative_gate"]
 
 console = Console(stderr=True)
 
@@ -67,5 +71,37 @@ def bench_gate(
             "keep": keep,
             "shipped": dict(CALIBRATED_FLOORS),
         }
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2))
+
+
+def bench_relative_gate(
+    lang: Annotated[str, typer.Option(help="Language of the update suite's conversations (zh, en).")] = "zh",
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the folds as JSON.")] = None,
+) -> None:
+    """Choose the relative floor by leave-one-conversation-out on the update suite's dev split."""
+    from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder  # noqa: PLC0415 - loads torch only when the command runs
+
+    embedder = E5Embedder() if lang == "zh" else SentenceTransformerEmbedder()
+    convs = [c for c in build_conversations(load_suite()) if c.lang == lang]
+    questions = collect(convs, embedder)
+    folds = choose(questions, embedder.name)
+    table = Table(title=f"{embedder.name}: relative floor, leave one {lang} dev conversation out")
+    for column in ("held out", "z chosen", "precision", "coverage", "unrelated injection"):
+        table.add_column(column, justify="right")
+    for user, z, found in folds:
+        cells = [f"{found[m]:.3f}" if m in found else "-" for m in ("precision", "coverage", "injection")]
+        table.add_row(user, f"{z:.2f}", *cells)
+    table.add_row("mean (min-max)", relative_spread([z for _, z, _ in folds]), "", "", "")
+    console.print(table)
+    floor = CALIBRATED_FLOORS.get(embedder.name, -1.0)
+    shipped = RELATIVE_FLOORS.get(embedder.name)
+    for split in ("dev", "held"):
+        part = [q for q in questions if q.split == split]
+        for z in sorted({*([shipped] if shipped is not None else []), *(z for _, z, _ in folds)}):
+            console.print(f"{split} split, z {z:.2f}: {relative_scores(part, z, floor)}")
+    console.print(f"shipped relative floors: {dict(RELATIVE_FLOORS)}")
+    if json_out is not None:
+        report = {"lang": lang, "folds": [{"held_out": u, "z": z, **f} for u, z, f in folds]}
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2))

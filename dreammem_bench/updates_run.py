@@ -30,7 +30,7 @@ from dreammem.write.relations import possibly_outdated_by
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
 from dreammem_bench.updates import Case, Conversation, Suite
 
-__all__ = ["METRICS", "Row", "run_updates", "score_case"]
+__all__ = ["METRICS", "Row", "run_updates", "score_case", "write_conversation"]
 
 METRICS = (
     "current@3",
@@ -138,7 +138,8 @@ def _score(
     ]
 
 
-def _write(memory: DreamMemory, conv: Conversation) -> None:
+def write_conversation(memory: DreamMemory, conv: Conversation) -> None:
+    """Write one conversation's three sessions, each as one batch."""
     for session in ("s1", "s2", "s3"):
         turns = [t for t in conv.turns if t.session == session]
         memory.add_many(
@@ -207,7 +208,7 @@ def run_updates(
         for variant, llm in (("rules", None), ("llm", ScriptedDreamLLM())):
             with DreamMemory(workdir / f"{lang}-{variant}", embedder=embedder, llm=llm) as memory:
                 for conv in mine:
-                    _write(memory, conv)
+                    write_conversation(memory, conv)
                 if variant == "rules":
                     progress(f"{lang} dreammem write")
                     rows += _score("dreammem", "write", mine, _dreammem_recaller(memory), filler, memory)

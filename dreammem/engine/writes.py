@@ -18,7 +18,8 @@ from dreammem.engine.unit import UnitOfWork
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, utcnow
-from dreammem.write.resolve import Candidate, applied, resolve_updates
+from dreammem.write.relations import mark_possibly_outdated
+from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, applied, other_fact, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
 __all__ = ["context_texts", "write_new"]
@@ -81,7 +82,18 @@ def _supersede_slot(unit: UnitOfWork, newer: MemoryRecord) -> list[MemoryRecord]
     winner = later_value(newer, same_slot)
     if winner is not None:
         return _mark_superseded(unit, newer, winner)
-    return [changed for old in same_slot for changed in _mark_superseded(unit, old, newer)]
+    statement = analyse_record(newer)
+    changed: list[MemoryRecord] = []
+    for old in same_slot:
+        other = other_fact(statement, old.content)
+        if other is None:
+            changed.extend(_mark_superseded(unit, old, newer))
+            continue
+        # The older value's record says something else too ("I work at Globex. I live in Leeds."): mark it.
+        note = {"rule": SAYS_MORE, "reason": f"a newer value of {newer.slot}; it also says {other!r}"}
+        for record in _with_turns(unit, old):
+            unit.update([mark_possibly_outdated(record, newer.id, note)])
+    return changed
 
 
 def _resolve_statements(
@@ -109,16 +121,20 @@ def _resolve_statements(
     return changed
 
 
+def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:
+    """The stored active versions of ``old`` and of the turn it was written from (it says the same)."""
+    turns = [t for t in unit.store.get(old.user_id, list(old.provenance)) if t.kind is Kind.TURN]
+    found = unit.store.get(old.user_id, [r.id for r in [old, *turns]])
+    return [r for r in found if r.is_active]
+
+
 def _mark_superseded(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:
     """Supersede ``old`` and the active turn it was written from (it says the same thing)."""
-    turns = [t for t in unit.store.get(old.user_id, list(old.provenance)) if t.kind is Kind.TURN]
     changed = []
-    for record in [old, *turns]:
-        current = unit.store.get(record.user_id, [record.id])
-        if current and current[0].is_active:
-            updated = superseded(current[0], newer)
-            unit.update([updated])
-            changed.append(updated)
+    for current in _with_turns(unit, old):
+        updated = superseded(current, newer)
+        unit.update([updated])
+        changed.append(updated)
     return changed
 
 

@@ -19,6 +19,19 @@ query and a memory (the vector path's score):
   time?") are relevant by time, and pinned memories are never held back by it
   (they come from their own budget: :mod:`dreammem.recall.budget`).
 
+Some models compress every cosine into a narrow band (multilingual-e5: an unrelated
+Chinese memory scores 0.83-0.87, a relevant one 0.86-0.93), where no absolute floor
+separates them. For such a model a second signal applies, the **relative floor**: a
+hit must also stand out from the user's own memories, its cosine at least ``z``
+standard deviations above the mean cosine of the query to the user's most recent
+memories (the *background*, ``RecallConfig.background_size`` of them, read once per
+recall). It asks "is this memory closer to the question than this user's memories
+usually are?", which no single number across queries and stores can. It applies to
+every hit the absolute floor judges (a hit found by keyword only is judged by its
+stored vector's cosine) and to the cosine a hit inherits; with fewer than
+``MIN_BACKGROUND`` memories the background says too little and only the absolute floor
+applies.
+
 Cosines are not comparable across models, so the floor is calibrated per embedding
 model (``dreammem bench gate``, docs/BENCHMARKS.md) and looked up by the embedder's
 name; ``RecallConfig.relevance_floor`` overrides it (a number) or switches it off
@@ -29,11 +42,25 @@ model of your own) recalls without one unless the config gives a number.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
 
 from dreammem.config import RecallConfig
 from dreammem.embed.models import MINILM, E5Embedder
 
-__all__ = ["CALIBRATED_FLOORS", "floor_for", "passes_relevance", "query_passes"]
+__all__ = [
+    "CALIBRATED_FLOORS",
+    "MIN_BACKGROUND",
+    "RELATIVE_FLOORS",
+    "RelativeFloor",
+    "floor_for",
+    "passes_relevance",
+    "query_passes",
+    "relative_floor",
+    "relative_floor_for",
+]
 
 CALIBRATED_FLOORS: Mapping[str, float] = {
     MINILM: 0.30,
@@ -43,6 +70,56 @@ CALIBRATED_FLOORS: Mapping[str, float] = {
 below what leave-one-out calibration chose (MiniLM 0.35, e5 0.862), lowered so that a task
 request still recalls the preferences that apply to it (MiniLM: "book my flight" vs "I prefer
 window seats on flights", cosine 0.345) and a cross-lingual question its memory (e5: 0.836)."""
+
+
+RELATIVE_FLOORS: Mapping[str, float] = {
+    E5Embedder.name: 2.0,
+}
+"""Relative floors (standard deviations above the background mean) per embedding model, chosen by
+leave-one-conversation-out on the dev part of ``dreammem bench updates`` (docs/BENCHMARKS.md,
+"Relative floor"). MiniLM has none: its absolute floor already keeps unrelated questions out."""
+
+MIN_BACKGROUND = 10
+"""Fewest background memories for which the relative floor applies."""
+
+
+@dataclass(frozen=True, slots=True)
+class RelativeFloor:
+    """The query's cosines to the user's background memories, and the floor above their mean.
+
+    Attributes:
+        mean: Mean cosine of the query to the background memories.
+        sd: Their standard deviation (positive).
+        z: How many standard deviations above the mean a hit's cosine must be.
+    """
+
+    mean: float
+    sd: float
+    z: float
+
+    def passes(self, cosine: float) -> bool:
+        """Whether a cosine stands out enough from the background."""
+        return (cosine - self.mean) / self.sd >= self.z
+
+
+def relative_floor_for(model_name: str | None, config: RecallConfig) -> float | None:
+    """The relative floor for this model: the config's number, else the calibrated one, else None."""
+    if config.relative_floor != "auto":
+        return config.relative_floor
+    return RELATIVE_FLOORS.get(model_name or "")
+
+
+def relative_floor(
+    query: npt.NDArray[np.float32], background: npt.NDArray[np.float32], z: float
+) -> RelativeFloor | None:
+    """The relative floor of one query over background vectors (None: too few, or all equal)."""
+    if len(background) < MIN_BACKGROUND:
+        return None
+    scores = np.asarray(background, dtype=np.float32) @ np.asarray(query, dtype=np.float32)
+    sd = float(scores.std())
+    if not np.isfinite(sd) or sd <= 1e-6:
+        return None
+    return RelativeFloor(float(scores.mean()), sd, z)
 
 
 def floor_for(model_name: str | None, config: RecallConfig) -> float | None:
@@ -58,18 +135,26 @@ def passes_relevance(
     floor: float | None,
     query_passes: bool,
     inherited: float | None = None,
+    cosine: float | None = None,
+    relative: RelativeFloor | None = None,
 ) -> bool:
     """Whether one hit clears the floor (see the module docstring).
 
     ``inherited`` is the hit's cosine inherited from the records it superseded
     (:mod:`dreammem.recall.lineage`); the larger of it and the hit's own cosine counts.
+    ``cosine`` is the hit's own cosine when the vector path did not return it (read
+    from its stored vector); ``relative``, when given, must pass too.
     """
     if floor is None or "temporal" in path_scores:
         return True
+    own = path_scores.get("vector", cosine)
+    if relative is not None:
+        best = max((c for c in (own, inherited) if c is not None), default=None)
+        if best is None or not relative.passes(best):
+            return False
     if inherited is not None and inherited >= floor:
         return True
-    cosine = path_scores.get("vector")
-    return query_passes if cosine is None else cosine >= floor
+    return query_passes if own is None else own >= floor
 
 
 def query_passes(vector_scores: Sequence[float], floor: float | None) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -38,7 +38,14 @@ from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
-from dreammem.recall.gate import floor_for, passes_relevance, query_passes
+from dreammem.recall.gate import (
+    RelativeFloor,
+    floor_for,
+    passes_relevance,
+    query_passes,
+    relative_floor,
+    relative_floor_for,
+)
 from dreammem.recall.lineage import inherited_cosines
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scoring import (
@@ -272,22 +279,62 @@ class RecallPipeline:
         floor = None if sole else floor_for(model, self.config)
         if floor is None or "vector" not in ranked:  # no cosines (vector path off or failed): no floor
             return kept
-        inherited = self._inherited(query, kept, floor)
+        relative = self._relative(query)
+        # Under the relative floor a record condensed from several (a dream summary) stands out
+        # only through its sources: its own embedding averages many topics and sits near every
+        # query, so it would stand out from single memories for any question.
+        condensed = {s.record.id for s in kept if relative is not None and len(s.record.provenance) > 1}
+
+        def weak(item: _Scored) -> bool:
+            cosine = item.fused.path_scores.get("vector", -1.0)
+            return (
+                cosine < floor
+                or item.record.id in condensed
+                or (relative is not None and not relative.passes(cosine))
+            )
+
+        inherited = self._inherited(query, kept, weak)
         passes = query_passes([c.score for c in ranked.get("vector", ())], floor) or any(
             v >= floor for v in inherited.values()
         )
+        cosines = self._own_cosines(query, kept) if relative is not None else {}
         return [
             s
             for s in kept
             if passes_relevance(
-                s.fused.path_scores, floor=floor, query_passes=passes, inherited=inherited.get(s.record.id)
+                _sources_only(s.fused.path_scores) if s.record.id in condensed else s.fused.path_scores,
+                floor=floor,
+                query_passes=passes,
+                inherited=inherited.get(s.record.id),
+                cosine=None if s.record.id in condensed else cosines.get(s.record.id),
+                relative=relative,
             )
         ]
 
-    def _inherited(self, query: RecallQuery, kept: Sequence[_Scored], floor: float) -> dict[str, float]:
-        """Per kept hit below the floor: the cosine it inherits from what it superseded or condensed."""
+    def _relative(self, query: RecallQuery) -> RelativeFloor | None:
+        """The relative floor over the user's recent memories, when the model has one."""
         model = self.embedder.name if self.embedder is not None else None
-        below = [s for s in kept if s.fused.path_scores.get("vector", -1.0) < floor]
+        z = relative_floor_for(model, self.config)
+        if z is None or model is None or query.embedding is None:
+            return None
+        background = self._store.recent_vectors(query.user_id, model, self.config.background_size)
+        return relative_floor(query.embedding, background, z) if background.size else None
+
+    def _own_cosines(self, query: RecallQuery, kept: Sequence[_Scored]) -> dict[str, float]:
+        """Cosines, from stored vectors, of the kept hits the vector path did not return (this user's)."""
+        model = self.embedder.name if self.embedder is not None else None
+        missing = [s.record.id for s in kept if "vector" not in s.fused.path_scores]
+        if model is None or query.embedding is None or not missing:
+            return {}
+        found = self._store.vectors_of(query.user_id, model, missing)
+        return {rid: float(vector @ query.embedding) for rid, vector in found.items()}
+
+    def _inherited(
+        self, query: RecallQuery, kept: Sequence[_Scored], weak: Callable[[_Scored], bool]
+    ) -> dict[str, float]:
+        """Per kept hit with too weak a cosine of its own: what it inherits from the records it replaced."""
+        model = self.embedder.name if self.embedder is not None else None
+        below = [s for s in kept if weak(s)]
         if query.embedding is None or model is None or not below:
             return {}
         owner = {r.id: s.record.id for s in below for r in (s.record, *s.twins)}
@@ -346,6 +393,11 @@ class RecallPipeline:
             rerank_rank=item.rerank_rank,
             decay=item.decay,
         )
+
+
+def _sources_only(path_scores: Mapping[str, float]) -> dict[str, float]:
+    """A hit's path scores without its own cosine (it is judged by what it inherits)."""
+    return {path: score for path, score in path_scores.items() if path != "vector"}
 
 
 def _dedupe(items: list[_Scored]) -> list[_Scored]:

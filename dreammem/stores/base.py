@@ -282,6 +282,16 @@ class RecordStore(ABC):
     def vectors_of(self, user_id: str, model: str, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """Stored embeddings of these records of this user, by record id."""
 
+    def recent_vectors(self, user_id: str, model: str, limit: int) -> npt.NDArray[np.float32]:
+        """Embeddings of this user's ``limit`` most recent records (by event time, any status), one per row.
+
+        The default reads the records, then their vectors; a backend may do it in one query.
+        """
+        recent = self.find(user_id, statuses=None, limit=limit)
+        found = self.vectors_of(user_id, model, [r.id for r in recent])
+        rows = [found[r.id] for r in recent if r.id in found]
+        return np.stack(rows).astype(np.float32, copy=False) if rows else np.zeros((0, 0), dtype=np.float32)
+
     @abstractmethod
     def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
         """Active records with no embedding from this model: ``(rowid, user_id, id)``."""

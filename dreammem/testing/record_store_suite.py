@@ -303,6 +303,22 @@ class RecordStoreSuite:
         missing = {m[2] for m in record_store.rows_missing_vectors("another-model")}
         assert a.id in missing and b.id not in missing
 
+    def test_recent_vectors_are_the_users_newest_ones(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        mine = [rec(alice, f"mine {n}", n) for n in range(4)]
+        theirs = [rec(bob, "theirs", 9)]
+        rowids = put(record_store, [*mine, *theirs])
+        rows = unit_rows(5, DIM, 11)
+        record_store.put_vectors(rowids, MODEL, rows)
+        record_store.update([dataclasses.replace(mine[3], status=Status.ARCHIVED)])
+        recent = record_store.recent_vectors(alice, MODEL, 2)  # newest, archived ones too: the user's texts
+        assert recent.shape == (2, DIM)
+        assert np.allclose(recent, rows[[3, 2]])
+        assert np.allclose(record_store.recent_vectors(alice, MODEL, 10), rows[[3, 2, 1, 0]])  # never bob's
+        assert record_store.recent_vectors(alice, "another-model", 10).size == 0
+
     # -- queue, task state
 
     def test_the_queue_is_oldest_first_and_can_be_restored(

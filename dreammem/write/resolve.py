@@ -35,12 +35,14 @@ from dreammem.write.updates import Action, Decision, decide
 
 __all__ = [
     "MAX_ANALYSED_CHARS",
+    "SAYS_MORE",
     "Candidate",
     "Outcome",
     "analyse_record",
     "applied",
     "is_compact",
     "is_statement",
+    "other_fact",
     "resolve_updates",
     "same_speaker",
 ]
@@ -48,10 +50,14 @@ __all__ = [
 MAX_ANALYSED_CHARS = 2_000
 """Only the start of a longer statement is read (bounded time on huge input)."""
 
+SAYS_MORE = "says_more"
+"""The rule name of a replacement held back because the older statement also says something else."""
+
 _NEIGHBOURS = 8
 _COMPACT_CHARS = 160
 _COMPACT_CJK = 60
 _SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)|[。！？]")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +187,29 @@ def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision | Non
     return decision if is_compact(new.text) and is_compact(old_text) else None
 
 
+def other_fact(new: Statement, old_text: str) -> str | None:
+    """A sentence of a multi-sentence older statement that states something ``new`` is not about.
+
+    "Hi, I'm Carol." beside "For project updates I prefer email.": "Actually, call me instead
+    of emailing" changes the channel, not the name, so superseding the whole older record would
+    retire the name too. A sentence counts when it states a known attribute or a name.
+    """
+    sentences = [s for s in _SENTENCE_SPLIT.split(old_text[:MAX_ANALYSED_CHARS].strip()) if s.strip()]
+    for sentence in sentences if len(sentences) > 1 else ():
+        part = analyse(sentence)
+        if (part.families or part.names) and decide(new, part, similarity=0.0, closest=False) is None:
+            return sentence.strip()
+    return None
+
+
+def _partly(new: Statement, old_text: str, decision: Decision) -> Decision:
+    """A replacement of an older statement that also says something else becomes unsure (marked)."""
+    if not decision.replaces or (other := other_fact(new, old_text)) is None:
+        return decision
+    why = f"{decision.reason}; it also says {other!r}, which the newer one does not change"
+    return Decision(Action.UNSURE, SAYS_MORE, why, decision.overlap)
+
+
 def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) -> bool:
     if old.id in position and new.id in position:
         return position[old.id] < position[new.id] and old.event_time <= new.event_time
@@ -222,6 +251,7 @@ def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candid
         and d.action is not Action.COEXIST
     ]
     decided = [(c, s) for c, d in decided if (s := _scoped(new, c.record.content, d)) is not None]
+    decided = [(c, _partly(new, c.record.content, d)) for c, d in decided]
     replaceable = [(c, d) for c, d in decided if d.replaces]
     if not replaceable:
         return decided

@@ -94,10 +94,13 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     if _events(new, old, changed=bool(cues or mild)):
         return None
     shared = sorted(new.families & old.families)
-    overlap = sorted(new.topics & old.topics)
     # A shared name ("Anna") ties two statements only when the newer one is the user's own
-    # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito").
+    # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito",
+    # "Tom Becker wants the pipeline migrated" after "My manager is Tom Becker"): then the name's
+    # words are not shared topic words either.
     names = sorted(new.names & old.names) if new.first_person else []
+    name_words = set() if new.first_person else {w for n in new.names | old.names for w in n.split()}
+    overlap = sorted(new.topics & old.topics - name_words)
     if not shared and not names and not (len(overlap) >= 2 and closest):
         return None  # no common attribute family: only a close statement sharing two topic words
     about = f"same subject ({'/'.join(shared or names or overlap[:1])}; similarity {similarity:.2f}"
@@ -123,9 +126,12 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         cue = cues[0]
         return Decision(Action.SUPERSEDE, "change_cue", f"{about}; change cue {cue!r}", len(overlap))
     # Only a value differs: "I live in Boston" / "I live in Denver", not "the report is
-    # due Friday" / "the slides are due Wednesday" (two subjects that share a word).
+    # due Friday" / "the slides are due Wednesday" (two subjects that share a word). When the
+    # numbers, times or days differ too, the differing word names a second item with its own
+    # value ("the laptop budget is 1,500 dollars" / "the monitor budget is 400 dollars").
     narrow = bool(overlap) and len(old.topics - new.topics) <= 1 and len(new.topics - old.topics) <= 1
-    if (overlap and mild) or (narrow and set(shared) & SINGLE_VALUED):
+    two_items = bool(new.values and old.values and new.values != old.values)
+    if (overlap and mild) or (narrow and not two_items and set(shared) & SINGLE_VALUED):
         why = "a 'now' cue" if mild else "one current value"
         return Decision(
             Action.SUPERSEDE, "different_value", f"{about}; a different value with {why}", len(overlap)

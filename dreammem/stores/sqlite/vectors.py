@@ -67,6 +67,18 @@ class VectorRows(SQLiteConnection):
             found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
         return found
 
+    def recent_vectors(self, user_id: str, model: str, limit: int) -> npt.NDArray[np.float32]:
+        """Embeddings of this user's ``limit`` most recent records (any status), in one query."""
+        rows = self.fetchall(
+            "SELECT v.vec FROM records r JOIN vectors v ON v.rowid = r.rowid AND v.model = ? "
+            "WHERE r.user_id = ? ORDER BY r.event_time DESC LIMIT ?",
+            (model, user_id, int(limit)),
+        )
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        blob = b"".join(r[0] for r in rows)
+        return np.frombuffer(blob, dtype=np.float32).reshape(len(rows), -1)
+
     def rows_missing_vectors(self, model: str) -> list[tuple[int, str, str]]:
         """Active records with no embedding from this model: ``(rowid, user_id, id)``."""
         rows = self.fetchall(

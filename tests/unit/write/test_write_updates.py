@@ -13,8 +13,8 @@ from dreammem.config import DreamMemConfig, WriteConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import NotFoundError, ScopeError, ValidationError
 from dreammem.types import MemoryRecord, Role, Status
-from dreammem.write.relations import DECISION_KEY, possibly_outdated_by
-from dreammem.write.resolve import MAX_ANALYSED_CHARS, Candidate, analyse_record, resolve_updates
+from dreammem.write.relations import DECISION_KEY, OUTDATED_WHY_KEY, possibly_outdated_by
+from dreammem.write.resolve import MAX_ANALYSED_CHARS, SAYS_MORE, Candidate, analyse_record, resolve_updates
 from dreammem.write.statements import analyse
 from dreammem.write.updates import Action, decide
 
@@ -205,6 +205,70 @@ def test_an_event_still_replaces_a_standing_value_and_a_correction_an_event(memo
     assert fixed is not None and fixed.action is Action.SUPERSEDE
     chess = analyse("Played chess with Omar after lunch")
     assert decide(chess, lunch, similarity=0.5, closest=True) is None
+
+
+# Phrasings the two rules below were not designed on (only the Carol and Tom Becker ones were).
+TWO_FACTS = [
+    ("Hi, I'm Carol. For project updates I prefer email.", "Actually, call me instead of emailing.", "Carol"),
+    ("My name is Dev Malhotra. I take my coffee with regular milk.", "I switched to oat milk.", "Dev"),
+    ("I work at Globex. I live in Leeds.", "I moved to York last month.", "Globex"),
+    ("我叫王芳。周报每周四发给我。", "以后周报都改成周五发。", "王芳"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "kept"), TWO_FACTS)
+def test_a_change_to_one_of_two_facts_marks_the_statement_and_keeps_the_other(
+    memory: DreamMemory, old: str, new: str, kept: str
+) -> None:
+    before, after = _statements(memory, old, new)
+    assert before.is_active and possibly_outdated_by(before) == (after.id,)
+    note = before.metadata[OUTDATED_WHY_KEY][after.id]
+    assert note["rule"] == SAYS_MORE and kept in note["reason"]
+    assert any(kept in r.content for r in memory.get_all(user_id="u1"))  # still recalled as current
+
+
+def test_a_single_fact_statement_is_still_superseded(memory: DreamMemory) -> None:
+    before, _ = _statements(memory, "I live in Leeds.", "I moved to York last month.")
+    assert before.status is Status.SUPERSEDED
+
+
+NEWS_ABOUT_A_NAMED_PERSON = [
+    ("My manager is Tom Becker; he signs off anything above 10k.", "Tom Becker wants the pipeline migrated."),
+    ("My dentist is Ana Ruiz.", "Ana Ruiz moved her practice to Elm Street."),
+    ("My landlord is Greg Hill.", "Greg Hill switched the rent to a bank transfer."),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), NEWS_ABOUT_A_NAMED_PERSON)
+def test_news_about_a_person_never_replaces_who_that_person_is_to_the_user(
+    memory: DreamMemory, old: str, new: str
+) -> None:
+    before, after = _statements(memory, old, new)
+    assert before.is_active and after.is_active
+    assert DECISION_KEY not in before.metadata or before.metadata[DECISION_KEY]["action"] != "supersede"
+
+
+# Two items of one family, each with its own value (only the laptop/monitor pair was looked at).
+TWO_ITEMS = [
+    ("The laptop budget is 1,500 dollars.", "The monitor budget is 400 dollars."),
+    ("The travel budget is 2,000 euros.", "The catering budget is 800 euros."),
+    ("My gym membership costs 40 dollars.", "My phone plan costs 25 dollars."),
+    ("The marketing deadline is May 3.", "The design deadline is May 10."),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), TWO_ITEMS)
+def test_two_items_with_their_own_values_are_not_one_value_replaced(first: str, second: str) -> None:
+    decision = decide(analyse(second), analyse(first), similarity=0.6, closest=True)
+    assert decision is None or not decision.replaces
+
+
+def test_the_same_item_with_a_new_value_still_replaces_it() -> None:
+    old = analyse("The budget for the offsite is 5,000 dollars.")
+    decision = decide(analyse("The offsite budget is now 6,500 dollars."), old, similarity=0.6, closest=True)
+    assert decision is not None and decision.replaces
+    moved = decide(analyse("I live in Denver."), analyse("I live in Boston."), similarity=0.6, closest=True)
+    assert moved is not None and moved.replaces
 
 
 def test_a_batch_compares_each_statement_with_its_closest_earlier_ones_only() -> None:

@@ -1,0 +1,152 @@
+"""The relative floor: with compressed cosines, a memory must stand out from the user's own."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from pydantic import ValidationError as PydanticError
+
+from dreammem import DreamMemConfig, DreamMemory
+from dreammem.config import RecallConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.embed.base import normalize_rows
+from dreammem.recall.gate import (
+    MIN_BACKGROUND,
+    RELATIVE_FLOORS,
+    RelativeFloor,
+    passes_relevance,
+    relative_floor,
+    relative_floor_for,
+)
+
+
+class CompressedEmbedder:
+    """Hashing vectors, some per-text noise and one large shared direction: every cosine near 0.9.
+
+    A stand-in for multilingual-e5's narrow band (the model is not the point here).
+    """
+
+    def __init__(self) -> None:
+        self._inner = HashingEmbedder(4096)
+        self.dim = 4096 + 32 + 1
+        self.name = "compressed-test"
+
+    def embed_documents(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        words = self._inner.embed_documents(texts)
+        noise = np.stack([np.random.default_rng(zlib.crc32(t.encode())).normal(0, 0.01, 32) for t in texts])
+        shared = np.full((len(texts), 1), 3.0)
+        return normalize_rows(np.hstack([shared, words, noise]).astype(np.float32))
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return np.asarray(self.embed_documents([text])[0], dtype=np.float32)
+
+
+TOPICS = [
+    "I water the fern every Sunday morning",
+    "My sister plays the oboe in an orchestra",
+    "The dentist appointment moved to Thursday",
+    "I keep my bicycle in the basement",
+    "Our cat refuses to eat dry food",
+    "The kitchen tap drips at night",
+    "I collect old postage stamps from Peru",
+    "My running shoes are bright orange",
+    "The neighbours are painting their fence green",
+    "I learned to bake sourdough bread in spring",
+    "The library closes early on Fridays",
+    "My laptop fan makes a rattling noise",
+    "We planted tomatoes along the south wall",
+    "I prefer aisle seats on long trains",
+    "The car needs new winter tyres",
+    "My grandmother knits scarves for the whole family",
+]
+
+
+def _memory(tmp_path: Path, relative: float | None) -> DreamMemory:
+    config = DreamMemConfig(recall=RecallConfig(relevance_floor=0.8, relative_floor=relative))
+    return DreamMemory(tmp_path / f"m{relative}", embedder=CompressedEmbedder(), config=config)
+
+
+@pytest.mark.parametrize("relative", [None, 2.0])
+def test_with_compressed_cosines_only_the_relative_floor_keeps_unrelated_questions_out(
+    tmp_path: Path, relative: float | None
+) -> None:
+    with _memory(tmp_path, relative) as memory:
+        memory.add_many([{"content": t, "user_id": "u1"} for t in TOPICS])
+        unrelated = memory.recall("the savings account interest rates", user_id="u1", k=5)
+        fern = memory.recall("when do I water the fern", user_id="u1", k=5)
+    assert fern.hits and fern[0].record.content == TOPICS[0]
+    if relative is None:
+        assert unrelated.hits  # every cosine clears the absolute floor: something is injected
+        assert len(fern) == 5
+    else:
+        assert unrelated.hits == ()
+        assert [h.record.content for h in fern] == [TOPICS[0]]
+
+
+def test_the_background_is_the_users_own_and_a_small_store_has_none(tmp_path: Path) -> None:
+    few = TOPICS[: MIN_BACKGROUND - 1]
+    with _memory(tmp_path, 2.0) as memory:
+        memory.add_many([{"content": t, "user_id": "many"} for t in TOPICS])
+        memory.add_many([{"content": t, "user_id": "few"} for t in few])
+        crowded = memory.recall("the savings account interest rates", user_id="many", k=5)
+        small = memory.recall("the savings account interest rates", user_id="few", k=5)
+    assert crowded.hits == ()
+    # Too few memories of its own to judge by: the absolute floor alone, and only its own memories.
+    assert small.hits and all(h.record.user_id == "few" for h in small)
+    assert {h.record.content for h in small} <= set(few)
+
+
+def test_relative_floor_math_and_degenerate_backgrounds() -> None:
+    rng = np.random.default_rng(3)
+    background = normalize_rows(rng.normal(size=(40, 8)))
+    query = background[0]
+    floor = relative_floor(query, background, 2.0)
+    assert floor is not None
+    scores = background @ query
+    assert floor.mean == pytest.approx(float(scores.mean()), abs=1e-6)
+    assert floor.sd == pytest.approx(float(scores.std()), abs=1e-6)
+    assert floor.passes(floor.mean + 2.01 * floor.sd)
+    assert not floor.passes(floor.mean + 1.99 * floor.sd)
+    assert relative_floor(query, background[: MIN_BACKGROUND - 1], 2.0) is None
+    assert relative_floor(query, np.tile(background[:1], (20, 1)), 2.0) is None  # no spread
+
+
+def test_a_hit_is_judged_by_its_best_cosine_and_needs_one() -> None:
+    floor = RelativeFloor(mean=0.8, sd=0.02, z=2.0)
+    args = {"floor": 0.5, "query_passes": True, "relative": floor}
+    assert passes_relevance({"vector": 0.85}, **args)
+    assert not passes_relevance({"vector": 0.83}, **args)
+    assert passes_relevance({"vector": 0.83}, inherited=0.9, **args)  # a current value inherits
+    assert passes_relevance({"keyword": 3.0}, cosine=0.86, **args)  # found by keyword only
+    assert not passes_relevance({"keyword": 3.0}, cosine=0.81, **args)
+    assert not passes_relevance({"keyword": 3.0}, **args)  # no cosine: cannot stand out
+    assert passes_relevance({"temporal": 0.1}, **args)  # relevant by time
+    assert passes_relevance({"vector": 0.83}, floor=0.5, query_passes=True)  # no relative floor
+
+
+def test_relative_floor_lookup() -> None:
+    assert relative_floor_for("all-MiniLM-L6-v2", RecallConfig()) is None
+    e5 = "multilingual-e5-small"
+    assert relative_floor_for(e5, RecallConfig()) == RELATIVE_FLOORS[e5]
+    assert relative_floor_for("anything", RecallConfig(relative_floor=1.5)) == 1.5
+    assert relative_floor_for(next(iter(RELATIVE_FLOORS)), RecallConfig(relative_floor=None)) is None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"relative_floor": "high"},
+        {"relative_floor": float("nan")},
+        {"relative_floor": 11.0},
+        {"background_size": 1},
+        {"background_size": 10_000},
+    ],
+)
+def test_bad_relative_floor_settings_are_config_errors(fields: dict[str, object]) -> None:
+    with pytest.raises(PydanticError):
+        RecallConfig(**fields)  # type: ignore[arg-type]
