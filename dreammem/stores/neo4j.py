@@ -278,6 +278,7 @@ class Neo4jGraphStore(GraphStore):
         self._owned = owned
         self.uri = client.uri
         self.database = client.database
+        self.timeout = client.timeout
         self._schema_lock = threading.Lock()
         self._schema_ready = False
 
