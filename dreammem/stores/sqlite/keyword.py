@@ -77,7 +77,8 @@ class KeywordRows(SQLiteConnection):
         if max_term_share is not None:
             rare = self._term_shares.rare(terms, max_term_share)
             if not rare:
-                newest = self._bm25_newest(match_any(terms), user_id, limit, since, until, scope)
+                expression = self._expression(match_any(terms), scope)
+                newest = self._bm25_newest(expression, user_id, limit, time_filter(since, until, "r."))
                 if newest is not None:
                     return newest
             terms = rare or terms
@@ -95,23 +96,19 @@ class KeywordRows(SQLiteConnection):
         return words if scope is None else f"scope : {scope} AND {words}"
 
     def _bm25_newest(
-        self,
-        match: str,
-        user_id: str,
-        limit: int,
-        since: datetime | None,
-        until: datetime | None,
-        scope: str | None,
+        self, expression: str, user_id: str, limit: int, window: tuple[str, list[str]]
     ) -> list[tuple[int, float]] | None:
-        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few."""
-        expression = self._expression(match, scope)
+        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few.
+
+        ``window`` is the event-time filter (:func:`~dreammem.stores.sqlite.codec.time_filter`).
+        """
         floor = self.fetchone(
             "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
             (expression, fts_query.FREQUENT_WINDOW - 1),
         )
         if floor is None:  # fewer matches than the window: the full ranking is cheap
             return None
-        where, params = time_filter(since, until, "r.")
+        where, params = window
         rows = self.fetchall(
             f"SELECT f.rowid, -f.s FROM (SELECT rowid, {self._rank} AS s FROM records_fts "
             "WHERE records_fts MATCH ? AND rowid >= ?) f JOIN records r ON r.rowid = f.rowid "
