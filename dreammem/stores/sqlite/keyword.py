@@ -64,11 +64,13 @@ class KeywordRows(SQLiteConnection):
         if not terms:
             return []
         scope = self._scope(user_id)
-        if len(terms) > 1:
+        # A step that cannot fill ``limit`` is skipped before bm25() runs: FTS5 counts
+        # the documents of every phrase for it, a pass over each term's whole posting list.
+        if len(terms) > 1 and self._matches(match_all(terms), scope, limit):
             rows = self._bm25(match_all(terms), user_id, limit, since, until, scope)
             if len(rows) >= limit:
                 return rows
-        if self._term_shares.pairs_pay(terms):
+        if self._term_shares.pairs_pay(terms) and self._matches(match_pairs(terms), scope, limit):
             rows = self._bm25(match_pairs(terms), user_id, limit, since, until, scope)
             if len(rows) >= limit:
                 return [(rowid, score / (len(terms) - 1)) for rowid, score in rows]
@@ -86,6 +88,10 @@ class KeywordRows(SQLiteConnection):
         """The FTS5 phrase of this user's scope token, or None when the user holds most of the index."""
         token = scope_token(user_id)
         return match_any([token]) if self._term_shares.rare([token], SCOPE_SHARE) else None
+
+    def _matches(self, match: str, scope: str | None, least: int) -> bool:
+        """Whether at least ``least`` rows match (in this scope): posting lists only, no ranking."""
+        return self._fts_count(self._expression(match, scope), least) >= least
 
     @staticmethod
     def _expression(match: str, scope: str | None) -> str:
