@@ -24,7 +24,7 @@ from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
-from dreammem_bench.loco_cli import run_loco_command
+from dreammem_bench.loco_cli import parse_levers, run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
 from dreammem_bench.pairs import locomo_query_groups
@@ -131,10 +131,23 @@ def locomo(
             "beside the shipped settings (dreammem only; --methods, --ablate and --folds do not apply).",
         ),
     ] = False,
+    levers: Annotated[
+        str | None,
+        typer.Option(
+            help="With --loco: comma-separated recall levers (session, feedback, index, e5) fused "
+            "beside the shipped paths; every combination of --lever-weights is scored once and the "
+            "folds choose per lever and for all together (instead of the fusion grid).",
+        ),
+    ] = None,
+    lever_weights: Annotated[
+        str, typer.Option(help="With --levers: comma-separated fusion weights tried per lever (0 = off).")
+    ] = "0,0.5,1",
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     if loco and (folds or ablate):
         raise ConfigError("--loco runs alone: leave out --folds and --ablate")
+    if levers is not None and not loco:
+        raise ConfigError("--levers needs --loco")
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
     if rerank_blend is not None:
@@ -172,6 +185,7 @@ def locomo(
             console=console,
             report=extra,
             json_out=json_out,
+            levers=parse_levers(levers, lever_weights),
         )
         return
     if folds:

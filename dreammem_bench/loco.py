@@ -16,7 +16,7 @@ weight) need a store per value and are left to their own runs.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "FusionSetting",
     "LocoResult",
     "fold_rows",
+    "held_out",
     "leave_one_out",
     "run_loco",
     "score_settings",
@@ -45,28 +46,46 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class FusionSetting:
-    """One point of the grid: the RRF constant and the weight of each path's rank."""
+    """One point of the grid: the RRF constant, the weight of each path's rank, and levers.
+
+    ``levers`` are extra paths (``dreammem_bench.levers``) run beside the configured
+    ones, each with its weight; a lever not named is off.
+    """
 
     rrf_k: int
     path_weights: tuple[tuple[str, float], ...]
+    levers: tuple[tuple[str, float], ...] = ()
 
     @classmethod
     def of(cls, recall: RecallConfig) -> FusionSetting:
         """The setting a recall configuration uses."""
         return cls(recall.rrf_k, tuple(sorted(recall.path_weights.items())))
 
+    def with_levers(self, levers: tuple[tuple[str, float], ...]) -> FusionSetting:
+        """The same fusion with these levers on."""
+        return FusionSetting(self.rrf_k, self.path_weights, levers)
+
     def apply(self, recall: RecallConfig) -> RecallConfig:
         """``recall`` with this setting's fusion (a new object; presets stay untouched)."""
-        return recall.model_copy(update={"rrf_k": self.rrf_k, "path_weights": dict(self.path_weights)})
+        update: dict[str, Any] = {
+            "rrf_k": self.rrf_k,
+            "path_weights": {**dict(self.path_weights), **dict(self.levers)},
+        }
+        if self.levers:
+            update["paths"] = (*recall.paths, *(name for name, _ in self.levers if name not in recall.paths))
+        return recall.model_copy(update=update)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: ``{"rrf_k": .., "path_weights": {..}}``."""
-        return {"rrf_k": self.rrf_k, "path_weights": dict(self.path_weights)}
+        """JSON form: ``{"rrf_k": .., "path_weights": {..}}`` (and ``"levers"`` when any)."""
+        out: dict[str, Any] = {"rrf_k": self.rrf_k, "path_weights": dict(self.path_weights)}
+        if self.levers:
+            out["levers"] = dict(self.levers)
+        return out
 
     @property
     def label(self) -> str:
         """Short text for tables, e.g. ``k=10 vector=0.5 graph=0.25``."""
-        weights = " ".join(f"{p}={w:g}" for p, w in self.path_weights)
+        weights = " ".join(f"{p}={w:g}" for p, w in (*self.path_weights, *self.levers))
         return f"k={self.rrf_k} {weights}".strip()
 
 
@@ -153,21 +172,28 @@ def score_settings(
     *,
     k: int = 10,
     on_step: Callable[[str], None] | None = None,
+    extra_paths: Mapping[str, RecallPath] | None = None,
+    prepare: Callable[[DreamMemMethod, LocomoConversation], None] | None = None,
 ) -> list[Scores]:
     """Recall every scored question (categories 1-4) under every setting.
 
     The method's pipeline gets caching paths and a caching query embedder for the
     run (restored after), so a question's paths run once whatever the setting.
+    ``extra_paths`` join the pipeline's for the run (levers); ``prepare`` is called
+    after each conversation is indexed.
     """
     pipeline = method.memory.pipeline
     kept = pipeline.paths, pipeline.embedder, pipeline.config
-    pipeline.paths = {name: _CachedPath(path) for name, path in pipeline.paths.items()}
+    every = {**pipeline.paths, **(extra_paths or {})}
+    pipeline.paths = {name: _CachedPath(path) for name, path in every.items()}
     if pipeline.embedder is not None:
         pipeline.embedder = _CachedQueries(pipeline.embedder)
     scores: list[Scores] = [{} for _ in settings]
     try:
         for conversation in conversations:
             method.index(conversation)
+            if prepare is not None:
+                prepare(method, conversation)
             questions = [q for q in conversation.questions if q.category != ADVERSARIAL]
             for index, setting in enumerate(settings):
                 pipeline.config = setting.apply(kept[2])
@@ -268,6 +294,14 @@ class LocoResult:
         }
 
 
+def held_out(settings: Sequence[FusionSetting], scores: Sequence[Scores]) -> LocoResult:
+    """Run the folds over these settings' scores (the first setting is the baseline)."""
+    folds = leave_one_out(scores)
+    tuned: list[QuestionOutcome] = [o for f in folds for o in scores[f.chosen][f.held_out]]
+    default: list[QuestionOutcome] = [o for f in folds for o in scores[0][f.held_out]]
+    return LocoResult(list(settings), folds, summarize(tuned), summarize(default))
+
+
 def run_loco(
     method: DreamMemMethod,
     conversations: Sequence[LocomoConversation],
@@ -286,10 +320,7 @@ def run_loco(
     recall = method.memory.pipeline.config
     settings = grid.settings(FusionSetting.of(recall))
     scores = score_settings(method, conversations, settings, k=k, on_step=on_step)
-    folds = leave_one_out(scores)
-    tuned: list[QuestionOutcome] = [o for f in folds for o in scores[f.chosen][f.held_out]]
-    default: list[QuestionOutcome] = [o for f in folds for o in scores[0][f.held_out]]
-    return LocoResult(settings, folds, summarize(tuned), summarize(default))
+    return held_out(settings, scores)
 
 
 def fold_rows(result: LocoResult) -> list[dict[str, Any]]:

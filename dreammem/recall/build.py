@@ -6,10 +6,12 @@ from typing import Any
 
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
+from dreammem.recall.feedback import FeedbackPath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.memory_index import MemoryIndexPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
+from dreammem.recall.session import SessionPath
 from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
@@ -25,12 +27,18 @@ def build_pipeline(
     config: RecallConfig,
     reranker: Reranker | None,
 ) -> RecallPipeline:
-    """The pipeline over every recall path: vector, keyword, temporal, memory index, graph."""
+    """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
+
+    Vector, keyword, temporal, memory index, graph, and the two that reuse the others'
+    candidates: session and feedback.
+    """
     paths: dict[str, Any] = {
         "vector": VectorPath(index, embedder),
         "keyword": KeywordPath(store, max_term_share=config.keyword_max_term_share),
         "temporal": TemporalPath(store, index, embedder),
         "index": MemoryIndexPath(store),
         "graph": GraphPath(graph, store),
+        "session": SessionPath(store, embedder),
+        "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
     }
     return RecallPipeline(store, paths, config, reranker, embedder=embedder)

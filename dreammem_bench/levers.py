@@ -1,0 +1,239 @@
+"""Recall levers measured by leave-one-conversation-out (``dreammem bench locomo --loco --levers``).
+
+A lever is an extra recall path fused with the shipped ones. Each runs once per
+question (its candidates are cached like the shipped paths'); the grid is every
+combination of lever weights (0 = the lever off), the shipped fusion otherwise. Folds
+then choose, per held-out conversation, among the settings of one *family*: a single
+lever's weights (the others off), or every combination. A lever earns its place when
+its family's pooled held-out score beats the shipped setting's and no fold loses much.
+
+Levers:
+
+- ``session``: :class:`~dreammem.recall.session.SessionPath` (score sessions, then
+  the turns inside the best ones);
+- ``feedback``: :class:`~dreammem.recall.feedback.FeedbackPath` (pseudo-relevance
+  feedback on the keyword path);
+- ``index``: :class:`~dreammem.recall.memory_index.MemoryIndexPath`, over the memory
+  index the second-level dream would build (built here from the conversation's turns);
+- ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM
+  (:class:`SecondVectorPath`; its own in-memory FAISS index, built per conversation).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dreammem.dream.memory_index import build_rows, replace_rows, task_types
+from dreammem.embed.base import Embedder
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery
+from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem_bench.loco import FusionSetting, LocoResult, Scores, held_out, score_settings
+from dreammem_bench.locomo import LocomoConversation
+from dreammem_bench.methods import DreamMemMethod
+from dreammem_bench.metrics import score_question
+
+__all__ = [
+    "LEVERS",
+    "LeverRun",
+    "LeverSetup",
+    "SecondVectorPath",
+    "families",
+    "family_row",
+    "first_hits",
+    "lever_settings",
+    "run_levers",
+    "setup_levers",
+]
+
+LEVERS = ("session", "feedback", "index", "e5")
+"""The levers ``--levers`` accepts."""
+
+
+class SecondVectorPath:
+    """Nearest neighbours by a second embedding model, over its own index of the store's memories.
+
+    The pipeline's query embedding belongs to the store's model, so this path embeds
+    the query itself. :meth:`add_user` indexes a user's active memories.
+    """
+
+    def __init__(self, embedder: Embedder, *, name: str) -> None:
+        self.name = name
+        self.embedder = embedder
+        self.index = FaissVectorIndex(embedder.dim)
+
+    def add_user(self, method: DreamMemMethod, user_id: str) -> int:
+        """Embed and index every active memory of the user; returns how many."""
+        store = method.memory.store
+        records = store.find(user_id)
+        rowids = store.rowids(user_id, [r.id for r in records])
+        kept = [r for r in records if r.id in rowids]
+        if kept:
+            vectors = self.embedder.embed_documents([r.content for r in kept])
+            self.index.add(user_id, [rowids[r.id] for r in kept], vectors)
+        return len(kept)
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """The user's nearest memories by this model."""
+        vector = self.embedder.embed_query(query.text)
+        return [
+            Candidate(rowid, score) for rowid, score in self.index.search(query.user_id, vector, query.limit)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class LeverSetup:
+    """What the fold run needs for a set of levers.
+
+    Attributes:
+        paths: Paths to add to the pipeline for the run (levers the pipeline lacks).
+        prepare: Called after each conversation is indexed (builds what a lever reads).
+    """
+
+    paths: Mapping[str, RecallPath]
+    prepare: Callable[[DreamMemMethod, LocomoConversation], None]
+
+
+def setup_levers(levers: Sequence[str], *, e5: Callable[[], Embedder] | None = None) -> LeverSetup:
+    """The extra paths and the per-conversation preparation of these levers.
+
+    Raises:
+        ValueError: an unknown lever, or ``e5`` without an embedder factory.
+    """
+    unknown = sorted(set(levers) - set(LEVERS))
+    if unknown:
+        raise ValueError(f"unknown levers {unknown}; known: {list(LEVERS)}")
+    paths: dict[str, RecallPath] = {}
+    second: SecondVectorPath | None = None
+    if "e5" in levers:
+        if e5 is None:
+            raise ValueError("the e5 lever needs an embedder factory")
+        second = SecondVectorPath(e5(), name="e5")
+        paths["e5"] = second
+
+    def prepare(method: DreamMemMethod, conversation: LocomoConversation) -> None:
+        user = conversation.sample_id
+        if "index" in levers:
+            store = method.memory.store
+            with store.transaction():
+                replace_rows(store, user, build_rows(store.find(user), task_types(store, user)))
+        if second is not None:
+            second.add_user(method, user)
+
+    return LeverSetup(paths, prepare)
+
+
+def lever_settings(levers: Sequence[str], weights: Sequence[float]) -> list[tuple[tuple[str, float], ...]]:
+    """Every combination of lever weights, all-off first (lever, weight) pairs, off levers omitted."""
+    out: list[tuple[tuple[str, float], ...]] = []
+    for combo in itertools.product(weights, repeat=len(levers)):
+        chosen = tuple((lever, w) for lever, w in zip(levers, combo, strict=True) if w > 0)
+        if chosen not in out:
+            out.append(chosen)
+    out.sort(key=len)
+    return out
+
+
+def families(
+    settings: Sequence[tuple[tuple[str, float], ...]], levers: Sequence[str]
+) -> dict[str, list[int]]:
+    """Setting indices per family: each lever alone (with all-off) and every combination.
+
+    The all-off setting (index 0) leads every family, so it is each family's baseline.
+    """
+    out = {
+        lever: [i for i, s in enumerate(settings) if {name for name, _ in s} <= {lever}] for lever in levers
+    }
+    if len(levers) > 1:
+        out["all"] = list(range(len(settings)))
+    return out
+
+
+@dataclass(slots=True)
+class LeverRun:
+    """Every lever setting's scores and, per family, the fold protocol over its settings."""
+
+    settings: list[FusionSetting]
+    scores: list[Scores]
+    results: dict[str, LocoResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: settings, each family's folds, and each setting's first-hit ranks."""
+        return {
+            "settings": [s.to_dict() for s in self.settings],
+            "families": {
+                name: {**family_row(name, r), "folds": r.to_dict()["folds"]}
+                for name, r in self.results.items()
+            },
+            "first_hits": first_hits(self.scores),
+        }
+
+
+def first_hits(scores: Sequence[Scores]) -> list[dict[str, list[list[int]]]]:
+    """Per setting and conversation, ``[category, rank of the first hit (0: none)]`` per question.
+
+    Enough to score any family again offline (hit@k and MRR follow from the rank).
+    """
+    out = []
+    for setting in scores:
+        by_conversation: dict[str, list[list[int]]] = {}
+        for conversation, outcomes in setting.items():
+            rows = []
+            for o in outcomes:
+                mrr = score_question(o.gold, o.retrieved)["mrr"]
+                rows.append([o.category, round(1 / mrr) if mrr else 0])
+            by_conversation[conversation] = rows
+        out.append(by_conversation)
+    return out
+
+
+def family_row(name: str, result: LocoResult) -> dict[str, Any]:
+    """One table row: pooled held-out numbers beside the baseline's, by category, fold spread."""
+    tuned, base = result.pooled_tuned, result.pooled_default
+    deltas = [f.tuned["overall"]["hit@5"] - f.default["overall"]["hit@5"] for f in result.folds]
+    return {
+        "family": name,
+        "hit@5": tuned["overall"]["hit@5"],
+        "mrr": tuned["overall"]["mrr"],
+        "hit@1": tuned["overall"]["hit@1"],
+        "baseline hit@5": base["overall"]["hit@5"],
+        "baseline mrr": base["overall"]["mrr"],
+        "by category hit@5": {c: m["hit@5"] for c, m in tuned["by_category"].items() if c != "5"},
+        "fold hit@5": result.spread("tuned", "hit@5"),
+        "fold hit@5 minus baseline": [round(d, 4) for d in deltas],
+        "chosen": [result.settings[f.chosen].label for f in result.folds],
+    }
+
+
+def run_levers(
+    method: DreamMemMethod,
+    conversations: Sequence[LocomoConversation],
+    levers: Sequence[str],
+    *,
+    weights: Sequence[float] = (0.0, 0.5, 1.0),
+    setup: LeverSetup,
+    k: int = 10,
+    on_step: Callable[[str], None] | None = None,
+) -> LeverRun:
+    """Score every lever setting once, then run the folds per family.
+
+    Raises:
+        ValueError: fewer than two conversations, or no lever.
+    """
+    if len(conversations) < 2:
+        raise ValueError("leave-one-conversation-out needs at least two conversations")
+    if not levers:
+        raise ValueError("name at least one lever")
+    base = FusionSetting.of(method.memory.pipeline.config)
+    combos = lever_settings(levers, weights)
+    settings = [base.with_levers(c) for c in combos]
+    scores = score_settings(
+        method, conversations, settings, k=k, on_step=on_step, extra_paths=setup.paths, prepare=setup.prepare
+    )
+    results = {
+        name: held_out([settings[i] for i in indices], [scores[i] for i in indices])
+        for name, indices in families(combos, levers).items()
+    }
+    return LeverRun(settings, scores, results)
