@@ -5,7 +5,7 @@ written to a store; every question of the **dev** split (update, keep and no-mem
 questions) is recalled with no relative floor, keeping each hit's paths, its cosine
 (from its stored vector when the vector path did not return it) and the query's cosines
 to the user's recent memories (the background). For a floor ``z`` the hits are then
-filtered as recall filters them (temporal hits pass, the absolute floor still applies),
+filtered as recall filters them (hits found by time pass, the absolute floor still applies),
 giving precision and coverage of the injected top 5 and the share of no-memory
 questions injecting anything. Leave-one-conversation-out: on the other dev
 conversations the ``z`` of the grid maximising precision + coverage - injection is
@@ -45,7 +45,7 @@ class Seen:
 
     cosine: float | None
     z: float | None
-    temporal: bool
+    timed: bool  # found by its time: the floor does not judge it
     relevant: bool
     states: tuple[bool, bool]  # (first statement, second statement) of the case
 
@@ -92,7 +92,7 @@ def _questions(memory: DreamMemory, conv: Conversation, embedder: Embedder, size
             z = None if floor is None or cosine is None else (cosine - floor.mean) / floor.sd
             text = hit.record.content
             said = (bool(first) and first in text, bool(second) and second in text)
-            hits.append(Seen(cosine, z, "temporal" in hit.path_scores, any(said), said))
+            hits.append(Seen(cosine, z, hit.timed, any(said), said))
         out.append(Asked(conv.user_id, kind, split, tuple(hits)))
     return out
 
@@ -101,7 +101,7 @@ def _kept(asked: Asked, z: float, floor: float) -> list[Seen]:
     kept = [
         h
         for h in asked.hits
-        if h.temporal or (h.cosine is not None and h.cosine >= floor and (h.z is None or h.z >= z))
+        if h.timed or (h.cosine is not None and h.cosine >= floor and (h.z is None or h.z >= z))
     ]
     return kept[:_K]
 

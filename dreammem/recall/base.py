@@ -54,11 +54,17 @@ class Candidate:
     "what did we talk about last time?" with no topic: the newest conversation). When
     a path returns sole candidates, recall fuses only such paths and the relevance
     floor does not apply to them.
+
+    ``timed`` marks a memory found *by its time*: it lies in the time window the query
+    names ("what did we do yesterday?"), so it is relevant by time and the relevance
+    floor does not judge its content. A memory a path found by content, even when it
+    then ordered the matches by time ("last time", "when did ..."), is not timed.
     """
 
     rowid: int
     score: float
     sole: bool = False
+    timed: bool = False
 
 
 class RecallPath(Protocol):

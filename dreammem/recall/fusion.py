@@ -12,12 +12,16 @@ __all__ = ["Fused", "reciprocal_rank_fusion"]
 
 @dataclass(slots=True)
 class Fused:
-    """One merged candidate: its RRF score and its rank and score in each path."""
+    """One merged candidate: its RRF score, its rank and score in each path, and ``timed``.
+
+    ``timed``: some path found it by its time (:attr:`Candidate.timed`).
+    """
 
     rowid: int
     score: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)
     path_scores: dict[str, float] = field(default_factory=dict)
+    timed: bool = False
 
 
 def reciprocal_rank_fusion(
@@ -37,6 +41,7 @@ def reciprocal_rank_fusion(
         rank = 0
         for candidate in candidates:
             entry = merged.setdefault(candidate.rowid, Fused(candidate.rowid))
+            entry.timed = entry.timed or candidate.timed
             if path in entry.ranks:
                 continue
             rank += 1

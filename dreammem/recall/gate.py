@@ -12,9 +12,12 @@ query and a memory (the vector path's score):
   relevant as the value it replaced ("call me instead of emailing" answers "how should
   you reach me about project updates?" because "for project updates I prefer email"
   does), and so does a summary whose sources do (:mod:`dreammem.recall.lineage`);
-* a hit the temporal path returned passes: the query asked about a time and the
-  memory is from it ("what did we do yesterday?" shares no words with "we spent the
-  afternoon at the beach");
+* a hit found *by time* passes (:attr:`~dreammem.recall.base.Candidate.timed`): the
+  query names a time window and the memory is from it ("what did we do yesterday?"
+  shares no words with "we spent the afternoon at the beach"). A hit the temporal path
+  found by content and only ordered by time ("who was the concert I went to last
+  time?", "when is our anniversary?") is judged like any other hit: the time word in
+  the question does not make an unrelated memory relevant;
 * candidates a path returned as *sole* (a topic-free "what did we talk about last
   time?") are relevant by time, and pinned memories are never held back by it
   (they come from their own budget: :mod:`dreammem.recall.budget`).
@@ -137,15 +140,17 @@ def passes_relevance(
     inherited: float | None = None,
     cosine: float | None = None,
     relative: RelativeFloor | None = None,
+    timed: bool = False,
 ) -> bool:
     """Whether one hit clears the floor (see the module docstring).
 
     ``inherited`` is the hit's cosine inherited from the records it superseded
     (:mod:`dreammem.recall.lineage`); the larger of it and the hit's own cosine counts.
     ``cosine`` is the hit's own cosine when the vector path did not return it (read
-    from its stored vector); ``relative``, when given, must pass too.
+    from its stored vector); ``relative``, when given, must pass too. A ``timed`` hit
+    (found by its time) always passes.
     """
-    if floor is None or "temporal" in path_scores:
+    if floor is None or timed:
         return True
     own = path_scores.get("vector", cosine)
     if relative is not None:

@@ -314,6 +314,7 @@ class RecallPipeline:
                 inherited=inherited.get(s.record.id),
                 cosine=None if s.record.id in condensed else cosines.get(s.record.id),
                 relative=relative,
+                timed=s.fused.timed,
             )
         ]
 
@@ -398,6 +399,7 @@ class RecallPipeline:
             rerank_score=item.rerank,
             rerank_rank=item.rerank_rank,
             decay=item.decay,
+            timed=item.fused.timed,
         )
 
 
@@ -429,4 +431,5 @@ def _dedupe(items: list[_Scored]) -> list[_Scored]:
             first.fused.ranks.setdefault(path, rank)
         for path, score in item.fused.path_scores.items():
             first.fused.path_scores.setdefault(path, score)
+        first.fused.timed = first.fused.timed or item.fused.timed
     return list(kept.values())

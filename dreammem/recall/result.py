@@ -36,6 +36,8 @@ class Hit:
         outdated_by: Ids of newer active memories about the same subject that may have
             replaced this one (the write path was not sure enough to supersede it); the
             memory block marks such a hit as earlier / possibly outdated.
+        timed: Whether a path found it by its time (it lies in the time window the query
+            names), so that the relevance floor did not judge its content.
     """
 
     record: MemoryRecord
@@ -49,6 +51,7 @@ class Hit:
     rerank_rank: int | None = None
     decay: float = 1.0
     outdated_by: tuple[str, ...] = ()
+    timed: bool = False
 
     @property
     def id(self) -> str:
@@ -70,6 +73,7 @@ class Hit:
             "score": self.score,
             "pinned": self.record.pinned,
             "outdated_by": list(self.outdated_by),
+            "timed": self.timed,
         }
 
 

@@ -7,7 +7,10 @@ plus a small rule layer) relative to ``RecallQuery.now``. Then:
   memories whose ``event_time`` falls inside it, ranked by how well they match the
   rest of the query (vector similarity restricted to the window, fused by reciprocal
   rank with BM25 restricted to the window). A bare date filter in time order would
-  return every memory of the day; this ranks the ones the query is about first.
+  return every memory of the day; this ranks the ones the query is about first. When
+  the question names no topic besides the window ("what did we do yesterday?") its
+  memories are relevant by time (``Candidate.timed``: the relevance floor lets them
+  pass); with a topic they are judged by content like any other hit.
   Memories said outside the window whose own relative dates point into it ("we went
   camping last summer", said in November) join it (:mod:`dreammem.recall.grounding`).
 * an **event anchor** ("before the trip to Paris", "去日本之前"): the best match for the
@@ -106,11 +109,15 @@ class TemporalPath:
         if parsed.order is not None and window is None and parsed.anchor is None and _topic_free(terms):
             return self._conversation(query, newest=parsed.order == "latest")
         ranked = self._rank(query, embedding, terms, window, reuse=True)
+        # Relevant by time: inside the window of a question about the window itself ("what did
+        # we do yesterday?"). With a topic ("what did I eat yesterday?") the window only narrows
+        # the search, and the relevance floor judges the content as for any other hit.
+        timed = window is not None and _topic_free(terms)
         if parsed.order is not None:
-            return self._by_time(query, ranked, newest_first=parsed.order == "latest")
+            return self._by_time(query, ranked, newest_first=parsed.order == "latest", timed=timed)
         if parsed.asks_when and window is None:
             return self._dated(query, ranked)
-        return [Candidate(f.rowid, f.score) for f in ranked]
+        return [Candidate(f.rowid, f.score, timed=timed) for f in ranked]
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -215,7 +222,9 @@ class TemporalPath:
         found = self._store.keyword_search(query.user_id, terms, limit, since=reach.start, until=reach.end)
         return [(rowid, score) for rowid, score in found if rowid in allowed]
 
-    def _by_time(self, query: RecallQuery, ranked: list[Fused], *, newest_first: bool) -> list[Candidate]:
+    def _by_time(
+        self, query: RecallQuery, ranked: list[Fused], *, newest_first: bool, timed: bool
+    ) -> list[Candidate]:
         """The strong matches by event time, then the rest by relevance.
 
         Strong matches are those among the best ``order_pool`` that both vector and
@@ -226,13 +235,14 @@ class TemporalPath:
         head = ranked[: self.order_pool]
         strong = [f for f in head if len(f.ranks) == 2] or self._near_best(head) or ranked[:3]
         records = self._store.get_by_rowids(query.user_id, [f.rowid for f in strong])
-        timed = sorted(
+        by_time = sorted(
             (f for f in strong if f.rowid in records),
             key=lambda f: (records[f.rowid].event_time, f.rowid),
             reverse=newest_first,
         )
-        chosen = {f.rowid for f in timed}
-        return [Candidate(f.rowid, f.score) for f in timed + [f for f in ranked if f.rowid not in chosen]]
+        chosen = {f.rowid for f in by_time}
+        ordered = by_time + [f for f in ranked if f.rowid not in chosen]
+        return [Candidate(f.rowid, f.score, timed=timed) for f in ordered]
 
     def _conversation(self, query: RecallQuery, *, newest: bool) -> list[Candidate]:
         """The memories of the newest (oldest) session before ``now`` other than the current one.
@@ -286,11 +296,14 @@ def _reach(window: TimeWindow) -> TimeWindow:
 _CONVERSING = frozenset(
     """talk talked talking talks discuss discussed discussing discussion chat chatted chatting say said
     speak spoke mention mentioned conversation conversations session sessions cover covered go went
-    聊 聊天 聊过 聊到 谈 谈过 谈到 说 说过 讨论 讨论过 提到 提过 对话 会话""".split()
+    do does did doing done happen happens happened happening
+    聊 聊天 聊过 聊到 谈 谈过 谈到 说 说过 讨论 讨论过 提到 提过 对话 会话
+    做 做过 干 干过 发生 发生过""".split()
 )
-"""Words of a "last time" question that ask about the conversation itself, not a topic."""
+"""Words of a time question that ask about the conversation or the time itself, not a topic
+("what did we talk about last time?", "what happened yesterday?", "我们昨天做了什么")."""
 
 
 def _topic_free(terms: Sequence[str]) -> bool:
-    """True when a question names no topic: only words about conversing are left."""
+    """True when a question names no topic: only words about conversing or happening are left."""
     return all(t in _CONVERSING for t in terms)

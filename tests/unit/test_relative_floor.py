@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,65 @@ def test_with_compressed_cosines_only_the_relative_floor_keeps_unrelated_questio
         assert [h.record.content for h in fern] == [TOPICS[0]]
 
 
+def _diary(memory: DreamMemory, now: datetime) -> None:
+    """TOPICS said one per day, the newest yesterday."""
+    memory.add_many(
+        [
+            {"content": t, "user_id": "u1", "event_time": now - timedelta(days=n + 1)}
+            for n, t in enumerate(TOPICS)
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "question", ["Whose gig did I go to the last time?", "Which band did I see most recently?"]
+)
+def test_a_time_word_does_not_make_an_unrelated_memory_relevant(tmp_path: Path, question: str) -> None:
+    # The temporal path orders content matches by time; before, every one of them passed the floor.
+    now = datetime(2026, 3, 6, 12, tzinfo=UTC)
+    with _memory(tmp_path, 2.0) as memory:
+        _diary(memory, now)
+        found = memory.recall(question, user_id="u1", k=5, now=now)
+    assert found.hits == ()
+
+
+def test_memories_of_the_window_asked_about_pass_by_time(tmp_path: Path) -> None:
+    now = datetime(2026, 3, 6, 12, tzinfo=UTC)
+    with _memory(tmp_path, 2.0) as memory:
+        _diary(memory, now)
+        memory.add("I watered the fern", user_id="other", event_time=now - timedelta(days=1))
+        yesterday = memory.recall("what did I get up to yesterday?", user_id="u1", k=5, now=now)
+        fern = memory.recall("when did I last water the fern?", user_id="u1", k=5, now=now)
+    # Nothing in "what did I get up to" stands out, but yesterday's memory is from the day asked about.
+    assert yesterday[0].record.content == TOPICS[0]
+    assert yesterday[0].timed and yesterday[0].trace()["timed"]
+    assert all(h.record.user_id == "u1" for h in yesterday)
+    # A question ordered by time still finds its topic, judged by content (not timed).
+    assert fern.hits and fern[0].record.content == TOPICS[0] and not fern[0].timed
+
+
+@pytest.mark.parametrize(
+    ("question", "timed"),
+    [
+        ("我们昨天做了什么？", True),
+        ("What happened yesterday?", True),
+        ("Which restaurant did I book yesterday?", False),  # a topic: the window only narrows the search
+        ("Where did I buy coffee yesterday?", False),
+    ],
+)
+def test_a_window_passes_by_time_only_when_the_question_names_no_topic(
+    tmp_path: Path, question: str, timed: bool
+) -> None:
+    now = datetime(2026, 3, 6, 12, tzinfo=UTC)
+    with _memory(tmp_path, 2.0) as memory:
+        _diary(memory, now)
+        found = memory.recall(question, user_id="u1", k=5, now=now)
+    if timed:
+        assert found.hits and found[0].record.content == TOPICS[0] and found[0].timed
+    else:
+        assert found.hits == ()
+
+
 def test_the_background_is_the_users_own_and_a_small_store_has_none(tmp_path: Path) -> None:
     few = TOPICS[: MIN_BACKGROUND - 1]
     with _memory(tmp_path, 2.0) as memory:
@@ -125,7 +185,9 @@ def test_a_hit_is_judged_by_its_best_cosine_and_needs_one() -> None:
     assert passes_relevance({"keyword": 3.0}, cosine=0.86, **args)  # found by keyword only
     assert not passes_relevance({"keyword": 3.0}, cosine=0.81, **args)
     assert not passes_relevance({"keyword": 3.0}, **args)  # no cosine: cannot stand out
-    assert passes_relevance({"temporal": 0.1}, **args)  # relevant by time
+    assert passes_relevance({"temporal": 0.1}, timed=True, **args)  # in the window asked about
+    assert not passes_relevance({"temporal": 0.1}, **args)  # found by content, only ordered by time
+    assert not passes_relevance({"temporal": 0.1, "vector": 0.83}, **args)
     assert passes_relevance({"vector": 0.83}, floor=0.5, query_passes=True)  # no relative floor
 
 
