@@ -1,4 +1,4 @@
-"""The keyword index: BM25 over the two-column FTS5 table, and its query planning.
+"""The keyword index: BM25 over the FTS5 table (own words, context, user scope), and its query planning.
 
 Own words weigh 1.0, the context column (a turn's previous turns) ``context_weight``.
 The plan (every term, then pairs, then any term with frequent terms left out) is in
