@@ -146,9 +146,11 @@ def test_a_value_written_later_for_an_earlier_time_is_resolved_again(memory: Dre
     assert word and all(r.status is Status.SUPERSEDED for r in word)  # at once, by the dream's pattern
     result = memory.undo_dream(report.dream_id, user_id="u1")
     assert _dangling(memory) == []
+    assert {r.id for r in word} <= set(result.restored)  # current again, then superseded by the newer value
     records = {r.id: r for r in memory.get_all(user_id="u1", status=None, limit=1000)}
     for old in word:
         now = records[old.id]
-        assert now.status is Status.SUPERSEDED and records[now.superseded_by].content.startswith("I prefer Excel")
+        assert now.status is Status.SUPERSEDED and now.superseded_by is not None
+        assert records[now.superseded_by].content.startswith("I prefer Excel")
     active = [r for r in memory.get_all(user_id="u1", layer="semantic") if r.slot == "user/report format"]
     assert [r.content for r in active] == ["I prefer Excel reports over PDF"]
