@@ -174,9 +174,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         index = memory.engine.vector_index
         assert isinstance(index, FaissVectorIndex)
         out["encoder"] = lat(timed_ms([lambda q=q: real.embed_query(q) for _, q in asks]))
-        out["recall"] = lat(
-            timed_ms([lambda u=u, q=q: memory.recall(q, user_id=u, k=10, now=now) for u, q in asks])
-        )
+        stages: dict[str, list[float]] = {}
+
+        def ask(user: str, text: str) -> None:
+            for stage, ms in memory.recall(text, user_id=user, k=10, now=now).timings_ms.items():
+                stages.setdefault(stage, []).append(ms)
+
+        out["recall"] = lat(timed_ms([lambda u=u, q=q: ask(u, q) for u, q in asks]))
+        out["stages"] = {stage: lat(values) for stage, values in sorted(stages.items())}
         out["rss_after_recall_mb"] = rss_mb()
         qvec = {q: real.embed_query(q) for _, q in asks}
         out["approximate"] = index.is_approximate("u0")

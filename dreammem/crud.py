@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from dreammem.config import DreamMemConfig
 from dreammem.engine import Engine
-from dreammem.erasure import EDITED, erasure_set, restorable
+from dreammem.erasure import EDITED, erasure_set, restored_by_erasure
 from dreammem.errors import DreamMemError, ValidationError
 from dreammem.stores.base import RecordStore
 from dreammem.text.entities import extract_entities
@@ -70,8 +70,9 @@ class PurgeResult:
 
     Attributes:
         purged: Ids of the records erased (with ``dry_run``: that would be erased).
-        restored: Sources a purged summary or pattern had archived or superseded,
-            active again (see :mod:`dreammem.erasure`).
+        restored: Sources a purged summary or pattern had archived or superseded, and
+            older statements a purged one had replaced, active again (see
+            :mod:`dreammem.erasure`; with ``dry_run``: that would be).
         dreams_scrubbed: Dream-log entries rewritten without them (for a whole user:
             deleted).
         graph_pending: Graph removals still queued (an external graph was down;
@@ -246,19 +247,17 @@ class CrudMixin:
             else:
                 doomed = erasure_set(self.store, self.get(require_id(memory_id, "memory_id"), user_id=user))
             ids = tuple(r.id for r in doomed)
+            restored = [] if memory_id is None else restored_by_erasure(self.store, user, doomed)
             if dry_run:
-                return PurgeResult(ids, dry_run=True)
+                return PurgeResult(ids, restored=tuple(r.id for r in restored), dry_run=True)
             if ids:
                 _ = self.engine.vector_index  # opens the FAISS file, which holds the vectors too
-            restored: list[MemoryRecord] = []
             with self.engine.unit() as work:
                 # Marked deleted first, so the graph drops them (an outbox graph on replay).
                 work.update([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
                 if memory_id is None:
                     dreams = work.store.erase_user(user)
                 else:
-                    sources = work.store.get(user, sorted({p for r in doomed for p in r.provenance}))
-                    restored = restorable(sources, set(ids))
                     work.update(restored)
                     _, dreams = work.store.erase_records(user, ids, sorted({r.content for r in doomed}))
                     self._refresh_keyword_text(user, [r for r in doomed if r.session_id is not None])

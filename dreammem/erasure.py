@@ -7,7 +7,10 @@ older and newer values of the same slot) and every memory derived from any of th
 
 A dream archives or supersedes the sources a summary or pattern stands for. When
 that summary is erased because one source is, the other sources would be left with
-nothing active to stand for them: they are restored, as undoing the dream would.
+nothing active to stand for them: they are restored, as undoing the dream would. So is
+an older statement that an erased one had replaced at write time ("I switched to oat
+milk" erased: "I take regular milk" is current again), instead of staying superseded
+by a record that no longer exists.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Collection
 from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord, Status
 
-__all__ = ["EDITED", "edit_target", "erasure_set", "restorable"]
+__all__ = ["EDITED", "edit_target", "erasure_set", "restorable", "restored_by_erasure"]
 
 EDITED = "edited"
 """Metadata key of an earlier text kept by ``update``: ``{"into": id, "at": iso time}``."""
@@ -66,3 +69,13 @@ def restorable(sources: Collection[MemoryRecord], purged: Collection[str]) -> li
         elif record.status is Status.SUPERSEDED and record.superseded_by in purged:
             out.append(dataclasses.replace(record, status=Status.ACTIVE, superseded_by=None, valid_to=None))
     return out
+
+
+def restored_by_erasure(
+    store: RecordStore, user_id: str, doomed: Collection[MemoryRecord]
+) -> list[MemoryRecord]:
+    """What erasing ``doomed`` makes active again: the sources and older statements it replaced."""
+    ids = [r.id for r in doomed]
+    sources = store.get(user_id, sorted({p for r in doomed for p in r.provenance}))
+    replaced = store.superseded_by_any(user_id, ids)
+    return restorable({r.id: r for r in [*sources, *replaced]}.values(), set(ids))

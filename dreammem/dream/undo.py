@@ -7,8 +7,8 @@ index is restored, and the dream is marked ``undone``. FAISS is rebuilt after.
 
 Dreams are undone newest first. A record changed again after the dream (say,
 forgotten by the user) is left as it is and listed in ``skipped``; and a restored
-value that a later write has replaced stays superseded by it, so later writes keep
-winning.
+value that a later write has replaced stays superseded by it (with the turn it was
+written from), so later writes keep winning.
 """
 
 from __future__ import annotations
@@ -19,12 +19,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from dreammem.dream import journal
+from dreammem.engine.writes import supersede_with_turns
 from dreammem.errors import ValidationError
-from dreammem.types import Layer, MemoryRecord, utcnow
-from dreammem.write.supersede import later_value, superseded
+from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
+from dreammem.write.supersede import later_value
 
 if TYPE_CHECKING:
     from dreammem.engine import Engine, UnitOfWork
+    from dreammem.stores.base import RecordStore
 
 __all__ = ["UndoResult", "undo_dream"]
 
@@ -90,13 +92,32 @@ def _restore(unit: UnitOfWork, user_id: str, undo: journal.UndoData) -> tuple[li
         )
         unit.update([record])
         restored.append(record)
-    # A value restored here may have been replaced by a write after the dream: that write wins.
-    final: list[MemoryRecord] = []
+    # A value restored here may have been replaced by a write after the dream: that write
+    # wins, over the value and over the turn it was written from (a restored turn left
+    # active would recall the old value as current).
+    final = {r.id: r for r in restored}
     for record in restored:
-        if record.is_active and record.slot is not None and record.layer is Layer.SEMANTIC:
-            winner = later_value(record, store.find(user_id, slot=record.slot, layers=[Layer.SEMANTIC]))
-            if winner is not None:
-                record = superseded(record, winner)
-                unit.update([record])
-        final.append(record)
-    return final, skipped
+        winner = _later_write(store, user_id, final[record.id])
+        if winner is not None:
+            final.update(
+                (r.id, r) for r in supersede_with_turns(unit, final[record.id], winner) if r.id in final
+            )
+    return list(final.values()), skipped
+
+
+def _later_write(store: RecordStore, user_id: str, record: MemoryRecord) -> MemoryRecord | None:
+    """The newer value of a slot that replaced this restored record (or its semantic twin), if any."""
+    if not record.is_active:
+        return None
+    if record.layer is Layer.SEMANTIC and record.slot is not None:
+        slot_of = record
+    elif record.kind is Kind.TURN:
+        twins = [r for r in store.derived_from(user_id, [record.id]) if r.slot is not None]
+        replaced = [r for r in twins if r.status is Status.SUPERSEDED and r.layer is Layer.SEMANTIC]
+        if not replaced:
+            return None
+        slot_of = replaced[0]
+    else:
+        return None
+    assert slot_of.slot is not None
+    return later_value(slot_of, store.find(user_id, slot=slot_of.slot, layers=[Layer.SEMANTIC]))

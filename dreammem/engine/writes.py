@@ -22,7 +22,7 @@ from dreammem.write.relations import mark_possibly_outdated
 from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, applied, other_fact, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
-__all__ = ["context_texts", "write_new"]
+__all__ = ["context_texts", "supersede_with_turns", "write_new"]
 
 
 def write_new(
@@ -81,13 +81,13 @@ def _supersede_slot(unit: UnitOfWork, newer: MemoryRecord) -> list[MemoryRecord]
     ]
     winner = later_value(newer, same_slot)
     if winner is not None:
-        return _mark_superseded(unit, newer, winner)
+        return supersede_with_turns(unit, newer, winner)
     statement = analyse_record(newer)
     changed: list[MemoryRecord] = []
     for old in same_slot:
         other = other_fact(statement, old.content)
         if other is None:
-            changed.extend(_mark_superseded(unit, old, newer))
+            changed.extend(supersede_with_turns(unit, old, newer))
             continue
         # The older value's record says something else too ("I work at Globex. I live in Leeds."): mark it.
         note = {"rule": SAYS_MORE, "reason": f"a newer value of {newer.slot}; it also says {other!r}"}
@@ -128,8 +128,12 @@ def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:
     return [r for r in found if r.is_active]
 
 
-def _mark_superseded(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:
-    """Supersede ``old`` and the active turn it was written from (it says the same thing)."""
+def supersede_with_turns(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:
+    """Supersede ``old`` and the active turn it was written from (it says the same thing).
+
+    Returns:
+        The records changed, as now stored (the write path and undo report them).
+    """
     changed = []
     for current in _with_turns(unit, old):
         updated = superseded(current, newer)

@@ -33,7 +33,7 @@ from typing import Protocol
 
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
-from dreammem.errors import ValidationError
+from dreammem.errors import ConfigError, ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
@@ -109,6 +109,10 @@ class RecallPipeline:
         reranker: Optional cross-encoder stage.
         embedder: Embeds the query once for every path (skipped when the query
             already carries an embedding).
+
+    Raises:
+        ConfigError: ``config.paths`` names a path that is not in ``paths`` (it would
+            recall nothing, silently).
     """
 
     def __init__(
@@ -119,6 +123,8 @@ class RecallPipeline:
         reranker: Reranker | None = None,
         embedder: Embedder | None = None,
     ) -> None:
+        if unknown := sorted(set(config.paths) - set(paths)):
+            raise ConfigError(f"unknown recall paths {unknown} in the config; available: {sorted(paths)}")
         self._store = store
         self.paths = dict(paths)
         self.config = config

@@ -9,7 +9,8 @@ same results (the Neo4j store's Lucene index) needs both:
   thread and its ``fts5vocab`` instances), so the terms are FTS5's exactly, stems,
   folded diacritics and split punctuation included;
 * :func:`fts5_bm25` is FTS5's ``bm25()``: per query phrase, the hits in each
-  column weighted by that column's weight, the document length over both columns,
+  column weighted by that column's weight, the document length over all columns
+  (the SQLite index's ``scope`` column adds :data:`SCOPE_TOKENS` to every row),
   ``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive), ``k1 = 1.2``,
   ``b = 0.75``; returned positive (higher is better), as the SQLite store returns it.
 """
@@ -22,10 +23,12 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["FTS5_TOKENIZER", "Corpus", "Fts5Tokens", "fts5_bm25", "phrase_hits"]
+__all__ = ["FTS5_TOKENIZER", "SCOPE_TOKENS", "Corpus", "Fts5Tokens", "fts5_bm25", "phrase_hits"]
 
 FTS5_TOKENIZER = "porter unicode61 remove_diacritics 2"
 """The tokenizer of the SQLite store's ``records_fts`` table (migration 7)."""
+SCOPE_TOKENS = 1
+"""Tokens the SQLite index's ``scope`` column (migration 10) adds to every row's length."""
 _K1 = 1.2
 _B = 0.75
 _MIN_IDF = 1e-6
@@ -33,15 +36,15 @@ _MIN_IDF = 1e-6
 
 @dataclass(frozen=True)
 class Corpus:
-    """Index-wide statistics BM25 needs: indexed rows and their tokens (both columns)."""
+    """Index-wide statistics BM25 needs: indexed rows and their tokens (own words and context)."""
 
     rows: int
     tokens: int
 
     @property
     def avgdl(self) -> float:
-        """Average document length (1.0 for an empty index)."""
-        return self.tokens / self.rows if self.rows and self.tokens else 1.0
+        """Average document length, scope token included (1.0 for an empty index)."""
+        return (self.tokens + SCOPE_TOKENS * self.rows) / self.rows if self.rows else 1.0
 
 
 class Fts5Tokens:
@@ -103,12 +106,12 @@ def fts5_bm25(
 
     Args:
         phrases: The query's phrases, each a token sequence.
-        columns: The row's tokens, one list per column.
+        columns: The row's tokens, one list per text column (the scope token is added).
         weights: The weight of each column.
         documents_with: Rows of the index holding each phrase (any column).
         corpus: Rows and tokens of the whole index.
     """
-    length = sum(len(tokens) for tokens in columns)
+    length = sum(len(tokens) for tokens in columns) + SCOPE_TOKENS
     norm = _K1 * (1 - _B + _B * length / corpus.avgdl)
     score = 0.0
     for phrase in phrases:

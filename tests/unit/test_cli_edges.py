@@ -1,9 +1,8 @@
-"""CLI edges: the ``error:`` line of ``main``, reports with degraded notes, undo that skips, bad outputs."""
+"""CLI edges: reports with degraded notes, undo that skips, bad outputs."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from dreammem import DreamMemory, NotFoundError, ValidationError
-from dreammem.cli import app, main
+from dreammem.cli import app
 from dreammem.cli_dream import print_report
 from dreammem.cli_progress import CountingEmbedder
 from dreammem.embed import HashingEmbedder
@@ -33,18 +32,6 @@ def _run(*args: str) -> str:
     result = runner.invoke(app, list(args), catch_exceptions=False, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     return result.output
-
-
-def test_main_prints_one_error_line_and_exits_2(
-    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr(sys, "argv", ["dreammem", "inspect", "abcd1234", "--user", "alice", "-p", str(store)])
-    with pytest.raises(SystemExit) as info:
-        main()
-    assert info.value.code == 2
-    assert isinstance(info.value.__cause__, NotFoundError)
-    out = " ".join(capsys.readouterr().out.split())
-    assert out.startswith("error: NotFoundError: no memory 'abcd1234' for user 'alice'")
 
 
 def test_a_dream_prefix_of_another_user_is_not_found_when_a_user_is_given(store: Path) -> None:

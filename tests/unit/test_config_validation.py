@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError as PydanticValidationError
 
-from dreammem import ConfigError, DreamMemConfig
+from dreammem import ConfigError, DreamMemConfig, DreamMemory
 from dreammem.config import EmbeddedGraphConfig, Neo4jGraphConfig, RecallConfig, load_config
+from dreammem.embed import HashingEmbedder
 
 SECTIONS = ("embedding", "write", "recall", "dream", "vector_index", "store")
 
@@ -88,3 +89,29 @@ def test_any_suffix_but_toml_is_read_as_json(tmp_path: Path) -> None:
     path.write_text("[dream]\nqueue_limit = 5\n", encoding="utf-8")
     with pytest.raises(ConfigError):
         load_config(path)
+
+
+@pytest.mark.parametrize("paths", [("vectr",), ("vector", "keywords"), ("graph", "BM25")])
+def test_a_misspelt_recall_path_is_a_config_error_not_an_empty_recall(
+    tmp_path: Path, paths: tuple[str, ...]
+) -> None:
+    config = _load(tmp_path, {"recall": {"paths": list(paths)}})
+    with DreamMemory(tmp_path / "store", config=config, embedder=HashingEmbedder()) as memory:
+        memory.add("The boat is called Sea Otter", user_id="u1")
+        with pytest.raises(ConfigError) as info:
+            memory.recall("boat", user_id="u1")
+    wrong = [p for p in paths if p not in ("vector", "graph")]
+    assert all(repr(p) in str(info.value) for p in wrong) and "available" in str(info.value)
+
+
+def test_every_recall_path_the_store_builds_can_be_configured_alone(tmp_path: Path) -> None:
+    with DreamMemory(tmp_path / "store", embedder=HashingEmbedder()) as memory:
+        names = sorted(memory.pipeline.paths)
+        memory.add("The boat is called Sea Otter", user_id="u1")
+    assert {"vector", "keyword", "temporal", "graph", "index"} <= set(names)
+    for name in names:
+        config = DreamMemConfig(recall=RecallConfig(paths=(name,)))
+        with DreamMemory(tmp_path / "store", config=config, embedder=HashingEmbedder()) as memory:
+            result = memory.recall("what is the boat called", user_id="u1", k=3)
+        assert set(result.degraded) <= {name}
+        assert all(set(h.paths) <= {name, "core"} for h in result.hits), name

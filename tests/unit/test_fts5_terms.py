@@ -44,9 +44,10 @@ def test_bm25_equals_sqlites_on_random_two_column_rows(seed: int) -> None:
         for _ in range(60)
     ]
     conn = sqlite3.connect(":memory:")
-    conn.execute(f"CREATE VIRTUAL TABLE f USING fts5(terms, context, tokenize = '{FTS5_TOKENIZER}')")
+    conn.execute(f"CREATE VIRTUAL TABLE f USING fts5(terms, context, scope, tokenize = '{FTS5_TOKENIZER}')")
     conn.executemany(
-        "INSERT INTO f (rowid, terms, context) VALUES (?, ?, ?)", [(i, *r) for i, r in enumerate(rows)]
+        "INSERT INTO f (rowid, terms, context, scope) VALUES (?, ?, ?, ?)",
+        [(i, *r, f"u{i % 3}") for i, r in enumerate(rows)],
     )
     tokenizer = Fts5Tokens()
     own = tokenizer.tokens([r[0] for r in rows])
@@ -60,7 +61,7 @@ def test_bm25_equals_sqlites_on_random_two_column_rows(seed: int) -> None:
         }
         match = " OR ".join('"' + q.replace('"', '""') + '"' for q in query)
         expected = dict(
-            conn.execute("SELECT rowid, -bm25(f, 1.0, 0.5) FROM f WHERE f MATCH ?", (match,)).fetchall()
+            conn.execute("SELECT rowid, -bm25(f, 1.0, 0.5, 0.0) FROM f WHERE f MATCH ?", (match,)).fetchall()
         )
         assert expected
         for rowid, score in expected.items():

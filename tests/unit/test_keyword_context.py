@@ -111,7 +111,7 @@ def test_store_of_schema_6_is_migrated_and_its_rows_still_match(
     assert [rowid for rowid, _ in found] == [7]
     assert found[0][1] > 0
     columns = [r[1] for r in store.fetchall("PRAGMA table_info(records_fts)")]
-    assert columns == ["terms", "context"]
+    assert columns == ["terms", "context", "scope"]
     store.close()
     assert np.isfinite(found[0][1])
 

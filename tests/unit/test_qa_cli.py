@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dreammem import DreamMemory
+from dreammem import DreamMemory, NotFoundError
 from dreammem.cli import app, main
 from dreammem.embed import HashingEmbedder
 
@@ -49,10 +49,14 @@ def test_errors_with_markup_in_the_input_print_cleanly(
     store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(sys, "argv", ["dreammem", "inspect", "[/]nope", "--user", "u1", "--path", str(store)])
+    monkeypatch.setenv("COLUMNS", "300")
     with pytest.raises(SystemExit) as exit_info:
         main()
     assert exit_info.value.code == 2
-    assert "NotFoundError" in capsys.readouterr().out
+    assert isinstance(exit_info.value.__cause__, NotFoundError)
+    captured = capsys.readouterr()
+    assert captured.out.startswith("error: NotFoundError: no memory '[/]nope' for user 'u1' "), captured
+    assert captured.out.count("\n") == 1 and not captured.err, captured
 
 
 def test_python_dash_m_runs_the_cli(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "backend_error",
     "chunks",
     "from_row",
+    "scope_token",
     "split_sql",
     "time_filter",
     "to_row",
@@ -98,7 +99,21 @@ def from_row(row: sqlite3.Row) -> MemoryRecord:
     return MemoryRecord.from_dict(data)
 
 
-INSERT_FTS = "INSERT INTO records_fts (rowid, terms, context) VALUES (?, ?, ?)"
+INSERT_FTS = (
+    "INSERT INTO records_fts (rowid, terms, context, scope) "
+    "SELECT rowid, ?2, ?3, 'u' || hex(user_id) FROM records WHERE rowid = ?1"
+)
+"""Index a record's terms and context (parameters: rowid, terms, context) with its user's scope."""
+
+
+def scope_token(user_id: str) -> str:
+    """The ``scope`` token :data:`INSERT_FTS` writes for a user's rows.
+
+    SQLite's ``hex()`` of a text is the hex of its UTF-8 bytes; the tokenizer folds case.
+    """
+    return "u" + user_id.encode("utf-8").hex()
+
+
 HEADROOM = 4
 """Full-text candidates ranked per result wanted before scope filtering."""
 

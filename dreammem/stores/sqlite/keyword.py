@@ -3,6 +3,14 @@
 Own words weigh 1.0, the context column (a turn's previous turns) ``context_weight``.
 The plan (every term, then pairs, then any term with frequent terms left out) is in
 :mod:`dreammem.stores.fts_query`.
+
+A third column, ``scope``, holds one token per row naming its user
+(:func:`~dreammem.stores.sqlite.codec.scope_token`, weight 0 in ``bm25()``). A user
+holding at most ``SCOPE_SHARE`` of the indexed rows is searched with that token
+ANDed to the query, so FTS5 intersects posting lists and computes ``bm25()`` for that
+user's matches only; a user holding most of the index is ranked without it (the
+intersection would cost more than it saves). ``bm25()`` counts the scope token in a
+row's length (one token per row), so both plans give the same scores.
 """
 
 from __future__ import annotations
@@ -12,10 +20,15 @@ from datetime import datetime
 
 from dreammem.stores import fts_query
 from dreammem.stores.fts_query import match_all, match_any, match_pairs
-from dreammem.stores.sqlite.codec import HEADROOM, INSERT_FTS, time_filter
+from dreammem.stores.sqlite.codec import HEADROOM, INSERT_FTS, scope_token, time_filter
 from dreammem.stores.sqlite.connection import SQLiteConnection
 
-__all__ = ["KeywordRows"]
+__all__ = ["SCOPE_SHARE", "KeywordRows"]
+
+SCOPE_SHARE = 0.5
+"""Largest share of the indexed rows a user may hold to be searched through the scope column."""
+_WORDS = "{terms context}"
+"""The columns query terms match in (never ``scope``)."""
 
 
 class KeywordRows(SQLiteConnection):
@@ -52,60 +65,84 @@ class KeywordRows(SQLiteConnection):
         terms = self._term_shares.present(terms)
         if not terms:
             return []
+        scope = self._scope(user_id)
         if len(terms) > 1:
-            rows = self._bm25(match_all(terms), user_id, limit, since, until)
+            rows = self._bm25(match_all(terms), user_id, limit, since, until, scope)
             if len(rows) >= limit:
                 return rows
         if self._term_shares.pairs_pay(terms):
-            rows = self._bm25(match_pairs(terms), user_id, limit, since, until)
+            rows = self._bm25(match_pairs(terms), user_id, limit, since, until, scope)
             if len(rows) >= limit:
                 return [(rowid, score / (len(terms) - 1)) for rowid, score in rows]
         if max_term_share is not None:
             rare = self._term_shares.rare(terms, max_term_share)
             if not rare:
-                newest = self._bm25_newest(match_any(terms), user_id, limit, since, until)
+                expression = self._expression(match_any(terms), scope)
+                newest = self._bm25_newest(expression, user_id, limit, time_filter(since, until, "r."))
                 if newest is not None:
                     return newest
             terms = rare or terms
-        return self._bm25(match_any(terms), user_id, limit, since, until)
+        return self._bm25(match_any(terms), user_id, limit, since, until, scope)
+
+    def _scope(self, user_id: str) -> str | None:
+        """The FTS5 phrase of this user's scope token, or None when the user holds most of the index."""
+        token = scope_token(user_id)
+        return match_any([token]) if self._term_shares.rare([token], SCOPE_SHARE) else None
+
+    @staticmethod
+    def _expression(match: str, scope: str | None) -> str:
+        """The query's words (in the text columns), ANDed with the user's scope when given."""
+        words = f"{_WORDS} : ({match})"
+        return words if scope is None else f"scope : {scope} AND {words}"
 
     def _bm25_newest(
-        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+        self, expression: str, user_id: str, limit: int, window: tuple[str, list[str]]
     ) -> list[tuple[int, float]] | None:
-        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few."""
+        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few.
+
+        ``window`` is the event-time filter (:func:`~dreammem.stores.sqlite.codec.time_filter`).
+        """
         floor = self.fetchone(
             "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (match, fts_query.FREQUENT_WINDOW - 1),
+            (expression, fts_query.FREQUENT_WINDOW - 1),
         )
         if floor is None:  # fewer matches than the window: the full ranking is cheap
             return None
-        where, params = time_filter(since, until, "r.")
+        where, params = window
         rows = self.fetchall(
             f"SELECT f.rowid, -f.s FROM (SELECT rowid, {self._rank} AS s FROM records_fts "
             "WHERE records_fts MATCH ? AND rowid >= ?) f JOIN records r ON r.rowid = f.rowid "
             f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
-            (match, int(floor[0]), user_id, *params, limit),
+            (expression, int(floor[0]), user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows] if len(rows) >= limit else None
 
     def _bm25(
-        self, match: str, user_id: str, limit: int, since: datetime | None, until: datetime | None
+        self,
+        match: str,
+        user_id: str,
+        limit: int,
+        since: datetime | None,
+        until: datetime | None,
+        scope: str | None = None,
     ) -> list[tuple[int, float]]:
-        """Rows of this user matching an FTS5 expression, best BM25 first."""
+        """Rows of this user matching an FTS5 expression, best BM25 first (``scope``: this user's only)."""
         rank = self._rank
+        expression = self._expression(match, scope)
         where, params = time_filter(since, until, "r.")
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
-        if since is None and until is None:
-            # Rank in the full-text index alone first (cheap), then keep this user's
-            # active rows; fall back to the joined query when too few survive.
+        if scope is None and since is None and until is None:
+            # Rank in the full-text index alone first (cheap when this user holds most
+            # of it), then keep this user's active rows; fall back to the joined query
+            # when too few survive.
             rows = self.fetchall(
                 f"SELECT f.rowid, -f.s FROM (SELECT rowid, {rank} AS s FROM records_fts "
                 "WHERE records_fts MATCH ? ORDER BY s LIMIT ?) f JOIN records r ON r.rowid = f.rowid "
                 f"WHERE {filters} ORDER BY f.s LIMIT ?",
-                (match, limit * HEADROOM, user_id, limit),
+                (expression, limit * HEADROOM, user_id, limit),
             )
             cap = limit * HEADROOM
-            if len(rows) == limit or self._fts_count(match, cap) < cap:  # complete: no fallback
+            if len(rows) == limit or self._fts_count(expression, cap) < cap:  # complete: no fallback
                 return [(int(r[0]), float(r[1])) for r in rows]
         span = self._window_span(user_id, since, until)
         if span is None:
@@ -115,14 +152,14 @@ class KeywordRows(SQLiteConnection):
             "JOIN records r ON r.rowid = f.rowid "
             f"WHERE records_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {filters} "
             f"ORDER BY {rank} LIMIT ?",
-            (match, *span, user_id, *params, limit),
+            (expression, *span, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
 
     @property
     def _rank(self) -> str:
-        """The BM25 expression: own words weigh 1.0, the context column ``context_weight``."""
-        return f"bm25(records_fts, 1.0, {self.context_weight!r})"
+        """The BM25 expression: own words weigh 1.0, the context column ``context_weight``, scope 0."""
+        return f"bm25(records_fts, 1.0, {self.context_weight!r}, 0.0)"
 
     def _window_span(
         self, user_id: str, since: datetime | None, until: datetime | None

@@ -82,6 +82,32 @@ def test_later_writes_keep_winning_after_undo(memory: DreamMemory) -> None:
     assert active == ["Actually, I now prefer CSV reports"]
 
 
+CSV = "I prefer CSV reports over PDF"
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        ["I prefer Excel reports over PDF"] * 2,  # the dream writes a pattern over both
+        ["I prefer Word reports over PDF", "I prefer Excel reports over PDF"],  # it migrates a turn
+    ],
+)
+def test_the_turns_a_dream_archived_come_back_superseded_when_a_later_write_won(
+    memory: DreamMemory, first: list[str]
+) -> None:
+    """Found by tests/unit/dream/test_dream_undo_properties.py: the turn came back active."""
+    seed(memory, turns=[("s1", "user", text) for text in first])
+    report = memory.dream(user_id="u1")
+    seed(memory, turns=[("s2", "user", CSV)], start=T0 + timedelta(days=1))
+    result = memory.undo_dream(report.dream_id, user_id="u1")
+    active = sorted((r.layer.value, r.content) for r in memory.get_all(user_id="u1"))
+    assert active == [("episodic", CSV), ("semantic", CSV)]
+    for record_id in result.restored:
+        assert memory.get(record_id, user_id="u1").status is Status.SUPERSEDED
+    hits = memory.recall("I prefer reports over PDF", user_id="u1", k=5).hits
+    assert {h.record.content for h in hits if not h.outdated_by} == {CSV}
+
+
 def test_records_changed_after_the_dream_are_left_alone(memory: DreamMemory) -> None:
     seed(memory)
     report = memory.dream(user_id="u1")

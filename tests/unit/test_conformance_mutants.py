@@ -1,0 +1,220 @@
+"""The conformance suites of :mod:`dreammem.testing` catch a backend that breaks the contract.
+
+Each mutant is a real backend (SQLite, FAISS) with one contract violation a new backend
+could plausibly ship: a read that ignores the user, a lossy codec, a queue in the wrong
+order, a removal that does nothing. The suite test written for that rule must fail on
+it, and pass on the real backend, so a backend that passes the suites has been checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from dreammem.errors import BackendError
+from dreammem.stores.base import RecordStore, VectorIndex
+from dreammem.stores.faiss_index import FaissVectorIndex
+from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.testing import RecordStoreSuite, VectorIndexSuite
+from dreammem.types import MemoryRecord
+
+# -- record store mutants
+
+
+class LeakyGet(SQLiteRecordStore):
+    """``get`` finds records of any user."""
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        found: list[MemoryRecord] = []
+        for user in self.users():
+            found += super().get(user, ids)
+        return found
+
+
+class LossyCodec(SQLiteRecordStore):
+    """Metadata does not survive the round trip."""
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        return [dataclasses.replace(r, metadata={}) for r in super().get(user_id, ids)]
+
+
+class StorageOrder(SQLiteRecordStore):
+    """``get`` answers in storage order, not in the order asked."""
+
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        return sorted(super().get(user_id, ids), key=lambda r: r.created_at)
+
+
+class EveryStatus(SQLiteRecordStore):
+    """``find`` ignores the status filter (archived records come back)."""
+
+    def find(self, user_id: str, **filters: Any) -> list[MemoryRecord]:
+        return super().find(user_id, **{**filters, "statuses": None})
+
+
+class NewestQueuedFirst(SQLiteRecordStore):
+    """The dream queue comes newest first."""
+
+    def queued(self, user_id: str, limit: int | None = None) -> list[MemoryRecord]:
+        return list(reversed(super().queued(user_id, limit)))
+
+
+class SilentUpdate(SQLiteRecordStore):
+    """An update of a record that is not there is ignored instead of refused."""
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        try:
+            super().update(records)
+        except BackendError:
+            pass
+
+
+class KeepsRecordsOfErasedUsers(SQLiteRecordStore):
+    """Erasing a user deletes nothing."""
+
+    def erase_user(self, user_id: str) -> int:
+        return len(self.find(user_id, statuses=None))
+
+
+RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
+    (LeakyGet, "test_every_read_is_scoped_to_its_user"),
+    (LossyCodec, "test_a_record_comes_back_equal"),
+    (StorageOrder, "test_reads_keep_the_order_asked_and_skip_missing"),
+    (EveryStatus, "test_update_changes_status_and_a_missing_record_fails"),
+    (NewestQueuedFirst, "test_the_queue_is_oldest_first_and_can_be_restored"),
+    (SilentUpdate, "test_update_changes_status_and_a_missing_record_fails"),
+    (KeepsRecordsOfErasedUsers, "test_erasure_leaves_no_row_behind"),
+]
+
+
+def _users() -> tuple[str, str]:
+    return (f"alice-{uuid.uuid4().hex[:8]}", f"bob-{uuid.uuid4().hex[:8]}")
+
+
+def _run_record_test(store: RecordStore, name: str) -> None:
+    getattr(RecordStoreSuite(), name)(store, _users())
+
+
+@pytest.mark.parametrize(("mutant", "test"), RECORD_MUTANTS, ids=lambda v: getattr(v, "__name__", v))
+def test_the_record_store_suite_fails_a_mutant(
+    tmp_path: Path, mutant: type[SQLiteRecordStore], test: str
+) -> None:
+    store = mutant(tmp_path / "mutant.db")
+    try:
+        with pytest.raises((AssertionError, pytest.fail.Exception)):
+            _run_record_test(store, test)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("test", sorted({t for _, t in RECORD_MUTANTS}))
+def test_the_same_suite_tests_pass_on_the_real_store(tmp_path: Path, test: str) -> None:
+    store = SQLiteRecordStore(tmp_path / "real.db")
+    try:
+        _run_record_test(store, test)
+    finally:
+        store.close()
+
+
+# -- vector index mutants
+
+Vector = npt.NDArray[np.float32]
+
+
+class SearchesEveryone(FaissVectorIndex):
+    """``search`` ranks every user's vectors."""
+
+    def search(self, user_id: str, query: Vector, k: int) -> list[tuple[int, float]]:
+        found: list[tuple[int, float]] = []
+        for user in self.counts():
+            found += super().search(user, query, k)
+        return sorted(found, key=lambda hit: -hit[1])[:k]
+
+
+class NeverRemoves(FaissVectorIndex):
+    """``remove`` does nothing."""
+
+    def remove(self, ids: Sequence[int]) -> None:
+        return None
+
+
+class IgnoresTheSubset(FaissVectorIndex):
+    """``search_subset`` ranks every vector of the user."""
+
+    def search_subset(
+        self, user_id: str, query: Vector, ids: Sequence[int], k: int
+    ) -> list[tuple[int, float]]:
+        return self.search(user_id, query, k)
+
+
+class NeverResets(FaissVectorIndex):
+    """``reset`` keeps everything."""
+
+    def reset(self) -> None:
+        return None
+
+
+VECTOR_MUTANTS: list[tuple[Callable[[int, Path | None], VectorIndex], str]] = [
+    (SearchesEveryone, "test_search_stays_inside_the_user"),
+    (NeverRemoves, "test_removed_ids_are_gone_and_unknown_ids_ignored"),
+    (NeverRemoves, "test_empty_again"),
+    (IgnoresTheSubset, "test_search_subset_ranks_only_the_given_ids"),
+    (NeverResets, "test_empty_again"),
+]
+
+
+def _run_vector_test(index: VectorIndex, name: str) -> None:
+    getattr(VectorIndexSuite(), name)(index, _users())
+
+
+@pytest.mark.parametrize(("mutant", "test"), VECTOR_MUTANTS, ids=lambda v: getattr(v, "__name__", v))
+def test_the_vector_index_suite_fails_a_mutant(
+    tmp_path: Path, mutant: Callable[[int, Path | None], VectorIndex], test: str
+) -> None:
+    index = mutant(VectorIndexSuite.dim, tmp_path / "mutant.faiss")
+    with pytest.raises((AssertionError, pytest.fail.Exception)):
+        _run_vector_test(index, test)
+
+
+@pytest.mark.parametrize("test", sorted({t for _, t in VECTOR_MUTANTS}))
+def test_the_same_vector_tests_pass_on_the_real_index(tmp_path: Path, test: str) -> None:
+    _run_vector_test(FaissVectorIndex(VectorIndexSuite.dim, tmp_path / "real.faiss"), test)
+
+
+def test_every_rule_of_both_suites_has_a_mutant_or_is_listed_as_not_yet() -> None:
+    """A new suite test either gets a mutant above or is named here (so the gap is visible)."""
+    not_yet = {
+        "test_a_failed_transaction_leaves_nothing",
+        "test_keyword_search_finds_active_records_only",
+        "test_find_filters_and_orders_by_event_time",
+        "test_history_follows_supersede_links",
+        "test_superseded_by_any_finds_direct_predecessors_of_this_user",
+        "test_find_pages_with_an_offset",
+        "test_twins_and_derived_records",
+        "test_filter_rowids_by_columns",
+        "test_ids_in_use_across_users",
+        "test_keyword_search_matches_word_forms_and_diacritics",
+        "test_a_term_no_record_holds_does_not_hide_the_rows_holding_every_other",
+        "test_keyword_terms_can_be_rewritten",
+        "test_window_rowids_are_in_time_order",
+        "test_vectors_of_active_records_only",
+        "test_recent_vectors_are_the_users_newest_ones",
+        "test_task_state_per_session",
+        "test_the_dream_log",
+        "test_the_memory_index",
+        "test_empty_again",
+        "test_dimension_is_declared",
+        "test_a_vector_finds_itself_first",
+        "test_adding_an_id_again_replaces_it",
+    }
+    suites = [RecordStoreSuite, VectorIndexSuite]
+    rules = {name for suite in suites for name in vars(suite) if name.startswith("test_")}
+    covered = {t for _, t in RECORD_MUTANTS} | {t for _, t in VECTOR_MUTANTS}
+    assert rules - covered == not_yet - covered
