@@ -6,9 +6,11 @@ back, the queue entries it consumed are queued again, a second-level dream's mem
 index is restored, and the dream is marked ``undone``. FAISS is rebuilt after.
 
 Dreams are undone newest first. A record changed again after the dream (say,
-forgotten by the user) is left as it is and listed in ``skipped``; and a restored
-value that a later write has replaced stays superseded by it (with the turn it was
-written from), so later writes keep winning.
+forgotten by the user) is left as it is and listed in ``skipped``; a restored value
+that a later write has replaced stays superseded by it (with the turn it was written
+from), so later writes keep winning; and what was written after the dream against a
+record it wrote (an ``update``'s earlier text, a value for an earlier time) is resolved
+too, never left pointing at a deleted record.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from dreammem.dream import journal
 from dreammem.engine.writes import supersede_with_turns
+from dreammem.erasure import edit_target
 from dreammem.errors import ValidationError
 from dreammem.types import Kind, Layer, MemoryRecord, Status, utcnow
 from dreammem.write.supersede import later_value
@@ -67,8 +70,10 @@ def undo_dream(engine: Engine, dream_id: str, user_id: str, *, now: datetime | N
         if later:
             raise ValidationError(f"undo the later dreams first (newest first): {later}")
         unit.rebuild_vectors()
-        deleted = unit.delete(user_id, undo.inserted)
-        restored, skipped = _restore(unit, user_id, undo)
+        versions, replaced = _written_since(store, user_id, undo)
+        deleted = unit.delete(user_id, [*undo.inserted, *versions])
+        unit.update(replaced)
+        restored, skipped = _restore(unit, user_id, undo, replaced)
         requeued = store.requeue(user_id, undo.queue)
         if undo.index_rows is not None:
             store.replace_index_rows(user_id, undo.index_rows)
@@ -76,7 +81,32 @@ def undo_dream(engine: Engine, dream_id: str, user_id: str, *, now: datetime | N
     return UndoResult(dream_id, tuple(deleted), tuple(r.id for r in restored), requeued, tuple(skipped))
 
 
-def _restore(unit: UnitOfWork, user_id: str, undo: journal.UndoData) -> tuple[list[MemoryRecord], list[str]]:
+def _written_since(
+    store: RecordStore, user_id: str, undo: journal.UndoData
+) -> tuple[list[str], list[MemoryRecord]]:
+    """Records written after the dream that a record it wrote supersedes.
+
+    The earlier texts ``update`` kept of a record the dream wrote hold the dream's words:
+    they go with it. A value written later for an earlier time was superseded at once by
+    the dream's newer value: with that gone it is current again (unless another value of
+    its slot wins, decided with the restored records). Neither may be left superseded by
+    a record that no longer exists.
+    """
+    inserted = set(undo.inserted)
+    known = inserted | {str(d["id"]) for d in undo.before}
+    pointing = [r for r in store.superseded_by_any(user_id, undo.inserted) if r.id not in known]
+    versions = [r.id for r in pointing if edit_target(r) in inserted]
+    replaced = [
+        dataclasses.replace(r, status=Status.ACTIVE, superseded_by=None, valid_to=None)
+        for r in pointing
+        if edit_target(r) not in inserted
+    ]
+    return versions, replaced
+
+
+def _restore(
+    unit: UnitOfWork, user_id: str, undo: journal.UndoData, replaced: list[MemoryRecord]
+) -> tuple[list[MemoryRecord], list[str]]:
     store = unit.store
     befores = [MemoryRecord.from_dict(d) for d in undo.before]
     current = {r.id: r for r in store.get(user_id, [b.id for b in befores])}
@@ -92,6 +122,7 @@ def _restore(unit: UnitOfWork, user_id: str, undo: journal.UndoData) -> tuple[li
         )
         unit.update([record])
         restored.append(record)
+    restored += replaced
     # A value restored here may have been replaced by a write after the dream: that write
     # wins, over the value and over the turn it was written from (a restored turn left
     # active would recall the old value as current).

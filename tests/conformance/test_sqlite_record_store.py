@@ -18,3 +18,13 @@ class TestSQLiteRecordStore(RecordStoreSuite):
         store = SQLiteRecordStore(tmp_path / "records.db")
         yield store
         store.close()
+
+
+class TestSQLiteRecordStoreInMemory(RecordStoreSuite):
+    """``DreamMemory(None)``'s store: one in-memory database, shared by every thread."""
+
+    @pytest.fixture
+    def record_store(self) -> Iterator[RecordStore]:
+        store = SQLiteRecordStore(":memory:")
+        yield store
+        store.close()

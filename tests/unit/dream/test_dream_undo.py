@@ -118,3 +118,39 @@ def test_records_changed_after_the_dream_are_left_alone(memory: DreamMemory) -> 
     assert memory.get(kept, user_id="u1").status is Status.DELETED
     assert kept in result.skipped
     assert memory.get(archived, user_id="u1").status is Status.ACTIVE
+
+
+def _dangling(memory: DreamMemory) -> list[str]:
+    records = {r.id: r for r in memory.get_all(user_id="u1", status=None, limit=1000)}
+    return [r.id for r in records.values() if r.superseded_by is not None and r.superseded_by not in records]
+
+
+def test_an_edit_of_a_record_the_dream_wrote_goes_with_it(memory: DreamMemory) -> None:
+    seed(memory, turns=[("s1", "user", "I prefer Excel reports over PDF")] * 3)
+    report = memory.dream(user_id="u1")
+    (pattern,) = [d.id for d in report.distilled if d.kind == "pattern"]
+    memory.update(pattern, "I prefer Excel reports, landscape, over PDF", user_id="u1")
+    result = memory.undo_dream(report.dream_id, user_id="u1")
+    assert _dangling(memory) == []
+    assert pattern in result.deleted and len(result.deleted) == 2  # the pattern and its earlier text
+    assert all("landscape" not in r.content for r in memory.get_all(user_id="u1", status=None, limit=1000))
+    active = [r for r in memory.get_all(user_id="u1", layer="semantic") if r.slot == "user/report format"]
+    assert [r.content for r in active] == ["I prefer Excel reports over PDF"]
+
+
+def test_a_value_written_later_for_an_earlier_time_is_resolved_again(memory: DreamMemory) -> None:
+    seed(memory, turns=[("s1", "user", "I prefer Excel reports over PDF")] * 3, start=T0 + timedelta(days=1))
+    report = memory.dream(user_id="u1")
+    seed(memory, turns=[("s0", "user", "I prefer Word reports over PDF")], start=T0)  # backfilled, older
+    word = [r for r in memory.get_all(user_id="u1", status=None, limit=1000) if "Word" in r.content]
+    assert word and all(r.status is Status.SUPERSEDED for r in word)  # at once, by the dream's pattern
+    result = memory.undo_dream(report.dream_id, user_id="u1")
+    assert _dangling(memory) == []
+    assert {r.id for r in word} <= set(result.restored)  # current again, then superseded by the newer value
+    records = {r.id: r for r in memory.get_all(user_id="u1", status=None, limit=1000)}
+    for old in word:
+        now = records[old.id]
+        assert now.status is Status.SUPERSEDED and now.superseded_by is not None
+        assert records[now.superseded_by].content.startswith("I prefer Excel")
+    active = [r for r in memory.get_all(user_id="u1", layer="semantic") if r.slot == "user/report format"]
+    assert [r.content for r in active] == ["I prefer Excel reports over PDF"]
