@@ -66,7 +66,7 @@ def _everything(store: SQLiteRecordStore, user: str, terms: list[str]) -> list[t
         "SELECT f.rowid, -bm25(records_fts, 1.0, ?, 0.0) AS s FROM records_fts f "
         "JOIN records r ON r.rowid = f.rowid WHERE records_fts MATCH ? AND r.user_id = ? "
         "AND r.status = 'active' ORDER BY s DESC, f.rowid",
-        (store.context_weight, "{terms context} : (" + fts_query.match_any(terms) + ")", user),
+        (store.context_weight, fts_query.match_any(terms), user),
     )
     return [(int(r[0]), float(r[1])) for r in rows]
 
@@ -132,10 +132,12 @@ def test_time_windows_and_the_frequent_term_window_keep_to_the_user(
     assert len(newest) == 3 and {r for r, _ in newest} <= set(mine[-8:])
 
 
-def test_query_words_never_match_a_scope_token(memory: DreamMemory) -> None:
+def test_a_query_word_that_is_another_users_scope_finds_none_of_their_rows(memory: DreamMemory) -> None:
     other = scope_token("small")
     assert memory.store.keyword_search("big", [other], 10) == []
-    assert memory.store.keyword_search("small", [other], 10) == []
+    assert memory.store.keyword_search(
+        "tiny@example.com", [other, "tea"], 500
+    ) == memory.store.keyword_search("tiny@example.com", ["tea"], 500)
 
 
 def test_a_schema_9_store_is_migrated_and_ranks_like_a_new_one(

@@ -106,6 +106,39 @@ def test_own_writes_and_recalls_skip_the_refresh_when_nobody_else_wrote(
     memory.close()
 
 
+def test_a_writer_that_never_recalled_leaves_a_file_the_next_process_uses_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with _open(tmp_path) as writer:
+        added = writer.add_many([{"content": f"note {n} about kayaks", "user_id": "u1"} for n in range(30)])
+        writer.forget(added[0].id, user_id="u1")
+    replayed: list[int] = []
+    original = vector_log.changed_rowids
+
+    def counting(store: SQLiteRecordStore, after: int, upto: int) -> list[int]:
+        rows = original(store, after, upto)
+        replayed.extend(rows)
+        return rows
+
+    monkeypatch.setattr(vector_log, "changed_rowids", counting)
+    with _open(tmp_path) as reader:
+        assert len(_vector_ids(reader, "note about kayaks")) == 10
+        assert added[0].id not in _vector_ids(reader, "note 0 about kayaks")
+    assert replayed == []
+
+
+def test_a_file_written_after_another_process_wrote_is_still_brought_forward(tmp_path: Path) -> None:
+    with _open(tmp_path) as first:
+        first.add("first note", user_id="u1")
+        second = _open(tmp_path)
+        late = second.add("a late bouldering note", user_id="u1")
+        first.add("own note after it", user_id="u1")
+    second.forget(late.id, user_id="u1")  # the log moves on; this file must not claim it
+    second.close()
+    with _open(tmp_path) as reader:
+        assert late.id not in _vector_ids(reader, "bouldering note")
+
+
 def test_a_vector_index_that_cannot_be_brought_up_to_date_is_reported_degraded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
