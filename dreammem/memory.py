@@ -376,7 +376,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     def set_task_state(self, state: Mapping[str, Any], *, user_id: str, session_id: str) -> None:
         """Replace the task state of a session."""
         session = require_id(session_id, "session_id")
-        self.store.set_task_state(check_user_id(user_id), session, check_metadata(state), utcnow())
+        checked = check_metadata(state, max_chars=self.config.write.max_content_chars, what="task state")
+        self.store.set_task_state(check_user_id(user_id), session, checked, utcnow())
 
     def stats(self, *, user_id: str | None = None) -> dict[str, Any]:
         """Counts by status, the embedding model and the queue size."""

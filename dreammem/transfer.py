@@ -154,7 +154,7 @@ def _record(data: Mapping[str, Any], number: int, user_id: str, max_chars: int) 
             record,
             id=require_id(record.id, "id"),
             content=check_content(record.content, max_chars=max_chars),
-            metadata=check_metadata(record.metadata),
+            metadata=check_metadata(record.metadata, max_chars=max_chars),
             created_at=_utc(record.created_at),
             event_time=_utc(record.event_time),
             last_accessed_at=None if record.last_accessed_at is None else _utc(record.last_accessed_at),

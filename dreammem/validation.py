@@ -161,17 +161,26 @@ def check_event_time(value: object, *, default: datetime) -> datetime:
     return value
 
 
-def check_metadata(metadata: object) -> dict[str, Any]:
-    """Return a JSON-serialisable copy of the metadata or raise."""
+def check_metadata(
+    metadata: object, *, max_chars: int | None = None, what: str = "metadata"
+) -> dict[str, Any]:
+    """Return a JSON-serialisable copy of the metadata or raise.
+
+    With ``max_chars`` (the store's content limit) its JSON may be no longer than that:
+    what is written must fit an export line that the import reads back.
+    """
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
-        raise ValidationError(f"metadata must be a mapping, got {type(metadata).__name__}")
+        raise ValidationError(f"{what} must be a mapping, got {type(metadata).__name__}")
     try:
         encoded = json.dumps(dict(metadata), ensure_ascii=False, allow_nan=False)
         encoded.encode("utf-8")  # lone surrogates cannot be stored
     except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
-        raise ValidationError(f"metadata must be JSON-serialisable: {exc}") from exc
+        raise ValidationError(f"{what} must be JSON-serialisable: {exc}") from exc
+    if max_chars is not None and len(encoded) > max_chars:
+        limit = f"the limit is {max_chars:,} (write.max_content_chars)"
+        raise ValidationError(f"{what} is {len(encoded):,} characters as JSON; {limit}")
     copied: dict[str, Any] = json.loads(encoded)
     return copied
 

@@ -10,7 +10,8 @@
   semantic record carries it).
 
 Every replacement passes the verbatim guard (:mod:`dreammem.dream.guard`); a source
-the guard protects stays as it is and is listed in ``guard_kept``.
+the guard protects stays as it is and is listed in ``guard_kept``, and so does a
+source an LLM summary leaves out (most of its content words missing).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pydantic import BaseModel
 
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
-from dreammem.dream.guard import protected_tokens
+from dreammem.dream.guard import protected_tokens, uncarried_words
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.patterns import Embed, find_patterns
 from dreammem.dream.replacement import GuardNote, Replacement, distilled_record, guarded, normalize_text
@@ -181,6 +182,7 @@ def _summary(
     """The summary replacing as much of the group as the guard allows (None: keep all)."""
     if proposal is not None:
         ok, notes, invented = guarded(proposal, group, "summary")
+        ok, notes = _carried(proposal, ok, notes)
         if ok:
             return _summary_record(proposal, ok, notes, plan, importance, now, dream_id)
         why = f"invents {list(invented)}" if invented else "loses protected tokens of every record"
@@ -188,6 +190,20 @@ def _summary(
     content = "; ".join(dict.fromkeys(_line(r) for r in group))
     ok, notes, _ = guarded(content, group, "summary")
     return _summary_record(content, ok, notes, plan, importance, now, dream_id)
+
+
+def _carried(
+    proposal: str, replaceable: list[MemoryRecord], notes: list[GuardNote]
+) -> tuple[list[MemoryRecord], list[GuardNote]]:
+    """The sources an LLM summary carries; the ones it leaves out are kept (and noted)."""
+    carried = []
+    for source in replaceable:
+        lacking = uncarried_words(source.content, proposal)
+        if lacking:
+            notes = [*notes, GuardNote(source.id, "summary", lacking)]
+        else:
+            carried.append(source)
+    return carried, notes
 
 
 def _summary_record(

@@ -4,7 +4,10 @@ Every number, date, amount, id, name, brand and hard limit ("only", "must", "nev
 "不超过", "只能", ...) of a source record must appear verbatim in whatever replaces
 it (a summary, a pattern, a merged record); otherwise the source is kept as it is.
 A replacement may not carry a number that none of its sources has either (an
-invented number rejects the replacement).
+invented number rejects the replacement). An LLM's summary must also carry most of
+each source's content words (:func:`uncarried_words`): a source with nothing protected
+("紧急情况现在发短信给我", "I shop on Sunday mornings now") that a summary leaves out
+entirely would otherwise be archived into a line that no longer says it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from dreammem.text.entities import Entity, extract_entities
+from dreammem.text.tokenize import contains_cjk, query_terms, tokenize
 
 __all__ = [
     "HARD_LIMITS",
@@ -23,6 +27,7 @@ __all__ = [
     "missing_tokens",
     "numbers",
     "protected_tokens",
+    "uncarried_words",
 ]
 
 HARD_LIMITS: tuple[str, ...] = (
@@ -63,6 +68,9 @@ HARD_LIMITS: tuple[str, ...] = (
     "以内",
 )
 """Hard-limit words: English ones match case-insensitively on word boundaries."""
+
+CARRY_SHARE = 0.5
+"""Least share of a source's content words a summary must carry to stand in for it."""
 
 _ENTITY_KINDS = frozenset({"amount", "date", "id", "email", "phone", "url", "name"})
 _DIGITS = re.compile(r"(?<![0-9A-Za-z])[0-9A-Za-z]*\d[0-9A-Za-z]*(?:[.,:/]\d[0-9A-Za-z]*)*%?")
@@ -184,3 +192,17 @@ def invented_numbers(replacement: str, sources: Sequence[str] | Iterable[str]) -
     """Numbers in ``replacement`` that appear in none of the ``sources``."""
     texts = list(sources)
     return tuple(n for n in numbers(replacement) if not any(contains(s, n) for s in texts))
+
+
+def uncarried_words(source: str, replacement: str) -> tuple[str, ...]:
+    """The source's content words the replacement lacks, when it lacks too many (else ``()``).
+
+    The replacement carries the source when it has at least :data:`CARRY_SHARE` of the
+    source's distinct content words (a Chinese word counts when it appears in the text).
+    """
+    terms = query_terms(source)
+    if not terms:
+        return ()
+    words = set(tokenize(replacement))
+    lacking = tuple(t for t in terms if t not in words and not (contains_cjk(t) and t in replacement))
+    return lacking if len(lacking) > (1 - CARRY_SHARE) * len(terms) else ()

@@ -45,7 +45,7 @@ def turn_input(turn: object, now: datetime, *, max_chars: int) -> TurnInput:
         event_time=check_event_time(turn.get("event_time"), default=now),
         session_id=check_id(turn.get("session_id"), "session_id"),
         agent_id=check_id(turn.get("agent_id"), "agent_id"),
-        metadata=check_metadata(turn.get("metadata")),
+        metadata=check_metadata(turn.get("metadata"), max_chars=max_chars),
     )
 
 

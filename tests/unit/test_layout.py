@@ -233,3 +233,19 @@ def test_no_reach_in_is_silenced_and_every_lazy_import_says_why() -> None:
             assert "SLF001" not in line, where
             if "noqa: PLC0415" in line or ("noqa:" in line and "PLC0415" in line):
                 assert re.search(r"PLC0415\s+-\s+\S", line), f"{where}: say why the import is lazy"
+
+
+def test_the_facade_stays_a_thin_shell() -> None:
+    assert len((ROOT / "dreammem/memory.py").read_text(encoding="utf-8").splitlines()) <= 450
+
+
+@pytest.mark.parametrize(
+    "module", ["dreammem/agent_api.py", "dreammem/keyed.py", "langchain_dreammem", "llamaindex_dreammem"]
+)
+def test_the_adapters_use_the_facade_never_the_record_store(module: str) -> None:
+    paths = [ROOT / module] if module.endswith(".py") else _modules(module)
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        reach = [ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "store"]
+        assert reach == [], _rel(path)
+        assert not any(name.startswith("dreammem.stores") for name in _imports(path)), _rel(path)

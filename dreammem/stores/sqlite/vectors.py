@@ -9,6 +9,7 @@ import numpy.typing as npt
 
 from dreammem.stores.sqlite.codec import chunks
 from dreammem.stores.sqlite.connection import SQLiteConnection
+from dreammem.types import Status
 
 __all__ = ["VectorRows"]
 
@@ -68,12 +69,13 @@ class VectorRows(SQLiteConnection):
         return found
 
     def recent_vectors(self, user_id: str, model: str, limit: int) -> npt.NDArray[np.float32]:
-        """Embeddings of this user's ``limit`` most recent records (any status), in one query."""
-        rows = self.fetchall(
-            "SELECT v.vec FROM records r JOIN vectors v ON v.rowid = r.rowid AND v.model = ? "
-            "WHERE r.user_id = ? ORDER BY r.event_time DESC LIMIT ?",
-            (model, user_id, int(limit)),
-        )
+        """Embeddings of this user's ``limit`` most recent records (any status), in one query.
+
+        One index range per status (``records_user_status_time``), merged: ordering all of
+        the user's records by time would read and sort every one of them on each recall.
+        """
+        per_status = [x for s in Status for x in (model, user_id, s.value, int(limit))]
+        rows = self.fetchall(_RECENT, (*per_status, int(limit)))
         if not rows:
             return np.zeros((0, 0), dtype=np.float32)
         blob = b"".join(r[0] for r in rows)
@@ -96,3 +98,12 @@ class VectorRows(SQLiteConnection):
             f"WHERE r.status = 'active' AND v.model = ?{scope}",
             params,
         )
+
+
+_RECENT_ONE = (
+    "SELECT * FROM (SELECT r.event_time AS t, v.vec AS vec FROM records r "
+    "JOIN vectors v ON v.rowid = r.rowid AND v.model = ? WHERE r.user_id = ? AND r.status = ? "
+    "ORDER BY r.event_time DESC LIMIT ?)"
+)
+_RECENT = f"SELECT vec FROM ({' UNION ALL '.join(_RECENT_ONE for _ in Status)}) ORDER BY t DESC LIMIT ?"
+"""The most recent vectors of one user: the newest ``limit`` of each status, then of all."""

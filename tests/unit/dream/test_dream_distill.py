@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
 from dreammem.dream.distill import compress_line, distill
+from dreammem.dream.guard import uncarried_words
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM, read_prompt
 from dreammem.dream.patterns import cluster_observations
 from dreammem.dream.score import Scored
@@ -134,6 +135,29 @@ def test_guard_keeps_a_source_whose_details_the_llm_summary_dropped() -> None:
     (note,) = plan.guard_kept
     assert note.record_id == items[1].record.id
     assert {"Mario", "2026-02-03"} <= set(note.missing)
+
+
+def test_a_source_the_llm_summary_leaves_out_is_kept_even_with_nothing_protected() -> None:
+    # Nothing in these statements is a number, a name or a limit; the summary drops two of them.
+    items = [
+        Scored(rec("The weekend was rainy and we stayed in, watching a documentary", 0), 3, "rules", ""),
+        Scored(rec("我出差现在都改坐高铁了。", 1), 3, "rules", ""),
+        Scored(rec("These days I do the groceries on Sunday mornings", 2), 3, "rules", ""),
+    ]
+    plan = run(items, llm=SummaryLLM("Rainy weekend at home watching a documentary"))
+    (summary,) = plan.summaries
+    assert summary.replaces == (items[0].record,)
+    assert sorted(s.record.id for s in plan.kept) == sorted(i.record.id for i in items[1:])
+    lacking = {note.record_id: note.missing for note in plan.guard_kept}
+    assert "高铁" in lacking[items[1].record.id] and "groceries" in lacking[items[2].record.id]
+
+
+def test_uncarried_words_tolerate_a_paraphrase_that_keeps_most_words() -> None:
+    source = "I've stopped checking Slack; text me on my phone from now on."
+    assert uncarried_words(source, "User stopped checking Slack; wants a text on the phone") == ()
+    assert uncarried_words("紧急情况现在发短信给我。", "紧急情况现在改发短信") == ()
+    assert "短信" in uncarried_words("紧急情况现在发短信给我。", "今天上午公司搞了消防演练")
+    assert uncarried_words("", "anything") == ()  # nothing to carry
 
 
 def test_invented_numbers_reject_the_llm_summary() -> None:
