@@ -134,8 +134,8 @@ def locomo(
     levers: Annotated[
         str | None,
         typer.Option(
-            help="With --loco: comma-separated recall levers (session, feedback, index, e5) fused "
-            "beside the shipped paths; every combination of --lever-weights is scored once and the "
+            help="With --loco: comma-separated recall levers (session, feedback, index, graph_named, "
+            "e5) fused beside the shipped paths; every combination of --lever-weights is scored once and the "
             "folds choose per lever and for all together (instead of the fusion grid).",
         ),
     ] = None,

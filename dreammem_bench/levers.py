@@ -15,6 +15,8 @@ Levers:
   feedback on the keyword path);
 - ``index``: :class:`~dreammem.recall.memory_index.MemoryIndexPath`, over the memory
   index the second-level dream would build (built here from the conversation's turns);
+- ``graph_named``: the graph path seeded only from the entities the question names
+  (:class:`~dreammem.recall.graph.GraphPath` with ``named_only``), 2 hops;
 - ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM
   (:class:`SecondVectorPath`; its own in-memory FAISS index, built per conversation).
 """
@@ -29,6 +31,7 @@ from typing import Any
 from dreammem.dream.memory_index import build_rows, replace_rows, task_types
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
+from dreammem.recall.graph import GraphPath
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem_bench.loco import FusionSetting, LocoResult, Scores, held_out, score_settings
 from dreammem_bench.locomo import LocomoConversation
@@ -48,7 +51,7 @@ __all__ = [
     "setup_levers",
 ]
 
-LEVERS = ("session", "feedback", "index", "e5")
+LEVERS = ("session", "feedback", "index", "graph_named", "e5")
 """The levers ``--levers`` accepts."""
 
 
@@ -96,16 +99,23 @@ class LeverSetup:
     prepare: Callable[[DreamMemMethod, LocomoConversation], None]
 
 
-def setup_levers(levers: Sequence[str], *, e5: Callable[[], Embedder] | None = None) -> LeverSetup:
+def setup_levers(
+    levers: Sequence[str], *, e5: Callable[[], Embedder] | None = None, method: DreamMemMethod | None = None
+) -> LeverSetup:
     """The extra paths and the per-conversation preparation of these levers.
 
     Raises:
-        ValueError: an unknown lever, or ``e5`` without an embedder factory.
+        ValueError: an unknown lever, ``e5`` without an embedder factory, or
+            ``graph_named`` without the method (whose graph it walks).
     """
     unknown = sorted(set(levers) - set(LEVERS))
     if unknown:
         raise ValueError(f"unknown levers {unknown}; known: {list(LEVERS)}")
     paths: dict[str, RecallPath] = {}
+    if "graph_named" in levers:
+        if method is None:
+            raise ValueError("the graph_named lever needs the method")
+        paths["graph_named"] = GraphPath(method.memory.graph, method.memory.store, named_only=True)
     second: SecondVectorPath | None = None
     if "e5" in levers:
         if e5 is None:

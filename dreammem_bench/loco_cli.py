@@ -110,7 +110,7 @@ def run_loco_command(
             result = run_loco(method, conversations, k=k, on_step=step)
         else:
             names, weights = levers
-            setup = setup_levers(names, e5=E5Embedder)
+            setup = setup_levers(names, e5=E5Embedder, method=method)
             run = run_levers(method, conversations, names, weights=weights, setup=setup, k=k, on_step=step)
     finally:
         done()

@@ -36,9 +36,14 @@ def _word_spans(words: list[str]) -> list[str]:
     return spans
 
 
-def query_entity_keys(text: str) -> list[str]:
-    """Candidate entity keys for a query, most specific (extracted) first."""
+def query_entity_keys(text: str, *, named_only: bool = False) -> list[str]:
+    """Candidate entity keys for a query, most specific (extracted) first.
+
+    ``named_only``: only the entities the extractor finds, not every word span.
+    """
     keys = [e.key for e in extract_entities(text)]
+    if named_only:
+        return [k for k in dict.fromkeys(keys) if k][:_MAX_KEYS]
     raw = [w.strip(_EDGE_PUNCT) for w in text.split()]
     raw = [_POSSESSIVE.sub("", w) for w in raw if w]
     keys += [normalize_entity(s) for s in _word_spans([w for w in raw if w])]
@@ -55,18 +60,24 @@ class GraphPath:
         graph: The graph store to walk.
         store: The record store (maps memory ids to the row ids fusion works on).
         hops: 1 or 2.
+        named_only: Seed the walk only from the entities the query names (what the
+            extractor finds: names, ids, places), not from every 1-3 word span; off by
+            default (measured on LoCoMo in docs/BENCHMARKS.md, issue 16 levers).
     """
 
     name = "graph"
 
-    def __init__(self, graph: GraphStore, store: RecordStore, *, hops: int = 2) -> None:
+    def __init__(
+        self, graph: GraphStore, store: RecordStore, *, hops: int = 2, named_only: bool = False
+    ) -> None:
         self._graph = graph
         self._store = store
         self.hops = hops
+        self.named_only = named_only
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Graph neighbours of the query's entities, best first."""
-        keys = query_entity_keys(query.text)
+        keys = query_entity_keys(query.text, named_only=self.named_only)
         if not keys:
             return []
         found = self._graph.neighbors(query.user_id, keys, hops=self.hops, limit=query.limit)

@@ -91,3 +91,17 @@ def test_bench_locomo_loco_reports_held_out_folds_beside_the_default(tmp_path: P
     shipped = json.loads(plain.read_text())["methods"]["dreammem"]["overall"]
     assert report["pooled_held_out"]["default"]["overall"] == shipped
     assert report["pooled_held_out"]["tuned"]["overall"]["n"] == shipped["n"] == 6
+
+
+def test_bench_locomo_levers_scores_each_family_beside_the_shipped_pipeline(tmp_path: Path) -> None:
+    plain, levers = tmp_path / "plain.json", tmp_path / "levers.json"
+    base = ["bench", "locomo", "--data", str(FIXTURE)]
+    assert runner.invoke(app, [*base, "--methods", "dreammem", "--json", str(plain)]).exit_code == 0
+    args = [*base, "--loco", "--levers", "session,e5", "--lever-weights", "0,1", "--json", str(levers)]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    report = json.loads(levers.read_text())["levers"]
+    assert len(report["settings"]) == 4 and set(report["families"]) == {"session", "e5", "all"}
+    # Every family's baseline is the all-off setting: exactly the plain run.
+    shipped = json.loads(plain.read_text())["methods"]["dreammem"]["overall"]
+    assert {f["baseline hit@5"] for f in report["families"].values()} == {shipped["hit@5"]}

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from dreammem import DreamMemory
 from dreammem.cli import app
 from dreammem.embed import HashingEmbedder
-from dreammem.recall.graph import query_entity_keys
+from dreammem.recall.base import RecallQuery
+from dreammem.recall.graph import GraphPath, query_entity_keys
 from dreammem.stores import EmbeddedGraphStore
 from dreammem.stores.base import GraphEntity, GraphItem
 from dreammem.stores.sqlite import SQLiteRecordStore
@@ -150,3 +151,24 @@ def test_query_entity_keys() -> None:
     assert "#48213" in query_entity_keys("when does order #48213 ship")
     assert "张伟" in query_entity_keys("张伟住在哪里？")
     assert len(query_entity_keys(" ".join(f"Name{i}" for i in range(500)))) <= 256
+
+
+def test_named_only_seeds_the_walk_from_the_entities_the_query_names(memory: DreamMemory) -> None:
+    add(
+        memory,
+        "u1",
+        "Caroline adopted a puppy named Rex.",
+        "Rex loves running at Cannon Beach.",
+        "My dog sleeps.",
+    )
+    named = query_entity_keys("Where does Caroline walk her dog?", named_only=True)
+    assert "caroline" in named and "dog" not in named  # a span, not a name
+    assert set(named) < set(query_entity_keys("Where does Caroline walk her dog?"))
+    path = GraphPath(memory.graph, memory.store, named_only=True)
+    query = RecallQuery("Where does Caroline walk her dog?", "u1", 10, T0 + timedelta(days=1))
+    rows = memory.store.get_by_rowids("u1", [c.rowid for c in path.search(query)])
+    # Caroline -> the puppy turn -> Rex -> the beach turn (two hops); "dog" seeds nothing.
+    assert {r.content for r in rows.values()} == {
+        "Caroline adopted a puppy named Rex.",
+        "Rex loves running at Cannon Beach.",
+    }

@@ -76,20 +76,21 @@ def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
 
 def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[LocomoConversation]) -> None:
     method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
-    levers = ["session", "feedback", "index"]
+    levers = ["session", "feedback", "index", "graph_named"]
     try:
-        run = run_levers(method, conversations, levers, weights=(0.0, 1.0), setup=setup_levers(levers), k=5)
+        setup = setup_levers(levers, method=method)
+        run = run_levers(method, conversations, levers, weights=(0.0, 1.0), setup=setup, k=5)
         indexed = method.memory.store.index_rows(conversations[0].sample_id)
     finally:
         method.close()
     assert indexed  # the index lever built the memory index the index path reads
-    assert len(run.settings) == 8 and set(run.results) == {*levers, "all"}
+    assert len(run.settings) == 16 and set(run.results) == {*levers, "all"}
     report = run.to_dict()
     family = report["families"]["session"]
     assert family["baseline hit@5"] == run.results["all"].pooled_default["overall"]["hit@5"]
     assert len(family["chosen"]) == len(conversations) == len(family["fold hit@5 minus baseline"])
     hits = report["first_hits"]
-    assert len(hits) == 8
+    assert len(hits) == 16
     for setting, scores in zip(hits, run.scores, strict=True):
         for conversation, rows in setting.items():
             outcomes = scores[conversation]
@@ -97,9 +98,9 @@ def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[
             for (_, rank), outcome in zip(rows, outcomes, strict=True):
                 gold_at = [i for i, s in enumerate(outcome.retrieved, 1) if s & outcome.gold]
                 assert rank == (gold_at[0] if gold_at else 0)
-    assert lever_table(run).row_count == 4
+    assert lever_table(run).row_count == 5
     with pytest.raises(ValueError, match="two conversations"):
-        run_levers(method, conversations[:1], levers, setup=setup_levers(levers))
+        run_levers(method, conversations[:1], levers, setup=setup)
 
 
 def test_unknown_levers_and_bad_weights_are_refused() -> None:
@@ -107,6 +108,8 @@ def test_unknown_levers_and_bad_weights_are_refused() -> None:
         setup_levers(["session", "telepathy"])
     with pytest.raises(ValueError, match="embedder factory"):
         setup_levers(["e5"])
+    with pytest.raises(ValueError, match="needs the method"):
+        setup_levers(["graph_named"])
     assert parse_levers(None, "0,1") is None
     assert parse_levers("session, feedback", "1,0.5,1") == (("session", "feedback"), (0.0, 0.5, 1.0))
     for levers, weights in [
