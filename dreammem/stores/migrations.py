@@ -265,4 +265,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE records_fts_v10 RENAME TO records_fts;
         """,
     ),
+    Migration(
+        11,
+        "superseded_by_index",
+        # Recall looks up what its hits superseded (a current value inherits the
+        # relevance of the values it replaced). Without an index on superseded_by,
+        # SQLite read every superseded record of the user on each recall: 68 ms at
+        # 200k turns of one user (docs/BENCHMARKS.md, a million memories).
+        """
+        CREATE INDEX records_user_superseded_by ON records(user_id, superseded_by)
+        WHERE superseded_by IS NOT NULL;
+        """,
+    ),
 )
