@@ -130,7 +130,7 @@ class TermShares:
                 self._counts[key] = count
         return count
 
-    def _row_count(self) -> int:
+    def rows(self) -> int:
         """The indexed rows (cached like the counts; the store is asked unlocked)."""
         with self._lock:
             rows = self._rows
@@ -141,7 +141,7 @@ class TermShares:
         return rows
 
     def _frequent(self, term: str, max_share: float) -> bool:
-        cap = int(max_share * self._row_count()) + 1
+        cap = int(max_share * self.rows()) + 1
         return self._count(term, cap) >= cap
 
     def pairs_pay(self, terms: Sequence[str]) -> bool:
@@ -156,7 +156,7 @@ class TermShares:
         """
         if not 2 < len(terms) <= MAX_PAIR_TERMS:
             return False
-        rows = self._row_count()
+        rows = self.rows()
         counts = [self._count(t, _COUNT_CAP) for t in terms]
         return (
             sum(counts) > PAIR_BUDGET

@@ -106,15 +106,23 @@ def test_under_the_window_every_match_is_ranked_as_before(
     memory: DreamMemory, monkeypatch: pytest.MonkeyPatch, terms: list[str], limit: int, user: str
 ) -> None:
     store = memory.store
-    assert store.count() < fts_query.RANK_WINDOW
-    windowed = store.keyword_search(user, terms, limit)
     since = T0 + timedelta(hours=100)
-    windowed_since = store.keyword_search(user, terms, limit, since=since)
-    monkeypatch.setattr(
-        fts_query, "RANK_WINDOW", 10**9
-    )  # no step is ever over it: the plan without the window
-    assert windowed and store.keyword_search(user, terms, limit) == windowed
-    assert store.keyword_search(user, terms, limit, since=since) == windowed_since
+    most = len(
+        store.fetchall(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ?", (fts_query.match_any(terms),)
+        )
+    )
+    default, results = fts_query.RANK_WINDOW, {}
+    # The default window (over the whole store), and one just over the step's matches
+    # (the window's query runs and finds too few rows), against the plan without one.
+    for window in (default, most + 1, 10**9):
+        monkeypatch.setattr(fts_query, "RANK_WINDOW", window)
+        results[window] = (
+            store.keyword_search(user, terms, limit),
+            store.keyword_search(user, terms, limit, since=since),
+        )
+    assert most + 1 < store.count() < default
+    assert results[10**9][0] and len(set(map(str, results.values()))) == 1
 
 
 @pytest.mark.parametrize("terms", [["kayak"], ["garden"], ["tea", "rain"]])

@@ -103,6 +103,16 @@ class KeywordRows(SQLiteConnection):
         """
         return match if scope is None else f"scope : {scope} AND ({match})"
 
+    def _most_matches(self, user_id: str, scope: str | None) -> int:
+        """The most rows a search can match: the user's rows when scoped, else every row (cached counts).
+
+        A search that cannot match more than a window skips the window's query (small
+        stores and small users run the plan they ran before the window existed).
+        """
+        if scope is None:
+            return self._term_shares.rows()
+        return self._term_shares.documents(scope_token(user_id))
+
     def _bm25_newest(
         self,
         expression: str,
@@ -163,9 +173,10 @@ class KeywordRows(SQLiteConnection):
         if span is None:
             return []
         size = fts_query.RANK_WINDOW if newest is None else newest
-        found = self._bm25_newest(expression, user_id, limit, window, span, size)
-        if found is not None:
-            return found
+        if self._most_matches(user_id, scope) > size:
+            found = self._bm25_newest(expression, user_id, limit, window, span, size)
+            if found is not None:
+                return found
         where, params = window
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
         if scope is None and since is None and until is None:
