@@ -129,3 +129,14 @@ def test_the_second_path_without_the_option_is_a_config_error(tmp_path: Path) ->
 def test_the_neo4j_backend_refuses_the_option_before_connecting() -> None:
     with pytest.raises(ConfigError, match="embedded SQLite backend only"):
         Engine("bolt://127.0.0.1:1", config=CONFIG)
+
+
+def test_another_open_store_sees_the_writes_and_forgets_of_this_one(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    with DreamMemory(root, config=CONFIG) as writer, DreamMemory(root, config=CONFIG) as reader:
+        writer.add("I keep bees on the roof", user_id="u1")
+        assert reader.stats(user_id="u1")["second_vectors"] == 1  # the reader's index is open now
+        honey = writer.add("The bees made twelve jars of honey this year", user_id="u1")
+        assert _second_ids(reader, "how much honey did the hives produce?", "u1")[0] == honey.id
+        writer.forget(honey.id, user_id="u1")
+        assert honey.id not in _second_ids(reader, "how much honey did the hives produce?", "u1")
