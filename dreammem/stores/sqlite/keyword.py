@@ -135,21 +135,17 @@ class KeywordRows(SQLiteConnection):
         if floor is None:  # fewer matches than the window: the full ranking is as cheap
             return None
         where, params = window
-        ranked = (
-            f"SELECT rowid, {self._rank} AS s FROM records_fts "
-            "WHERE records_fts MATCH ? AND rowid BETWEEN ? AND ?"
+        # One statement: every bm25() statement first counts the documents of each query
+        # phrase over the whole index (10 ms at a million rows), so ranking the window's
+        # best rows first and all of it when too few of those are active (a superseded
+        # slot's values) paid that twice.
+        rows = self.fetchall(
+            f"SELECT f.rowid, -f.s FROM (SELECT rowid, {self._rank} AS s FROM records_fts "
+            "WHERE records_fts MATCH ? AND rowid BETWEEN ? AND ?) f JOIN records r ON r.rowid = f.rowid "
+            f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
+            (expression, int(floor[0]), span[1], user_id, *params, limit),
         )
-        # The best ``limit * HEADROOM`` of the window first: bm25() runs once per row and
-        # only those rows are looked up in ``records``; all of the window when too few survive.
-        for head in (f" ORDER BY s LIMIT {limit * HEADROOM}", ""):
-            rows = self.fetchall(
-                f"SELECT f.rowid, -f.s FROM ({ranked}{head}) f JOIN records r ON r.rowid = f.rowid "
-                f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
-                (expression, int(floor[0]), span[1], user_id, *params, limit),
-            )
-            if len(rows) >= limit:
-                return [(int(r[0]), float(r[1])) for r in rows]
-        return None
+        return [(int(r[0]), float(r[1])) for r in rows] if len(rows) >= limit else None
 
     def _bm25(
         self,
