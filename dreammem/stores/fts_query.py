@@ -31,8 +31,9 @@ Two ways around it, both used by
 * **the newest matches of a huge match set.** ``bm25()`` costs a few microseconds per
   matching row, so a step matching 100k rows (a term in a tenth of a million memories
   of one user) costs hundreds of milliseconds whatever its plan. A step matching more
-  than ``RANK_WINDOW`` rows (in the user's scope, in the time window) ranks only the
-  newest ``RANK_WINDOW`` of them (when ``limit`` of those are the user's active rows);
+  than ``RANK_WINDOW`` rows (in the time window; the user's own when the search is
+  scoped, every user's when the user holds most of the index) ranks only the newest
+  ``RANK_WINDOW`` of them (when ``limit`` of those are the user's active rows);
   their scores are the full ranking's (FTS5's statistics cover the whole index). A
   step with fewer matches is ranked whole, as before: nothing changes below that size.
 """
