@@ -29,7 +29,7 @@ from dreammem.text.tokenize import contains_cjk
 from dreammem.types import Layer, MemoryRecord, Role, Source
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.rules import is_question
-from dreammem.write.statements import Statement, analyse, shared_names
+from dreammem.write.statements import Statement, analyse
 from dreammem.write.supersede import superseded
 from dreammem.write.updates import Action, Decision, decide
 
@@ -243,10 +243,7 @@ def _earlier_in_batch(
 def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candidate, Decision]]:
     """Decisions against each older candidate; only the best replaceable one is replaced."""
     analysed = [(c, analyse_record(c.record)) for c in sorted(older, key=lambda c: -c.similarity)]
-    # The closest older statement *of the same kind*: the most similar one overall may be about
-    # something else ("我的笔记本风扇最近有怪声" is nearer "我最近常点的是澳白" than "我一般点拿铁" is).
-    related = [s for _, s in analysed if _related(new, s)]
-    closest = related[0].text if related else None
+    closest = analysed[0][1].text if analysed else None
     decided = [
         (c, d)
         for c, s in analysed
@@ -267,11 +264,6 @@ def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candid
             )
         out.append((c, d))
     return out
-
-
-def _related(new: Statement, old: Statement) -> bool:
-    """Of the same kind: a shared attribute family or name, or two shared topic words."""
-    return bool(new.families & old.families or shared_names(new, old) or len(new.topics & old.topics) >= 2)
 
 
 def applied(outcome: Outcome, current: MemoryRecord, *, now: datetime) -> MemoryRecord:

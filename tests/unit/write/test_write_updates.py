@@ -346,23 +346,3 @@ def test_a_relatives_statement_still_never_replaces_the_users() -> None:
     assert analyse("我父母卖了房子。").holders == {"父母"}
     assert analyse("有了孩子以后，每月买菜上限调到三千。").holders == frozenset()
     assert analyse("They moved our team to the 12th floor.").holders == frozenset()
-
-
-def test_the_closest_older_statement_is_the_closest_of_the_same_kind() -> None:
-    """Without a change cue, an older statement is weighed when it is the nearest *of its kind*.
-
-    Under a model that packs every cosine into a narrow band, an unrelated statement can be the
-    nearest overall ("the laptop fan makes a noise" beside "lately I order a flat white").
-    """
-    user = "u1"
-    latte = MemoryRecord(user_id=user, content="我一般点拿铁。", role=Role.USER, event_time=T0)
-    fan = MemoryRecord(user_id=user, content="我的笔记本风扇最近有怪声。", role=Role.USER, event_time=T0)
-    new = MemoryRecord(
-        user_id=user, content="我最近常点的是澳白。", role=Role.USER, event_time=T0 + timedelta(days=7)
-    )
-    vector = np.ones((1, 4), dtype=np.float32) / 2
-    found = [Candidate(fan, 0.911), Candidate(latte, 0.904)]
-
-    outcomes = resolve_updates([new], vector, lambda *_: found)
-
-    assert [(o.old.content, o.decision.action) for o in outcomes] == [("我一般点拿铁。", Action.UNSURE)]
