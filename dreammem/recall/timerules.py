@@ -165,7 +165,10 @@ _ZH_SEASONS = {
     "春天": (3, 3), "春季": (3, 3), "夏天": (6, 3), "夏季": (6, 3), "秋天": (9, 3), "秋季": (9, 3),
     "冬天": (12, 3), "冬季": (12, 3), "暑假": (7, 2), "寒假": (1, 2),
 }  # fmt: skip
-_ZH_SEASON = re.compile(rf"(?P<rel>今年|去年|前年)?(?:的)?(?P<s>{'|'.join(_ZH_SEASONS)})")
+_ZH_SEASON = re.compile(
+    rf"(?:(?P<rel>今年|去年|前年)|(?P<ago>{_CN_NUM})年(?:前|之前|以前)|(?P<y>\d{{4}})年)?(?:的)?"
+    rf"(?P<s>{'|'.join(_ZH_SEASONS)})"
+)
 _ZH_YEAR_OFFSET = {"今年": 0, "去年": 1, "前年": 2}
 _EN_WEEKEND = re.compile(r"\b(?P<rel>last|this|past|the)\s+weekend\b", re.IGNORECASE)
 _EN_NTH_WEEK = re.compile(
@@ -268,12 +271,23 @@ def _season_start(month: int, now: datetime, *, year: int | None, last: bool, le
 
 
 def _zh_seasons(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
-    """Chinese seasons ("今年暑假", "去年冬天", "寒假"): their months in that year, else the latest."""
+    """Chinese seasons ("今年暑假", "去年冬天", "三年前的夏天", "2022年寒假"): their months in that year.
+
+    Without a year, the latest one begun by ``now``.
+    """
     for m in _ZH_SEASON.finditer(text):
         month, length = _ZH_SEASONS[m["s"]]
-        year = now.year - _ZH_YEAR_OFFSET[m["rel"]] if m["rel"] else None
-        start = _season_start(month, now, year=year, last=False, length=length)
+        start = _season_start(month, now, year=_zh_year(m, now), last=False, length=length)
         yield m.start(), m.end(), TimeWindow(start, _add_months(start, length))
+
+
+def _zh_year(m: re.Match[str], now: datetime) -> int | None:
+    """The year a Chinese season names: "今年", "三年前", "2022年", or none."""
+    if m["rel"]:
+        return now.year - _ZH_YEAR_OFFSET[m["rel"]]
+    if m["ago"]:
+        return now.year - _cn_int(m["ago"])
+    return int(m["y"]) if m["y"] else None
 
 
 def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:

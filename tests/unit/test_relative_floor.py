@@ -223,7 +223,7 @@ def test_bad_relative_floor_settings_are_config_errors(fields: dict[str, object]
 
 # -- the mutual floor: the question must stand out for the memory too -------------------------------
 
-HUB = "On Sunday my sister, the cat and the neighbours came by; the kitchen, the car and the laptop all need work"
+HUB = "On Sunday my sister, the cat and the neighbours came by; the kitchen, the car and the laptop need work"
 """A memory that shares a word with nearly every other: it sits near every question."""
 
 
