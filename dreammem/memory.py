@@ -134,7 +134,13 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         """The recall pipeline (built on first use)."""
         if self._pipeline is None:
             self._pipeline = build_pipeline(
-                self.store, self.vector_index, self.embedder, self.graph, self.config.recall, self.reranker
+                self.store,
+                self.vector_index,
+                self.embedder,
+                self.graph,
+                self.config.recall,
+                self.reranker,
+                second=self.engine.second,
             )
         return self._pipeline
 

@@ -17,8 +17,10 @@ Levers:
   index the second-level dream would build (built here from the conversation's turns);
 - ``graph_named``: the graph path seeded only from the entities the question names
   (:class:`~dreammem.recall.graph.GraphPath` with ``named_only``), 2 hops;
-- ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM
-  (:class:`SecondVectorPath`; its own in-memory FAISS index, built per conversation).
+- ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM: the
+  library's :class:`~dreammem.recall.second_vector.SecondVectorPath` over the store's
+  second index (the method's config sets ``embedding.second_model``; see
+  :func:`with_second_model`).
 """
 
 from __future__ import annotations
@@ -28,11 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dreammem.config import DreamMemConfig
 from dreammem.dream.memory_index import build_rows, replace_rows, task_types
-from dreammem.embed.base import Embedder
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery
+from dreammem.recall.base import RecallPath
 from dreammem.recall.graph import GraphPath
-from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem_bench.loco import FusionSetting, LocoResult, Scores, held_out, score_settings
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
@@ -42,48 +43,24 @@ __all__ = [
     "LEVERS",
     "LeverRun",
     "LeverSetup",
-    "SecondVectorPath",
     "families",
     "family_row",
     "first_hits",
     "lever_settings",
     "run_levers",
     "setup_levers",
+    "with_second_model",
 ]
 
 LEVERS = ("session", "feedback", "index", "graph_named", "e5")
 """The levers ``--levers`` accepts."""
 
 
-class SecondVectorPath:
-    """Nearest neighbours by a second embedding model, over its own index of the store's memories.
-
-    The pipeline's query embedding belongs to the store's model, so this path embeds
-    the query itself. :meth:`add_user` indexes a user's active memories.
-    """
-
-    def __init__(self, embedder: Embedder, *, name: str) -> None:
-        self.name = name
-        self.embedder = embedder
-        self.index = FaissVectorIndex(embedder.dim)
-
-    def add_user(self, method: DreamMemMethod, user_id: str) -> int:
-        """Embed and index every active memory of the user; returns how many."""
-        store = method.memory.store
-        records = store.find(user_id)
-        rowids = store.rowids(user_id, [r.id for r in records])
-        kept = [r for r in records if r.id in rowids]
-        if kept:
-            vectors = self.embedder.embed_documents([r.content for r in kept])
-            self.index.add(user_id, [rowids[r.id] for r in kept], vectors)
-        return len(kept)
-
-    def search(self, query: RecallQuery) -> list[Candidate]:
-        """The user's nearest memories by this model."""
-        vector = self.embedder.embed_query(query.text)
-        return [
-            Candidate(rowid, score) for rowid, score in self.index.search(query.user_id, vector, query.limit)
-        ]
+def with_second_model(config: DreamMemConfig, levers: Sequence[str]) -> DreamMemConfig:
+    """``config`` with e5 as the store's second model when the ``e5`` lever is asked for."""
+    if "e5" not in levers:
+        return config
+    return config.model_copy(update={"embedding": config.embedding.model_copy(update={"second_model": "e5"})})
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +76,12 @@ class LeverSetup:
     prepare: Callable[[DreamMemMethod, LocomoConversation], None]
 
 
-def setup_levers(
-    levers: Sequence[str], *, e5: Callable[[], Embedder] | None = None, method: DreamMemMethod | None = None
-) -> LeverSetup:
+def setup_levers(levers: Sequence[str], *, method: DreamMemMethod | None = None) -> LeverSetup:
     """The extra paths and the per-conversation preparation of these levers.
 
     Raises:
-        ValueError: an unknown lever, ``e5`` without an embedder factory, or
-            ``graph_named`` without the method (whose graph it walks).
+        ValueError: an unknown lever, ``graph_named`` without the method (whose graph
+            it walks), or ``e5`` without a method whose store keeps a second index.
     """
     unknown = sorted(set(levers) - set(LEVERS))
     if unknown:
@@ -116,12 +91,11 @@ def setup_levers(
         if method is None:
             raise ValueError("the graph_named lever needs the method")
         paths["graph_named"] = GraphPath(method.memory.graph, method.memory.store, named_only=True)
-    second: SecondVectorPath | None = None
     if "e5" in levers:
-        if e5 is None:
-            raise ValueError("the e5 lever needs an embedder factory")
-        second = SecondVectorPath(e5(), name="e5")
-        paths["e5"] = second
+        library = None if method is None else method.memory.pipeline.paths.get("second_vector")
+        if library is None:
+            raise ValueError("the e5 lever needs a method whose config sets embedding.second_model")
+        paths["e5"] = library
 
     def prepare(method: DreamMemMethod, conversation: LocomoConversation) -> None:
         user = conversation.sample_id
@@ -129,8 +103,6 @@ def setup_levers(
             store = method.memory.store
             with store.transaction():
                 replace_rows(store, user, build_rows(store.find(user), task_types(store, user)))
-        if second is not None:
-            second.add_user(method, user)
 
     return LeverSetup(paths, prepare)
 

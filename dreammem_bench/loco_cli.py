@@ -12,10 +12,17 @@ from rich.table import Table
 
 from dreammem.config import DreamMemConfig
 from dreammem.embed.base import Embedder
-from dreammem.embed.models import E5Embedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
-from dreammem_bench.levers import LEVERS, LeverRun, family_row, lever_settings, run_levers, setup_levers
+from dreammem_bench.levers import (
+    LEVERS,
+    LeverRun,
+    family_row,
+    lever_settings,
+    run_levers,
+    setup_levers,
+    with_second_model,
+)
 from dreammem_bench.loco import DEFAULT_GRID, FusionSetting, fold_rows, run_loco
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
@@ -99,6 +106,8 @@ def run_loco_command(
     """
     if levers is not None and len(conversations) < 2:
         raise ConfigError("--loco needs at least two conversations")
+    if levers is not None:
+        config = with_second_model(config, levers[0])  # the e5 lever: the store keeps a second index
     method = DreamMemMethod(config, embedder=embedder, reranker=reranker)
     if levers is None:
         settings = len(DEFAULT_GRID.settings(FusionSetting.of(config.recall)))
@@ -110,7 +119,7 @@ def run_loco_command(
             result = run_loco(method, conversations, k=k, on_step=step)
         else:
             names, weights = levers
-            setup = setup_levers(names, e5=E5Embedder, method=method)
+            setup = setup_levers(names, method=method)
             run = run_levers(method, conversations, names, weights=weights, setup=setup, k=k, on_step=step)
     finally:
         done()

@@ -25,10 +25,11 @@ from dreammem.embed.base import Embedder
 from dreammem.embed.models import resolve_embedder
 from dreammem.engine.embedded import open_embedded
 from dreammem.engine.locks import UserLocks
+from dreammem.engine.second import SecondVectors
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import Vectors
 from dreammem.engine.writes import context_texts, write_new
-from dreammem.errors import ConfigError
+from dreammem.errors import ConfigError, DreamMemError
 from dreammem.llm import LLM
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 from dreammem.stores.graph_sync import GraphSync
@@ -94,7 +95,17 @@ class Engine:
         """The record store (the source of truth)."""
         self._vectors: Vectors
         uri = path if is_server_uri(path) else config.store.uri if path is None else None
+        second_model = config.embedding.second_model
+        if "second_vector" in config.recall.paths and second_model is None:
+            raise ConfigError("the recall path 'second_vector' needs embedding.second_model (e.g. 'e5')")
+        self.second: SecondVectors | None = None
+        """The opt-in second embedding model's index (``embedding.second_model``), else None."""
         if uri is not None:
+            if second_model is not None:
+                raise ConfigError(
+                    "embedding.second_model is supported on the embedded SQLite backend only, "
+                    "not on the Neo4j backend"
+                )
             if graph is not None and "transactional" not in graph.capabilities:
                 raise ConfigError("the Neo4j backend keeps its graph in the same database: pass no graph")
             server = _open_server(str(uri), config, auth)
@@ -103,6 +114,14 @@ class Engine:
         else:
             embedded = open_embedded(path, config, graph)
             self.store, self.graph, self._vectors = embedded.store, embedded.graph, embedded.vectors
+            if second_model is not None:
+                self.second = SecondVectors(
+                    embedded.store,
+                    embedded.vectors_file,
+                    second_model,
+                    embedding=config.embedding,
+                    ann=config.vector_index,
+                )
         self._graph_sync = GraphSync(self.store, self.graph)
         self._stored_model = self.store.get_meta("embedding_model")
         self._closed = False
@@ -185,6 +204,7 @@ class Engine:
             "users": len(store.users()) if user_id is None else 1,
             "embedding_model": store.get_meta("embedding_model"),
             "vectors": self.vector_count(user_id),
+            **({} if self.second is None else {"second_vectors": self.second.count(user_id)}),
             "schema_version": store.schema_version,
             "graph_outbox": self.graph_pending(),
         }
@@ -207,6 +227,18 @@ class Engine:
                 yield work
                 work.stage()
             work.apply()
+            if self.second is not None:
+                self._second_after(rebuilt=work.rebuilds)
+
+    def _second_after(self, *, rebuilt: bool) -> None:
+        """After a commit: the second model embeds what was written (an erasure rewrites its file)."""
+        assert self.second is not None
+        try:
+            self.second.catch_up()
+            if rebuilt:
+                self.second.flush()
+        except DreamMemError as exc:  # degradation boundary: the next catch-up replays the change log
+            log.warning("the second vector index could not follow this write: %s", exc)
 
     def persist(
         self,
@@ -314,6 +346,8 @@ class Engine:
             with self.store.transaction():
                 self._vectors.bump_generation()
             self._vectors.rebuild()
+            if self.second is not None:
+                self.second.catch_up()
             texts = self._rebuild_keyword_text()
             graph_count = self.reindex_graph()
             return {
@@ -348,6 +382,8 @@ class Engine:
             self._closed = True
             try:
                 self._vectors.flush()
+                if self.second is not None:
+                    self.second.flush()
             finally:
                 self.graph.close()
                 self.store.close()

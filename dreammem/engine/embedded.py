@@ -55,6 +55,8 @@ class EmbeddedBackend:
     store: SQLiteRecordStore
     graph: GraphStore
     vectors: VectorLifecycle
+    vectors_file: Path | None
+    """The FAISS file (``None``: in memory)."""
 
 
 def _default_graph(config: DreamMemConfig, store: SQLiteRecordStore) -> GraphStore:
@@ -85,4 +87,4 @@ def open_embedded(
     db_path, faiss_path = resolve_paths(path)
     store = SQLiteRecordStore(db_path, context_weight=config.recall.context_weight)
     chosen = graph if graph is not None else _default_graph(config, store)
-    return EmbeddedBackend(store, chosen, VectorLifecycle(store, faiss_path, config.vector_index))
+    return EmbeddedBackend(store, chosen, VectorLifecycle(store, faiss_path, config.vector_index), faiss_path)

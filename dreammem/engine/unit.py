@@ -91,6 +91,11 @@ class UnitOfWork:
         self._rebuild = True
         return self.store.delete(user_id, ids)
 
+    @property
+    def rebuilds(self) -> bool:
+        """True when FAISS is rebuilt after the commit (an erasure, an undo's deletes)."""
+        return self._rebuild
+
     def rebuild_vectors(self) -> None:
         """Rebuild FAISS from SQLite after the commit instead of updating it."""
         self._rebuild = True

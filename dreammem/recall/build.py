@@ -11,6 +11,7 @@ from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.memory_index import MemoryIndexPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
+from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
 from dreammem.recall.session import SessionPath
 from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
@@ -26,11 +27,13 @@ def build_pipeline(
     graph: GraphStore,
     config: RecallConfig,
     reranker: Reranker | None,
+    second: SecondIndex | None = None,
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, and the two that reuse the others'
-    candidates: session and feedback.
+    Vector, keyword, temporal, memory index, graph, the two that reuse the others'
+    candidates (session and feedback), and with a ``second`` index (the store's opt-in
+    second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
         "vector": VectorPath(index, embedder),
@@ -41,4 +44,6 @@ def build_pipeline(
         "session": SessionPath(store, embedder),
         "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
     }
+    if second is not None:
+        paths["second_vector"] = SecondVectorPath(second)
     return RecallPipeline(store, paths, config, reranker, embedder=embedder)

@@ -265,4 +265,45 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE records_fts_v10 RENAME TO records_fts;
         """,
     ),
+    Migration(
+        11,
+        "second_vectors",
+        # The opt-in second embedding index (EmbeddingConfig.second_model): one more
+        # embedding per record and model, kept like the first (its FAISS index follows
+        # the same change log). A content edit drops the record's second embedding, so
+        # the engine embeds the new text again; an erased record takes it along.
+        """
+        CREATE TABLE second_vectors (
+            rowid INTEGER NOT NULL REFERENCES records(rowid) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (rowid, model)
+        );
+        CREATE TRIGGER second_vectors_embedded AFTER INSERT ON second_vectors BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (NEW.rowid);
+        END;
+        CREATE TRIGGER second_vectors_reembedded AFTER UPDATE ON second_vectors BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (NEW.rowid);
+        END;
+        CREATE TRIGGER second_vectors_unembedded AFTER DELETE ON second_vectors BEGIN
+            INSERT INTO vector_changes (record_rowid) VALUES (OLD.rowid);
+        END;
+        CREATE TRIGGER second_vectors_content AFTER UPDATE OF content ON records
+        WHEN OLD.content IS NOT NEW.content BEGIN
+            DELETE FROM second_vectors WHERE rowid = NEW.rowid;
+        END;
+        """,
+    ),
+    Migration(
+        12,
+        "superseded_by_index",
+        # Recall looks up what its hits superseded (a current value inherits the
+        # relevance of the values it replaced). Without an index on superseded_by,
+        # SQLite read every superseded record of the user on each recall: 68 ms at
+        # 200k turns of one user (docs/BENCHMARKS.md, a million memories).
+        """
+        CREATE INDEX records_user_superseded_by ON records(user_id, superseded_by)
+        WHERE superseded_by IS NOT NULL;
+        """,
+    ),
 )

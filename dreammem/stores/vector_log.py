@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.sqlite.vectors import VectorTable, checked
 
 __all__ = [
     "VectorState",
@@ -58,15 +59,22 @@ def changed_rowids(store: SQLiteRecordStore, after: int, upto: int) -> list[int]
     return [int(r[0]) for r in rows]
 
 
-def current_vectors(store: SQLiteRecordStore, rowids: Sequence[int], model: str, dim: int) -> VectorState:
-    """Where each row id belongs now: its user's vectors if active, else gone."""
+def current_vectors(
+    store: SQLiteRecordStore,
+    rowids: Sequence[int],
+    model: str,
+    dim: int,
+    *,
+    table: VectorTable = "vectors",
+) -> VectorState:
+    """Where each row id belongs now: its user's vectors (in ``table``) if active, else gone."""
     found: dict[str, tuple[list[int], list[bytes]]] = {}
     seen: set[int] = set()
     for start in range(0, len(rowids), _CHUNK):
         chunk = list(rowids[start : start + _CHUNK])
         marks = ", ".join("?" * len(chunk))
         for user_id, rowid, blob in store.fetchall(
-            "SELECT r.user_id, v.rowid, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            f"SELECT r.user_id, v.rowid, v.vec FROM {checked(table)} v JOIN records r ON r.rowid = v.rowid "
             f"WHERE v.rowid IN ({marks}) AND v.model = ? AND r.status = 'active'",
             (*chunk, model),
         ):
@@ -81,10 +89,10 @@ def current_vectors(store: SQLiteRecordStore, rowids: Sequence[int], model: str,
     return active, [i for i in rowids if i not in seen]
 
 
-def active_counts(store: SQLiteRecordStore, model: str) -> dict[str, int]:
-    """How many active records of each user have an embedding from this model."""
+def active_counts(store: SQLiteRecordStore, model: str, *, table: VectorTable = "vectors") -> dict[str, int]:
+    """How many active records of each user have an embedding from this model (in ``table``)."""
     rows = store.fetchall(
-        "SELECT r.user_id, COUNT(*) FROM vectors v JOIN records r ON r.rowid = v.rowid "
+        f"SELECT r.user_id, COUNT(*) FROM {checked(table)} v JOIN records r ON r.rowid = v.rowid "
         "WHERE r.status = 'active' AND v.model = ? GROUP BY r.user_id",
         (model,),
     )

@@ -27,6 +27,7 @@ from dreammem.errors import BackendError
 from dreammem.stores import vector_log
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.sqlite.vectors import VectorTable
 
 __all__ = ["VectorSync"]
 
@@ -44,6 +45,7 @@ class VectorSync:
         index: The index to keep current.
         model: The embedding model whose vectors the index holds.
         keep_changes: Change-log entries kept when :meth:`flush` prunes.
+        table: The table of stored embeddings the index is derived from.
     """
 
     def __init__(
@@ -53,8 +55,10 @@ class VectorSync:
         model: str,
         *,
         keep_changes: int = _KEEP_CHANGES,
+        table: VectorTable = "vectors",
     ) -> None:
         self._store = store
+        self.table: VectorTable = table
         self.index = index
         self.model = model
         self.keep_changes = keep_changes
@@ -85,7 +89,10 @@ class VectorSync:
         return sequence >= vector_log.pruned_to(self._store)
 
     def _matches_store(self) -> bool:
-        held, stored = self.index.counts(), vector_log.active_counts(self._store, self.model)
+        held, stored = (
+            self.index.counts(),
+            vector_log.active_counts(self._store, self.model, table=self.table),
+        )
         if held != stored:
             log.warning(
                 "FAISS file %s holds %d vectors of %d users where SQLite has %d of %d: rebuilding",
@@ -106,7 +113,9 @@ class VectorSync:
             version = vector_log.data_version(self._store)
             sequence = vector_log.last_sequence(self._store)
             self.index.reset()
-            for user_id, rowids, matrix in self._store.iter_active_vectors(self.model, self.index.dim):
+            for user_id, rowids, matrix in self._store.iter_active_vectors(
+                self.model, self.index.dim, table=self.table
+            ):
                 self.index.add(user_id, rowids, matrix)
             self.index.sequence = sequence
             self._seen_version = version
@@ -115,8 +124,11 @@ class VectorSync:
             except BackendError as exc:  # the index in memory is whole; close() tries again
                 log.warning("could not write the rebuilt FAISS file: %s", exc)
 
-    def refresh(self) -> int:
+    def refresh(self, *, own: bool = False) -> int:
         """Apply what other processes committed since the last call.
+
+        With ``own``, this process's own commits too (every change past the index's
+        sequence, whoever made it): for an index that writes do not update directly.
 
         Returns:
             How many changed row ids were looked at (0 when nobody else wrote).
@@ -126,7 +138,7 @@ class VectorSync:
         """
         with self._lock:
             version = vector_log.data_version(self._store)
-            if version == self._seen_version:
+            if version == self._seen_version and not own:
                 return 0
             after = self.index.sequence
             upto = vector_log.last_sequence(self._store)
@@ -134,7 +146,9 @@ class VectorSync:
                 self.rebuild()
                 return upto
             changed = vector_log.changed_rowids(self._store, after, upto)
-            active, gone = vector_log.current_vectors(self._store, changed, self.model, self.index.dim)
+            active, gone = vector_log.current_vectors(
+                self._store, changed, self.model, self.index.dim, table=self.table
+            )
             self.index.remove(gone)
             for user_id, (rowids, matrix) in active.items():
                 # Rows held with the same vector (this process's own writes) stay: replacing

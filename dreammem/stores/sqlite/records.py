@@ -207,8 +207,9 @@ class RecordRows(SQLiteConnection):
         found: list[MemoryRecord] = []
         for chunk in chunks(sorted(set(ids)), 500):
             rows = self.fetchall(
-                "SELECT * FROM records WHERE user_id = ? AND status = 'superseded' "
-                f"AND superseded_by IN ({', '.join('?' * len(chunk))})",
+                # Served by records_user_superseded_by; "+status": never by the user's status index.
+                "SELECT * FROM records WHERE user_id = ? AND +status = 'superseded' "
+                f"AND superseded_by IN ({', '.join('?' * len(chunk))}) ORDER BY event_time, rowid",
                 (user_id, *chunk),
             )
             found.extend(from_row(r) for r in rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -11,18 +12,41 @@ from dreammem.stores.sqlite.codec import chunks
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.types import Status
 
-__all__ = ["VectorRows"]
+__all__ = ["VECTOR_TABLES", "VectorRows", "VectorTable", "checked"]
+
+VectorTable = Literal["vectors", "second_vectors"]
+"""The tables of stored embeddings: the store's model, and the opt-in second model's."""
+
+VECTOR_TABLES: tuple[VectorTable, ...] = ("vectors", "second_vectors")
+
+
+def checked(table: VectorTable) -> VectorTable:
+    """The table name, checked before it goes into SQL.
+
+    Raises:
+        ValueError: not one of :data:`VECTOR_TABLES`.
+    """
+    if table not in VECTOR_TABLES:
+        raise ValueError(f"unknown vector table {table!r}")
+    return table
 
 
 class VectorRows(SQLiteConnection):
     """Stored embeddings of the SQLite store."""
 
-    def put_vectors(self, rowids: Sequence[int], model: str, vectors: npt.NDArray[np.float32]) -> None:
+    def put_vectors(
+        self,
+        rowids: Sequence[int],
+        model: str,
+        vectors: npt.NDArray[np.float32],
+        *,
+        table: VectorTable = "vectors",
+    ) -> None:
         """Store embeddings (the FAISS index can be rebuilt from them)."""
         data = np.ascontiguousarray(vectors, dtype=np.float32)
         with self.transaction() as conn:
             conn.executemany(
-                "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?, ?, ?)",
+                f"INSERT OR REPLACE INTO {checked(table)} (rowid, model, vec) VALUES (?, ?, ?)",
                 [(rid, model, data[i].tobytes()) for i, rid in enumerate(rowids)],
             )
 
@@ -33,11 +57,11 @@ class VectorRows(SQLiteConnection):
             conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
 
     def iter_active_vectors(
-        self, model: str, dim: int, batch: int = 10_000
+        self, model: str, dim: int, batch: int = 10_000, *, table: VectorTable = "vectors"
     ) -> Iterator[tuple[str, list[int], npt.NDArray[np.float32]]]:
         """Stored embeddings of active records, as ``(user_id, rowids, matrix)`` batches."""
         cursor = self.execute(
-            "SELECT r.user_id, v.rowid, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
+            f"SELECT r.user_id, v.rowid, v.vec FROM {checked(table)} v JOIN records r ON r.rowid = v.rowid "
             "WHERE r.status = 'active' AND v.model = ? ORDER BY r.user_id, v.rowid",
             (model,),
         )
@@ -90,6 +114,28 @@ class VectorRows(SQLiteConnection):
         )
         return [(int(r[0]), r[1], r[2]) for r in rows]
 
+    def missing_second_vectors(
+        self, model: str, rowids: Sequence[int] | None = None
+    ) -> list[tuple[int, str]]:
+        """Active records (among ``rowids``; ``None``: all) with no second embedding from this model.
+
+        Returns:
+            ``(rowid, content)`` pairs.
+        """
+        if rowids is None:
+            return [(int(r[0]), str(r[1])) for r in self.fetchall(_MISSING_SECOND, (model,))]
+        found: list[tuple[int, str]] = []
+        for chunk in chunks(list(rowids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(f"{_MISSING_SECOND} AND r.rowid IN ({marks})", (model, *chunk))
+            found.extend((int(r[0]), str(r[1])) for r in rows)
+        return found
+
+    def keep_second_model(self, model: str) -> int:
+        """Drop the second embeddings of any other model (the option changed); returns how many."""
+        with self.transaction() as conn:
+            return int(conn.execute("DELETE FROM second_vectors WHERE model != ?", (model,)).rowcount)
+
     def count_vectors(self, model: str, user_id: str | None = None) -> int:
         """How many active records (of one user) have an embedding from this model."""
         scope, params = ("", [model]) if user_id is None else (" AND r.user_id = ?", [model, user_id])
@@ -100,6 +146,10 @@ class VectorRows(SQLiteConnection):
         )
 
 
+_MISSING_SECOND = (
+    "SELECT r.rowid, r.content FROM records r LEFT JOIN second_vectors s "
+    "ON s.rowid = r.rowid AND s.model = ? WHERE s.rowid IS NULL AND r.status = 'active'"
+)
 _RECENT_ONE = (
     "SELECT * FROM (SELECT r.event_time AS t, v.vec AS vec FROM records r "
     "JOIN vectors v ON v.rowid = r.rowid AND v.model = ? WHERE r.user_id = ? AND r.status = ? "

@@ -10,15 +10,14 @@ from typer.testing import CliRunner
 from dreammem.cli import app
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed import HashingEmbedder
-from dreammem.embed.models import E5Embedder
 from dreammem.errors import ConfigError
-from dreammem.recall.base import RecallQuery
+from dreammem.recall.second_vector import SecondVectorPath
 from dreammem_bench.levers import (
-    SecondVectorPath,
     families,
     lever_settings,
     run_levers,
     setup_levers,
+    with_second_model,
 )
 from dreammem_bench.loco import FusionSetting, score_settings
 from dreammem_bench.loco_cli import lever_table, parse_levers
@@ -106,8 +105,14 @@ def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[
 def test_unknown_levers_and_bad_weights_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown levers"):
         setup_levers(["session", "telepathy"])
-    with pytest.raises(ValueError, match="embedder factory"):
+    with pytest.raises(ValueError, match="second_model"):
         setup_levers(["e5"])
+    plain = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
+    try:
+        with pytest.raises(ValueError, match="second_model"):
+            setup_levers(["e5"], method=plain)
+    finally:
+        plain.close()
     with pytest.raises(ValueError, match="needs the method"):
         setup_levers(["graph_named"])
     assert parse_levers(None, "0,1") is None
@@ -125,19 +130,30 @@ def test_unknown_levers_and_bad_weights_are_refused() -> None:
     assert isinstance(result.exception, ConfigError) and "--levers needs --loco" in str(result.exception)
 
 
-def test_the_second_vector_path_searches_its_own_model_over_the_stores_memories() -> None:
-    method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
+def test_the_e5_lever_is_the_librarys_second_vector_path(conversations: list[LocomoConversation]) -> None:
+    config = with_second_model(DreamMemConfig(), ["session", "e5"])
+    assert config.embedding.second_model == "e5"
+    assert with_second_model(DreamMemConfig(), ["session"]) == DreamMemConfig()
+    method = DreamMemMethod(config, embedder=HashingEmbedder())
     try:
-        texts = ["The cat sleeps on the sofa all afternoon.", "I paid the electricity bill yesterday."]
-        method.memory.add_many([{"content": t, "user_id": "u1"} for t in texts])
-        method.memory.add("Someone else's note about kittens.", user_id="u2")
-        path = SecondVectorPath(E5Embedder(), name="e5")
-        assert path.add_user(method, "u1") == 2
-        query = RecallQuery(
-            "where does my kitten nap?", "u1", 5, method.memory.store.find("u1")[0].event_time
+        setup = setup_levers(["e5"], method=method)
+        path = setup.paths["e5"]
+        assert isinstance(path, SecondVectorPath)
+        assert path is method.memory.pipeline.paths["second_vector"]
+        base = FusionSetting.of(method.memory.pipeline.config)
+        settings = [base, base.with_levers((("e5", 0.5),))]
+        scores = score_settings(method, conversations, settings, k=5, extra_paths=setup.paths)
+        user = conversations[0].sample_id
+        assert (
+            method.memory.stats(user_id=user)["second_vectors"]
+            == method.memory.stats(user_id=user)["vectors"]
         )
-        found = path.search(query)
-        records = method.memory.store.get_by_rowids("u1", [c.rowid for c in found])
-        assert [records[c.rowid].content for c in found] == texts  # u2's note is not in u1's index
     finally:
         method.close()
+    plain = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
+    try:
+        alone = score_settings(plain, conversations, [FusionSetting.of(plain.memory.pipeline.config)], k=5)
+    finally:
+        plain.close()
+    assert scores[0] == alone[0]  # the index kept for the lever changes nothing while it is off
+    assert scores[1] != scores[0]  # on, e5's neighbours move the HashingEmbedder's rankings
