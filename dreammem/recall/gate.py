@@ -90,19 +90,19 @@ window seats on flights", cosine 0.345) and a cross-lingual question its memory 
 
 
 RELATIVE_FLOORS: Mapping[str, float] = {
-    E5Embedder.name: 1.0,
+    E5Embedder.name: 2.0,
 }
-"""Relative floors (standard deviations above the background mean) per embedding model, chosen
-together with the mutual floor by leave-one-conversation-out on the dev part of ``dreammem bench
-updates`` (``dreammem bench relative-gate``; docs/BENCHMARKS.md, "Relative floor"; alone it chose
-2.0). MiniLM has none: its absolute floor already keeps unrelated questions out."""
+"""Relative floors (standard deviations above the background mean) per embedding model, chosen by
+leave-one-conversation-out on the dev part of ``dreammem bench updates`` (``dreammem bench
+relative-gate``; docs/BENCHMARKS.md, "Relative floor"). MiniLM has none: its absolute floor
+already keeps unrelated questions out."""
 
 MUTUAL_FLOORS: Mapping[str, float] = {
-    E5Embedder.name: -0.5,
+    E5Embedder.name: -1.25,
 }
 """Mutual floors (standard deviations above a memory's mean cosine to the background) per model,
-chosen with the relative floor by leave-one-conversation-out (docs/BENCHMARKS.md, "Relative floor").
-Negative: e5 puts a question further from a memory than memories lie from each other."""
+chosen by leave-one-conversation-out given the relative floor (docs/BENCHMARKS.md, "Relative
+floor"). Negative: e5 puts a question further from a memory than memories lie from each other."""
 
 MIN_BACKGROUND = 10
 """Fewest background memories for which the relative floor applies."""
