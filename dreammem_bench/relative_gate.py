@@ -1,4 +1,4 @@
-"""Choosing the relative floor (:mod:`dreammem.recall.gate`) by leave-one-conversation-out.
+"""Choosing the relative and mutual floors (:mod:`dreammem.recall.gate`) by leave-one-conversation-out.
 
 The update suite's conversations of one language (``dreammem bench updates``) are
 written to a store; every question of the **dev** split (update, keep and no-memory
