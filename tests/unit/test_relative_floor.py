@@ -276,3 +276,16 @@ def test_mutual_floor_lookup() -> None:
     assert mutual_floor_for("all-MiniLM-L6-v2", RecallConfig()) is None
     assert mutual_floor_for(e5, RecallConfig(mutual_floor=None)) is None
     assert mutual_floor_for("anything", RecallConfig(mutual_floor=0.5)) == 0.5
+
+
+def test_the_mutual_floor_reads_only_the_users_own_memories(tmp_path: Path) -> None:
+    config = DreamMemConfig(recall=RecallConfig(relevance_floor=0.8, relative_floor=2.0, mutual_floor=1.5))
+    with DreamMemory(tmp_path / "m", embedder=CompressedEmbedder(), config=config) as memory:
+        memory.add_many([{"content": t, "user_id": "u1"} for t in TOPICS])
+        memory.add_many([{"content": t, "user_id": "u2"} for t in [HUB, *TOPICS[:12]]])
+        fern = memory.recall("when do I water the fern", user_id="u1", k=5)
+        theirs = memory.recall("the savings account interest rates", user_id="u2", k=5)
+        mine = memory.recall("the savings account interest rates", user_id="u1", k=5)
+    assert [(h.record.content, h.record.user_id) for h in fern] == [(TOPICS[0], "u1")]
+    assert mine.hits == ()
+    assert all(h.record.user_id == "u2" for h in theirs) and HUB not in {h.record.content for h in theirs}
