@@ -5,9 +5,11 @@ Real models (MiniLM first, multilingual-e5-small second), real SQLite and FAISS 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -169,3 +171,16 @@ def test_purging_a_user_empties_their_second_index_and_keeps_the_others(tmp_path
         assert _second_ids(memory, "sailing", "u1") == []
         assert len(_second_ids(memory, "sailing", "u2")) == 1
     assert len(_stored(root)) == 1
+
+
+def test_the_concepts_page_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (Path(__file__).parents[2] / "docs" / "concepts.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "second_model" in b]
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "concepts.md", "exec"), namespace)
+    with namespace["memory"] as memory:
+        memory.add("Our cat Pixel hates the vacuum cleaner", user_id="u1")
+        hits = memory.recall("which pet is scared of cleaning?", user_id="u1").hits
+        assert "second_vector" in hits[0].paths
+    assert (tmp_path / "store" / "vectors.second-multilingual-e5-small.faiss").is_file()
