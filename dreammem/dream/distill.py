@@ -7,7 +7,12 @@
 * repeated user observations: one pattern record (:mod:`dreammem.dream.patterns`);
 * a turn whose explicit content is already held, word for word, by an active semantic
   record written at once by the write path: *migrated* (the turn is archived, the
-  semantic record carries it).
+  semantic record carries it);
+* a record in an update relation (a newer value, or one marked possibly outdated,
+  :mod:`dreammem.dream.linked`): kept as it is, never summarised.
+
+A summary line holds a short record whole; only a record longer than one line is
+compressed to its sentences with protected tokens (:func:`compress_line`).
 
 Every replacement passes the verbatim guard (:mod:`dreammem.dream.guard`); a source
 the guard protects stays as it is and is listed in ``guard_kept``, and so does a
@@ -17,7 +22,7 @@ source an LLM summary leaves out (most of its content words missing).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -26,6 +31,7 @@ from pydantic import BaseModel
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
 from dreammem.dream.guard import protected_tokens, uncarried_words
+from dreammem.dream.linked import LINKED_REASON
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.patterns import Embed, find_patterns
 from dreammem.dream.replacement import GuardNote, Replacement, distilled_record, guarded, normalize_text
@@ -53,6 +59,7 @@ class DistillPlan:
         migrated: ``(turn, semantic record id)``: turns already held by a semantic record.
         dropped: Records scored 1 (to archive).
         guard_kept: Sources the verbatim guard kept, and what a replacement would have lost.
+        held: Why a record is kept that its score alone would have summarised, by id.
         notes: Degradations (LLM failures and fallbacks).
     """
 
@@ -62,6 +69,7 @@ class DistillPlan:
     migrated: list[tuple[MemoryRecord, str]] = field(default_factory=list)
     dropped: list[Scored] = field(default_factory=list)
     guard_kept: list[GuardNote] = field(default_factory=list)
+    held: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -84,8 +92,14 @@ def compress_line(text: str, max_chars: int = _LINE_CHARS) -> str:
 
 
 def _line(record: MemoryRecord) -> str:
+    """One summary line: a short record whole, a longer one compressed.
+
+    Cutting a short record to its sentences with protected tokens would lose what it
+    says ("I've given up the chicken salad; lunch is a veggie wrap now").
+    """
     role = (record.role or Role.USER).value
-    return f"{role}: {compress_line(record.content)}"
+    flat = " ".join(record.content.split())
+    return f"{role}: {flat if len(flat) <= _LINE_CHARS else compress_line(flat)}"
 
 
 def distill(
@@ -100,6 +114,7 @@ def distill(
     context: DreamContext,
     now: datetime,
     dream_id: str,
+    linked: Set[str] = frozenset(),
 ) -> DistillPlan:
     """Plan what each scored record becomes (see the module docstring).
 
@@ -114,6 +129,7 @@ def distill(
         context: Anchors the LLM.
         now: Creation time of new records.
         dream_id: Written into new records' metadata.
+        linked: Ids of records in an update relation (:func:`dreammem.dream.linked.linked_ids`).
     """
     plan = DistillPlan()
     plan.patterns, notes = find_patterns(
@@ -141,6 +157,9 @@ def distill(
             plan.kept.append(item)
         elif item.score <= DROP_AT:
             plan.dropped.append(item)
+        elif record.id in linked:
+            plan.kept.append(item)
+            plan.held[record.id] = LINKED_REASON
         else:
             low.append(item)
     groups = _groups(low, config.summary_group_size)

@@ -27,6 +27,7 @@ from dreammem.dream import journal
 from dreammem.dream.conflicts import supersede
 from dreammem.dream.distill import DistillPlan
 from dreammem.dream.forget import archived
+from dreammem.dream.linked import KEPT_WHY_KEY
 from dreammem.dream.plan import WritePlan
 from dreammem.dream.report import DreamReport
 from dreammem.embed.base import normalize_rows
@@ -54,6 +55,8 @@ def plan_writes(
     for item in distilled.kept:
         record = item.record
         meta = {**dict(record.metadata), "dream_id": dream_id}
+        if record.id in distilled.held:
+            meta[KEPT_WHY_KEY] = distilled.held[record.id]
         plan.change(dataclasses.replace(record, importance=item.score, metadata=meta), before=record)
     for replacement in [*distilled.patterns, *distilled.summaries]:
         new = replacement.record

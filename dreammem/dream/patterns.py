@@ -7,9 +7,18 @@ earlier support on and supersedes the earlier pattern. Only observations worth k
 
 Two observations repeat each other when they carry exactly the same protected tokens
 (numbers, names, brands, hard limits) and either read the same after normalisation,
-fill the same slot, or embed close together. Requiring the same protected tokens keeps
-"Excel" and "CSV" preferences apart and makes the pattern pass the verbatim guard by
-construction.
+fill the same slot, or embed close together *and* share a topic word. Requiring the
+same protected tokens keeps "Excel" and "CSV" preferences apart and makes the pattern
+pass the verbatim guard by construction; requiring a topic word keeps statements with
+no protected token apart that a model embeds close only because they are short and in
+one language (multilingual-e5 puts "我的导师是老陈。" and "我周末喜欢爬山。" above 0.8).
+
+Superseded turns (``history``) count as support only when they restate one of the
+pattern's observations by exact evidence (the same protected tokens and the same text
+or slot), never through embeddings: an old value a newer one changed is not a repeat
+of it. They are never the pattern's wording, nor shown to the LLM that phrases it. An
+observation marked possibly outdated stays out of patterns, for recall and the dream's
+LLM to judge (:mod:`dreammem.write.relations`).
 
 Without an LLM the pattern's text is its newest active observation, verbatim. With
 an LLM the pattern is phrased as a generalisation, unless it carries a hard limit
@@ -35,7 +44,9 @@ from dreammem.dream.replacement import Replacement, distilled_record, guarded, n
 from dreammem.dream.score import Scored
 from dreammem.errors import LLMError
 from dreammem.types import Kind, Layer, MemoryRecord, Role
+from dreammem.write.relations import possibly_outdated_by
 from dreammem.write.rules import detect_explicit
+from dreammem.write.statements import analyse
 
 __all__ = ["MIN_SCORE", "Embed", "cluster_observations", "find_patterns", "observed_text"]
 
@@ -77,25 +88,35 @@ def cluster_observations(
 
     First by exact evidence (same protected tokens and the same normalised text or
     slot); then clusters that share protected tokens are joined when their first
-    observations embed at ``similarity`` or closer. Only those first observations are
-    embedded, in one batch, so a dream embeds little.
+    observations embed at ``similarity`` or closer and share a topic word. Only those
+    first observations are embedded, in one batch, so a dream embeds little.
     """
     clusters: list[_Cluster] = []
     for record in sorted(records, key=lambda r: (r.event_time, r.created_at)):
-        text = observed_text(record)
-        tokens = frozenset(protected_tokens(text))
-        slot, norm = _slot(record), normalize_text(text)
-        for cluster in clusters:
-            if cluster.tokens == tokens and (
-                norm == cluster.norm or (slot is not None and slot == cluster.slot)
-            ):
-                cluster.members.append(record)
-                break
+        cluster = _restated(clusters, record)
+        if cluster is not None:
+            cluster.members.append(record)
         else:
-            clusters.append(_Cluster(tokens, slot, norm, text, [record]))
+            text = observed_text(record)
+            clusters.append(
+                _Cluster(
+                    frozenset(protected_tokens(text)), _slot(record), normalize_text(text), text, [record]
+                )
+            )
     if embed is not None:
         clusters = _join_similar(clusters, embed, similarity)
     return [sorted(c.members, key=lambda r: (r.event_time, r.created_at)) for c in clusters]
+
+
+def _restated(clusters: Sequence[_Cluster], record: MemoryRecord) -> _Cluster | None:
+    """The first cluster ``record`` restates by exact evidence (same tokens; same text or slot)."""
+    text = observed_text(record)
+    tokens = frozenset(protected_tokens(text))
+    slot, norm = _slot(record), normalize_text(text)
+    for cluster in clusters:
+        if cluster.tokens == tokens and (norm == cluster.norm or (slot is not None and slot == cluster.slot)):
+            return cluster
+    return None
 
 
 def _join_similar(clusters: list[_Cluster], embed: Embed, similarity: float) -> list[_Cluster]:
@@ -112,7 +133,11 @@ def _join_similar(clusters: list[_Cluster], embed: Embed, similarity: float) -> 
             if n in merged_into:
                 continue
             for m in group[position + 1 :]:
-                if m not in merged_into and float(np.dot(vectors[n], vectors[m])) >= similarity:
+                if (
+                    m not in merged_into
+                    and float(np.dot(vectors[n], vectors[m])) >= similarity
+                    and analyse(clusters[n].anchor).topics & analyse(clusters[m].anchor).topics
+                ):
                     merged_into[m] = n
                     clusters[n].members.extend(clusters[m].members)
     return [c for n, c in enumerate(clusters) if n not in merged_into]
@@ -151,8 +176,8 @@ def find_patterns(
     Args:
         candidates: Scored active queued records; user turns scored 4+ (explicit
             statements, facts, hard limits) take part.
-        history: Queued user turns already superseded by a restatement; they count as
-            support but are left as they are.
+        history: Queued user turns already superseded; those that restate an
+            observation by exact evidence count as support but are left as they are.
         existing: Active pattern records from earlier dreams: a repeat of one of them
             makes a new pattern that carries its support on and supersedes it.
         embed: Embeds observations for similarity (None: exact evidence only).
@@ -165,15 +190,23 @@ def find_patterns(
     Returns:
         The patterns and notes on anything that degraded.
     """
-    scores = {s.record.id: s.score for s in candidates if s.score >= MIN_SCORE and s.record.role is Role.USER}
+    scores = {
+        s.record.id: s.score
+        for s in candidates
+        if s.score >= MIN_SCORE and s.record.role is Role.USER and not possibly_outdated_by(s.record)
+    }
     active = [s.record for s in candidates if s.record.id in scores]
     groups = [
         g
-        for g in cluster_observations([*existing, *active, *history], embed, config.pattern_similarity)
+        for g in _with_history(
+            cluster_observations([*existing, *active], embed, config.pattern_similarity), history
+        )
         if any(r.id in scores for r in g) and sum(_support(r) for r in g) >= config.pattern_min_support
     ]
     notes: list[str] = []
-    phrased = _phrase(groups, llm, context, notes) if llm is not None else {}
+    past = {r.id for r in history}
+    current = [[r for r in g if r.id not in past] for g in groups]
+    phrased = _phrase(current, llm, context, notes) if llm is not None else {}
     patterns: list[Replacement] = []
     for n, group in enumerate(groups):
         newest_active = [r for r in group if r.id in scores][-1]
@@ -206,6 +239,24 @@ def find_patterns(
         replaces = tuple(r for r in group if r.id in scores)
         patterns.append(Replacement(record, replaces, tuple(group)))
     return patterns, notes
+
+
+def _with_history(
+    groups: list[list[MemoryRecord]], history: Sequence[MemoryRecord]
+) -> list[list[MemoryRecord]]:
+    """Each superseded turn added to the group it restates by exact evidence (else left out)."""
+    for record in history:
+        for group in groups:
+            members = [
+                _Cluster(frozenset(protected_tokens(t)), _slot(m), normalize_text(t), t, [m])
+                for m in group
+                for t in [observed_text(m)]
+            ]
+            if _restated(members, record) is not None:
+                group.append(record)
+                group.sort(key=lambda r: (r.event_time, r.created_at))
+                break
+    return groups
 
 
 def _support(record: MemoryRecord) -> int:

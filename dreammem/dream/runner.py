@@ -21,6 +21,7 @@ from dreammem.dream.adjudicate import similar_records
 from dreammem.dream.conflicts import llm_conflicts, resolve_slot_conflicts
 from dreammem.dream.context import DreamContext, default_context
 from dreammem.dream.distill import DistillPlan, distill
+from dreammem.dream.linked import linked_ids
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM
 from dreammem.dream.migrate import commit_dream, plan_writes
 from dreammem.dream.plan import WritePlan
@@ -84,6 +85,7 @@ def run_dream(
         context=anchor,
         now=started,
         dream_id=dream_id,
+        linked=linked_ids(store, user_id, queued),
     )
     plan = plan_writes(queued, distilled, twins, dream_id=dream_id, now=started)
     resolve_slot_conflicts(plan, store, user_id)
