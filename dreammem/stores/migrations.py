@@ -306,4 +306,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         WHERE superseded_by IS NOT NULL;
         """,
     ),
+    Migration(
+        13,
+        "content_head_index",
+        # The write path looks up a record's twins (same text, linked by provenance) for
+        # each older statement a new one updates. Without an index on the text SQLite
+        # read every record of the user each time: ingest cost grew with the user's
+        # size (docs/BENCHMARKS.md, ingest throughput). The first 32 characters keep
+        # the index small; the query compares the whole text after it.
+        """
+        CREATE INDEX records_user_content_head ON records(user_id, substr(content, 1, 32));
+        """,
+    ),
 )
