@@ -8,9 +8,8 @@
 * a turn whose explicit content is already held, word for word, by an active semantic
   record written at once by the write path: *migrated* (the turn is archived, the
   semantic record carries it);
-* a record in an update relation (a newer value, or one marked possibly outdated),
-  and a user statement of a current value about a subject (:mod:`dreammem.dream.linked`):
-  kept as it is, never summarised.
+* a record in an update relation (a newer value, or one marked possibly outdated,
+  :mod:`dreammem.dream.linked`): kept as it is, never summarised.
 
 A summary line holds a short record whole; only a record longer than one line is
 compressed to its sentences with protected tokens (:func:`compress_line`).
@@ -32,7 +31,7 @@ from pydantic import BaseModel
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
 from dreammem.dream.guard import protected_tokens, uncarried_words
-from dreammem.dream.linked import LINKED_REASON, STANDING_REASON, states_standing_value
+from dreammem.dream.linked import LINKED_REASON
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.patterns import Embed, find_patterns
 from dreammem.dream.replacement import GuardNote, Replacement, distilled_record, guarded, normalize_text
@@ -158,9 +157,9 @@ def distill(
             plan.kept.append(item)
         elif item.score <= DROP_AT:
             plan.dropped.append(item)
-        elif record.id in linked or states_standing_value(record):
+        elif record.id in linked:
             plan.kept.append(item)
-            plan.held[record.id] = LINKED_REASON if record.id in linked else STANDING_REASON
+            plan.held[record.id] = LINKED_REASON
         else:
             low.append(item)
     groups = _groups(low, config.summary_group_size)

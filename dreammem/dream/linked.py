@@ -1,22 +1,12 @@
-"""What the dream keeps verbatim whatever its score: update links and standing statements.
+"""Records in an update relation: the dream keeps them verbatim, out of summaries.
 
-**Update links.** The write path links an older statement to a newer one about the same subject: it
+The write path links an older statement to a newer one about the same subject: it
 supersedes the older one (``superseded_by``) or, unsure, marks it possibly outdated
 (``possibly_outdated_by``, :mod:`dreammem.write.relations`). Recall uses those links
 to put the newer value first and mark the older one. A summary is a new record that
 nobody links to: compressing either side of a link into one would drop it, and the
 old value would come back unmarked (or the new value would sink among chit-chat).
-So both sides stay as they are.
-
-**Standing statements.** A user statement of a current value about a subject (an
-attribute family of :mod:`dreammem.write.statements`: a channel, a day, a place, a
-tool, a person...; not a report of something that happened; one compact statement) is
-what a later update supersedes. Only a user statement can be superseded: inside a
-summary line the value could never be replaced, and would come back as current next
-to the newer one. Chit-chat ("the traffic was terrible today") is a past report or
-names no attribute, and is summarised as before.
-
-In both cases the dream says why in the record's metadata (:data:`KEPT_WHY_KEY`).
+So both sides stay as they are, and the dream says why in their metadata.
 """
 
 from __future__ import annotations
@@ -24,25 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dreammem.stores.base import RecordStore
-from dreammem.types import MemoryRecord, Role, Status
+from dreammem.types import MemoryRecord, Status
 from dreammem.write.relations import possibly_outdated_by
-from dreammem.write.resolve import analyse_record, is_compact, is_statement
 
-__all__ = ["KEPT_WHY_KEY", "LINKED_REASON", "STANDING_REASON", "linked_ids", "states_standing_value"]
+__all__ = ["KEPT_WHY_KEY", "LINKED_REASON", "linked_ids"]
 
 KEPT_WHY_KEY = "dream_kept_why"
 """Metadata key on a record the dream kept verbatim for a reason other than its score."""
 
 LINKED_REASON = "in an update relation (newer or possibly outdated value): not summarised"
-STANDING_REASON = "states a current value a later update may supersede: not summarised"
-
-
-def states_standing_value(record: MemoryRecord) -> bool:
-    """True for a compact user statement of a current value about a subject (see the module docstring)."""
-    if record.role is not Role.USER or not is_statement(record) or not is_compact(record.content):
-        return False
-    said = analyse_record(record)
-    return bool(said.families) and not said.past_report
 
 
 def linked_ids(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord]) -> frozenset[str]:

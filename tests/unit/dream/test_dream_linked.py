@@ -18,13 +18,7 @@ from dreammem import DreamMemory
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
 from dreammem.dream.distill import distill
-from dreammem.dream.linked import (
-    KEPT_WHY_KEY,
-    LINKED_REASON,
-    STANDING_REASON,
-    linked_ids,
-    states_standing_value,
-)
+from dreammem.dream.linked import KEPT_WHY_KEY, linked_ids
 from dreammem.dream.llm_calls import LLMBudget, StructuredLLM, read_prompt
 from dreammem.dream.patterns import cluster_observations
 from dreammem.dream.score import Scored
@@ -40,11 +34,11 @@ def e5() -> E5Embedder:
     return E5Embedder()
 
 
-def rec(text: str, n: int, role: Role = Role.USER, **kw: Any) -> MemoryRecord:
+def rec(text: str, n: int, **kw: Any) -> MemoryRecord:
     return MemoryRecord(
         user_id="u",
         content=text,
-        role=role,
+        role=Role.USER,
         session_id="s1",
         priority=Priority.HIGH,
         event_time=T0 + timedelta(minutes=n),
@@ -124,33 +118,18 @@ def test_a_marked_observation_stays_out_of_patterns(e5: E5Embedder) -> None:
     assert plan.patterns == []
 
 
-def test_linked_records_and_standing_values_are_kept_and_short_records_summarised_whole(
-    e5: E5Embedder,
-) -> None:
+def test_linked_records_are_kept_and_short_records_summarised_whole(e5: E5Embedder) -> None:
     chat = rec("The weather turned cold this week.", 0)
-    match = rec("We lost the match on Sunday; the coach was furious afterwards.", 1)
-    standing = rec("I quit the morning run; evenings I cycle now.", 2)
-    linked = rec("we finally found a plumber", 3)
-    items = [Scored(r, 3, "rules", "user input") for r in (chat, match, standing, linked)]
-    plan = run(items, e5.embed_documents, linked=frozenset({linked.id}))
-    assert [s.record.id for s in plan.kept] == [standing.id, linked.id]
-    assert plan.held == {standing.id: STANDING_REASON, linked.id: LINKED_REASON}
+    changed = rec("I quit the morning run; evenings I cycle now.", 1)
+    newer = rec("My sister lives in Lyon these days.", 2)
+    items = [Scored(r, 3, "rules", "user input") for r in (chat, changed, newer)]
+    plan = run(items, e5.embed_documents, linked=frozenset({newer.id}))
+    assert [s.record.id for s in plan.kept] == [newer.id]
+    assert plan.held[newer.id]
     (summary,) = plan.summaries
     assert summary.record.content == (
-        "user: The weather turned cold this week.; "
-        "user: We lost the match on Sunday; the coach was furious afterwards."
+        "user: The weather turned cold this week.; user: I quit the morning run; evenings I cycle now."
     )
-
-
-def test_standing_values_are_compact_present_user_statements_about_a_subject() -> None:
-    assert states_standing_value(rec("These days I take the ferry to the office.", 0))
-    assert states_standing_value(rec("我现在每天骑车上班。", 0))
-    assert not states_standing_value(rec("We had a barbecue at the office last Friday.", 0))  # a past report
-    assert not states_standing_value(rec("The weather turned cold this week.", 0))  # no attribute
-    assert not states_standing_value(rec("Which bus do I take to the office?", 0))  # a question
-    said_by_assistant = rec("These days I take the ferry to the office.", 0, role=Role.ASSISTANT)
-    assert not states_standing_value(said_by_assistant)
-    assert not states_standing_value(rec("I take the ferry to the office. " * 12, 0))  # not compact
 
 
 @pytest.fixture
