@@ -59,6 +59,19 @@ class GroundedTimes:
     def __len__(self) -> int:
         return len(self._cache)
 
+    def known(self, rowid: int) -> bool:
+        """True when the row's window is cached (its text need not be read again)."""
+        return rowid in self._cache
+
+    def cached(self, rowid: int) -> TimeWindow | None:
+        """The cached window of a :meth:`known` row (``None``: it points nowhere else).
+
+        Raises:
+            KeyError: the row is not cached.
+        """
+        self._cache.move_to_end(rowid)
+        return self._cache[rowid]
+
     def window(self, rowid: int, text: str, said_at: datetime) -> TimeWindow | None:
         """The grounded window of a row's text (computed once per row)."""
         if rowid in self._cache:

@@ -206,10 +206,21 @@ class TemporalPath:
             query.user_id, since=reach.start, until=reach.end, limit=self.max_window, newest_first=False
         )
         inside = set(said_inside)
-        records = self._store.get_by_rowids(query.user_id, [i for i in pool if i not in inside])
+        outside = [i for i in pool if i not in inside]
+        # Only rows not grounded yet are read: loading every record of the reach for each
+        # query (hundreds of rows) was most of a windowed recall's time.
+        records = self._store.get_by_rowids(
+            query.user_id, [i for i in outside if not self._grounded.known(i)]
+        )
         found = []
-        for rowid, record in records.items():
-            points_at = self._grounded.window(rowid, record.content, record.event_time)
+        for rowid in sorted(set(outside)):  # the order the store returns rows in (by row id)
+            if rowid in records:
+                record = records[rowid]
+                points_at = self._grounded.window(rowid, record.content, record.event_time)
+            elif self._grounded.known(rowid):
+                points_at = self._grounded.cached(rowid)
+            else:
+                continue
             if points_at is not None and not window.intersect(points_at).empty:
                 found.append(rowid)
         return found

@@ -294,4 +294,28 @@ MIGRATIONS: tuple[Migration, ...] = (
         END;
         """,
     ),
+    Migration(
+        12,
+        "superseded_by_index",
+        # Recall looks up what its hits superseded (a current value inherits the
+        # relevance of the values it replaced). Without an index on superseded_by,
+        # SQLite read every superseded record of the user on each recall: 68 ms at
+        # 200k turns of one user (docs/BENCHMARKS.md, a million memories).
+        """
+        CREATE INDEX records_user_superseded_by ON records(user_id, superseded_by)
+        WHERE superseded_by IS NOT NULL;
+        """,
+    ),
+    Migration(
+        13,
+        "content_head_index",
+        # The write path looks up a record's twins (same text, linked by provenance) for
+        # each older statement a new one updates. Without an index on the text SQLite
+        # read every record of the user each time: ingest cost grew with the user's
+        # size (docs/BENCHMARKS.md, ingest throughput). The first 32 characters keep
+        # the index small; the query compares the whole text after it.
+        """
+        CREATE INDEX records_user_content_head ON records(user_id, substr(content, 1, 32));
+        """,
+    ),
 )

@@ -108,3 +108,32 @@ def test_a_clean_index_does_not_rewrite_its_file(tmp_path: Path) -> None:
     index.remove([1])
     index.flush()
     assert (tmp_path / "v.faiss").stat().st_ino != before
+
+
+def test_a_shard_cut_short_or_of_another_dtype_is_refused(tmp_path: Path) -> None:
+    """Shards are streamed from the file into FAISS: a short or foreign member must fail cleanly."""
+    arrays = _written(tmp_path / "v.faiss")
+    for bad in (arrays["shard0"][: len(arrays["shard0"]) // 2], arrays["shard0"].astype(np.int32)):
+        _rewrite(tmp_path / "v.faiss", **{**arrays, "shard0": bad})
+        assert not FaissVectorIndex(DIM, tmp_path / "v.faiss").load_file()
+
+
+def test_a_shard_whose_bytes_changed_on_disk_is_refused(tmp_path: Path) -> None:
+    """The archive's checksum catches bytes flipped inside a shard after it was written."""
+    _written(tmp_path / "v.faiss")
+    raw = bytearray((tmp_path / "v.faiss").read_bytes())
+    at = raw.index(b"shard0.npy") + 200  # inside the first shard's data
+    raw[at] ^= 0xFF
+    (tmp_path / "v.faiss").write_bytes(bytes(raw))
+    assert not FaissVectorIndex(DIM, tmp_path / "v.faiss").load_file()
+
+
+def test_a_streamed_file_searches_like_the_index_that_wrote_it(tmp_path: Path) -> None:
+    written = FaissVectorIndex(DIM, tmp_path / "v.faiss")
+    vectors = _unit(40, 4)
+    written.add("u1", range(100, 140), vectors)
+    written.flush()
+    loaded = FaissVectorIndex(DIM, tmp_path / "v.faiss")
+    assert loaded.load_file()
+    for query in _unit(5, 5):
+        assert loaded.search("u1", query, 7) == written.search("u1", query, 7)

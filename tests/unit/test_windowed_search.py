@@ -148,4 +148,10 @@ def test_hot_queries_use_their_indexes(memory: DreamMemory) -> None:
         ("u1",),
     )
     assert "INTEGER PRIMARY KEY" in " ".join(str(tuple(r)) for r in by_rowid)
+    replaced = store.fetchall(
+        "EXPLAIN QUERY PLAN SELECT * FROM records WHERE user_id = ? AND +status = 'superseded' "
+        "AND superseded_by IN ('a', 'b') ORDER BY event_time, rowid",
+        ("u1",),
+    )
+    assert "records_user_superseded_by" in " ".join(str(tuple(r)) for r in replaced)
     assert store.schema_version >= 6

@@ -76,12 +76,11 @@ class KeywordRows(SQLiteConnection):
                 return [(rowid, score / (len(terms) - 1)) for rowid, score in rows]
         if max_term_share is not None:
             rare = self._term_shares.rare(terms, max_term_share)
-            if not rare:
-                expression = self._expression(match_any(terms), scope)
-                newest = self._bm25_newest(expression, user_id, limit, time_filter(since, until, "r."))
-                if newest is not None:
-                    return newest
-            terms = rare or terms
+            if not rare:  # every term is frequent: only the newest matches are ranked
+                return self._bm25(
+                    match_any(terms), user_id, limit, since, until, scope, fts_query.FREQUENT_WINDOW
+                )
+            terms = rare
         return self._bm25(match_any(terms), user_id, limit, since, until, scope)
 
     def _scope(self, user_id: str) -> str | None:
@@ -104,27 +103,53 @@ class KeywordRows(SQLiteConnection):
         """
         return match if scope is None else f"scope : {scope} AND ({match})"
 
+    def _most_matches(self, user_id: str, scope: str | None) -> int:
+        """The most rows a search can match: the user's rows when scoped, else every row (cached counts).
+
+        A search that cannot match more than a window skips the window's query (small
+        stores and small users run the plan they ran before the window existed).
+        """
+        if scope is None:
+            return self._term_shares.rows()
+        return self._term_shares.documents(scope_token(user_id))
+
     def _bm25_newest(
-        self, expression: str, user_id: str, limit: int, window: tuple[str, list[str]]
+        self,
+        expression: str,
+        user_id: str,
+        limit: int,
+        window: tuple[str, list[str]],
+        span: tuple[int, int],
+        newest: int,
     ) -> list[tuple[int, float]] | None:
-        """BM25 over the newest ``fts_query.FREQUENT_WINDOW`` matching rows; None when that gives too few.
+        """BM25 over the ``newest`` matching rows in the row id ``span``; None when fewer match or survive.
 
         ``window`` is the event-time filter (:func:`~dreammem.stores.sqlite.codec.time_filter`).
+        The scores are those of ranking every match (FTS5's statistics cover the whole index).
         """
         floor = self.fetchone(
-            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (expression, fts_query.FREQUENT_WINDOW - 1),
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? AND rowid BETWEEN ? AND ? "
+            "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+            (expression, *span, newest - 1),
         )
-        if floor is None:  # fewer matches than the window: the full ranking is cheap
+        if floor is None:  # fewer matches than the window: the full ranking is as cheap
             return None
         where, params = window
-        rows = self.fetchall(
-            f"SELECT f.rowid, -f.s FROM (SELECT rowid, {self._rank} AS s FROM records_fts "
-            "WHERE records_fts MATCH ? AND rowid >= ?) f JOIN records r ON r.rowid = f.rowid "
-            f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
-            (expression, int(floor[0]), user_id, *params, limit),
+        ranked = (
+            f"SELECT rowid, {self._rank} AS s FROM records_fts "
+            "WHERE records_fts MATCH ? AND rowid BETWEEN ? AND ?"
         )
-        return [(int(r[0]), float(r[1])) for r in rows] if len(rows) >= limit else None
+        # The best ``limit * HEADROOM`` of the window first: bm25() runs once per row and
+        # only those rows are looked up in ``records``; all of the window when too few survive.
+        for head in (f" ORDER BY s LIMIT {limit * HEADROOM}", ""):
+            rows = self.fetchall(
+                f"SELECT f.rowid, -f.s FROM ({ranked}{head}) f JOIN records r ON r.rowid = f.rowid "
+                f"WHERE +r.user_id = ? AND r.status = 'active'{where} ORDER BY f.s LIMIT ?",
+                (expression, int(floor[0]), span[1], user_id, *params, limit),
+            )
+            if len(rows) >= limit:
+                return [(int(r[0]), float(r[1])) for r in rows]
+        return None
 
     def _bm25(
         self,
@@ -134,11 +159,25 @@ class KeywordRows(SQLiteConnection):
         since: datetime | None,
         until: datetime | None,
         scope: str | None = None,
+        newest: int | None = None,
     ) -> list[tuple[int, float]]:
-        """Rows of this user matching an FTS5 expression, best BM25 first (``scope``: this user's only)."""
+        """Rows of this user matching an FTS5 expression, best BM25 first (``scope``: this user's only).
+
+        Over ``newest`` matches (default ``fts_query.RANK_WINDOW``), only the newest that
+        many are ranked, unless fewer than ``limit`` of them are this user's active rows.
+        """
         rank = self._rank
         expression = self._expression(match, scope)
-        where, params = time_filter(since, until, "r.")
+        window = time_filter(since, until, "r.")
+        span = self._window_span(user_id, since, until)
+        if span is None:
+            return []
+        size = fts_query.RANK_WINDOW if newest is None else newest
+        if self._most_matches(user_id, scope) > size:
+            found = self._bm25_newest(expression, user_id, limit, window, span, size)
+            if found is not None:
+                return found
+        where, params = window
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
         if scope is None and since is None and until is None:
             # Rank in the full-text index alone first (cheap when this user holds most
@@ -153,9 +192,6 @@ class KeywordRows(SQLiteConnection):
             cap = limit * HEADROOM
             if len(rows) == limit or self._fts_count(expression, cap) < cap:  # complete: no fallback
                 return [(int(r[0]), float(r[1])) for r in rows]
-        span = self._window_span(user_id, since, until)
-        if span is None:
-            return []
         rows = self.fetchall(
             f"SELECT f.rowid, -{rank} AS score FROM records_fts f "
             "JOIN records r ON r.rowid = f.rowid "

@@ -169,10 +169,11 @@ class RecordRows(SQLiteConnection):
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
         rows = self.fetchall(
-            "SELECT * FROM records WHERE user_id = ? AND content = ? AND id != ?",
-            (record.user_id, record.content, record.id),
+            # The head of the text finds the rows by index (migration 13), the whole text decides.
+            "SELECT * FROM records WHERE user_id = ? AND substr(content, 1, 32) = ? AND id != ?",
+            (record.user_id, record.content[:32], record.id),
         )
-        found = [from_row(r) for r in rows]
+        found = [from_row(r) for r in rows if r["content"] == record.content]
         return [r for r in found if record.id in r.provenance or r.id in record.provenance]
 
     def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
@@ -207,8 +208,9 @@ class RecordRows(SQLiteConnection):
         found: list[MemoryRecord] = []
         for chunk in chunks(sorted(set(ids)), 500):
             rows = self.fetchall(
-                "SELECT * FROM records WHERE user_id = ? AND status = 'superseded' "
-                f"AND superseded_by IN ({', '.join('?' * len(chunk))})",
+                # Served by records_user_superseded_by; "+status": never by the user's status index.
+                "SELECT * FROM records WHERE user_id = ? AND +status = 'superseded' "
+                f"AND superseded_by IN ({', '.join('?' * len(chunk))}) ORDER BY event_time, rowid",
                 (user_id, *chunk),
             )
             found.extend(from_row(r) for r in rows)

@@ -1,0 +1,33 @@
+"""A record's twins (same text, linked by provenance) on the SQLite store, found by the text's head."""
+
+from __future__ import annotations
+
+from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.testing.record_store_suite import put, rec
+from dreammem.types import Kind, Layer
+
+LONG = "For project updates I prefer a short email on Thursday mornings, never a call"
+
+
+def test_twins_are_the_linked_records_with_the_whole_same_text() -> None:
+    store = SQLiteRecordStore()
+    turn = rec("u1", LONG)
+    twin = rec("u1", LONG, 1, layer=Layer.SEMANTIC, kind=Kind.FACT, provenance=(turn.id,))
+    same_head = rec(
+        "u1", LONG[:40] + " and a call on Fridays", 2, layer=Layer.SEMANTIC, provenance=(turn.id,)
+    )
+    unlinked = rec("u1", LONG, 3)
+    other_user = rec("u2", LONG, 4, layer=Layer.SEMANTIC, provenance=(turn.id,))
+    short = rec("u1", "I live in Leeds")
+    short_twin = rec("u1", "I live in Leeds", 5, layer=Layer.SEMANTIC, provenance=(short.id,))
+    put(store, [turn, twin, same_head, unlinked, other_user, short, short_twin])
+    assert [r.id for r in store.twins(turn)] == [twin.id]
+    assert [r.id for r in store.twins(twin)] == [turn.id]
+    assert store.twins(same_head) == [] and store.twins(unlinked) == []
+    assert [r.id for r in store.twins(short)] == [short_twin.id]
+
+
+def test_the_text_head_index_exists_on_a_new_store() -> None:
+    store = SQLiteRecordStore()
+    rows = store.fetchall("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'")
+    assert "records_user_content_head" in {r["name"] for r in rows}
