@@ -63,9 +63,9 @@ class EmbeddingConfig(_Frozen):
         description="Opt-in second embedding model (e.g. 'e5'), kept in its own vector index "
         "(embedded SQLite backend only) and searched by the 'second_vector' recall path: name "
         "that path in recall.paths to fuse it. LoCoMo dev with e5 beside MiniLM (folds): hit@5 "
-        "0.725 vs 0.720, MRR 0.543 vs 0.530; cost: ingest 5-8x slower (e5 embeds 10.8 "
-        "documents/s against MiniLM's 75.2 on 2 cores) and a second query encoding per recall "
-        "(~16 ms on a quiet machine, ~190 ms under load; docs/BENCHMARKS.md). Off by default.",
+        "0.726 vs 0.720, MRR 0.544 vs 0.529; cost: ingest about 8x slower (e5 embeds 10.8 "
+        "documents/s against MiniLM's 75.2 on 2 cores) and ~16 ms more per recall "
+        "(docs/BENCHMARKS.md). Off by default.",
     )
 
 
