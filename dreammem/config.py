@@ -177,6 +177,16 @@ class RecallConfig(_Frozen):
         "query (dreammem.recall.gate). 'auto': the value calibrated for the embedding model (none "
         "for MiniLM, whose absolute floor suffices); a number: that value; None: off.",
     )
+    mutual_floor: Annotated[float, Field(ge=-10.0, le=10.0, allow_inf_nan=False)] | Literal["auto"] | None = (
+        Field(
+            "auto",
+            description="With a relative floor, the other side of it: the question must also stand out "
+            "for the memory, its cosine at least this many standard deviations above the mean cosine of "
+            "that memory to the user's other recent memories (a memory that sits near everything, "
+            "'I went to a new bakery downtown', does not answer every question). 'auto': the value "
+            "calibrated for the embedding model; a number: that value; None: off (dreammem.recall.gate).",
+        )
+    )
     background_size: int = Field(
         128,
         ge=2,

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dreammem.recall.gate import CALIBRATED_FLOORS, RELATIVE_FLOORS
+from dreammem.recall.gate import CALIBRATED_FLOORS, MUTUAL_FLOORS, RELATIVE_FLOORS
 from dreammem_bench.gate import FloorFold, collect_locomo, leave_one_out, load_absent, spread, zh_folds
 from dreammem_bench.locomo import load_locomo
 from dreammem_bench.relative_gate import choose, collect
@@ -75,33 +75,59 @@ def bench_gate(
         json_out.write_text(json.dumps(report, indent=2))
 
 
+def _mutual(m: float | None) -> str:
+    return "off" if m is None else f"{m:.2f}"
+
+
 def bench_relative_gate(
     lang: Annotated[str, typer.Option(help="Language of the update suite's conversations (zh, en).")] = "zh",
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the folds as JSON.")] = None,
 ) -> None:
-    """Choose the relative floor by leave-one-conversation-out on the update suite's dev split."""
+    """Choose the relative and mutual floors by leave-one-conversation-out on the update suite's dev split."""
     from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder  # noqa: PLC0415 - loads torch only when the command runs
 
     embedder = E5Embedder() if lang == "zh" else SentenceTransformerEmbedder()
     convs = [c for c in build_conversations(load_suite()) if c.lang == lang]
     questions = collect(convs, embedder)
-    folds = choose(questions, embedder.name)
-    table = Table(title=f"{embedder.name}: relative floor, leave one {lang} dev conversation out")
-    for column in ("held out", "z chosen", "precision", "coverage", "unrelated injection"):
-        table.add_column(column, justify="right")
-    for user, z, found in folds:
-        cells = [f"{found[m]:.3f}" if m in found else "-" for m in ("precision", "coverage", "injection")]
-        table.add_row(user, f"{z:.2f}", *cells)
-    table.add_row("mean (min-max)", relative_spread([z for _, z, _ in folds]), "", "", "")
-    console.print(table)
+    report: dict[str, object] = {"lang": lang}
     floor = CALIBRATED_FLOORS.get(embedder.name, -1.0)
-    shipped = RELATIVE_FLOORS.get(embedder.name)
-    for split in ("dev", "held"):
-        part = [q for q in questions if q.split == split]
-        for z in sorted({*([shipped] if shipped is not None else []), *(z for _, z, _ in folds)}):
-            console.print(f"{split} split, z {z:.2f}: {relative_scores(part, z, floor)}")
-    console.print(f"shipped relative floors: {dict(RELATIVE_FLOORS)}")
+    for both in (False, True):
+        folds = choose(questions, embedder.name, mutual=both)
+        what = "relative and mutual floors" if both else "relative floor alone"
+        table = Table(title=f"{embedder.name}: {what}, leave one {lang} dev conversation out")
+        for column in (
+            "held out",
+            "z chosen",
+            "mutual chosen",
+            "precision",
+            "coverage",
+            "unrelated injection",
+        ):
+            table.add_column(column, justify="right")
+        for fold in folds:
+            found = fold.found
+            cells = [f"{found[m]:.3f}" if m in found else "-" for m in ("precision", "coverage", "injection")]
+            table.add_row(fold.held_out, f"{fold.z:.2f}", _mutual(fold.mutual), *cells)
+        mutuals = [f.mutual for f in folds if f.mutual is not None]
+        table.add_row(
+            "mean (min-max)",
+            relative_spread([f.z for f in folds]),
+            relative_spread(mutuals) if mutuals else "off",
+            *(
+                relative_spread([f.found[m] for f in folds if m in f.found])
+                for m in ("precision", "coverage", "injection")
+            ),
+        )
+        console.print(table)
+        report["both" if both else "relative"] = [dataclasses.asdict(f) for f in folds]
+    shipped_z, shipped_m = RELATIVE_FLOORS.get(embedder.name), MUTUAL_FLOORS.get(embedder.name)
+    if shipped_z is not None:
+        for split in ("dev", "held"):
+            part = [q for q in questions if q.split == split]
+            for m in (None, shipped_m):
+                found = relative_scores(part, shipped_z, floor, m)
+                console.print(f"{split} split, z {shipped_z:.2f}, mutual {_mutual(m)}: {found}")
+    console.print(f"shipped relative floors: {dict(RELATIVE_FLOORS)}; mutual floors: {dict(MUTUAL_FLOORS)}")
     if json_out is not None:
-        report = {"lang": lang, "folds": [{"held_out": u, "z": z, **f} for u, z, f in folds]}
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2))

@@ -17,6 +17,9 @@ Levers:
   index the second-level dream would build (built here from the conversation's turns);
 - ``graph_named``: the graph path seeded only from the entities the question names
   (:class:`~dreammem.recall.graph.GraphPath` with ``named_only``), 2 hops;
+- ``vector_feedback``: :class:`~dreammem.recall.vector_feedback.VectorFeedbackPath`
+  (dense pseudo-relevance feedback: the query embedding moved toward the vector
+  path's top 3, Rocchio weight 0.5);
 - ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM: the
   library's :class:`~dreammem.recall.second_vector.SecondVectorPath` over the store's
   second index (the method's config sets ``embedding.second_model``; see
@@ -52,7 +55,7 @@ __all__ = [
     "with_second_model",
 ]
 
-LEVERS = ("session", "feedback", "index", "graph_named", "e5")
+LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback")
 """The levers ``--levers`` accepts."""
 
 

@@ -15,6 +15,7 @@ from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
 from dreammem.recall.session import SessionPath
 from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
+from dreammem.recall.vector_feedback import VectorFeedbackPath
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 
 __all__ = ["build_pipeline"]
@@ -31,8 +32,8 @@ def build_pipeline(
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the two that reuse the others'
-    candidates (session and feedback), and with a ``second`` index (the store's opt-in
+    Vector, keyword, temporal, memory index, graph, the three that reuse the others'
+    candidates (session, feedback and vector feedback), and with a ``second`` index (the store's opt-in
     second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
@@ -43,6 +44,7 @@ def build_pipeline(
         "graph": GraphPath(graph, store),
         "session": SessionPath(store, embedder),
         "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
+        "vector_feedback": VectorFeedbackPath(store, index, embedder),
     }
     if second is not None:
         paths["second_vector"] = SecondVectorPath(second)

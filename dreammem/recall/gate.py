@@ -35,6 +35,16 @@ stored vector's cosine) and to the cosine a hit inherits; with fewer than
 ``MIN_BACKGROUND`` memories the background says too little and only the absolute floor
 applies.
 
+The relative floor has a second side, the **mutual floor**: the question must also stand
+out *for the memory*, its cosine at least ``RecallConfig.mutual_floor`` standard deviations
+above the mean cosine of that memory to the same background memories (itself and its
+copies left out). Some memories sit near everything ("I went to a new bakery downtown",
+"I work fully remote now"), so every question stands out a little from the background
+when seen from the question's side, but not from theirs. It asks the question's
+side and the memory's side alike, as mutual nearest neighbours do, and is calibrated with
+the relative floor (``dreammem bench relative-gate``). It judges a hit's own cosine; a
+cosine a current value inherits is judged by the relative floor alone.
+
 Cosines are not comparable across models, so the floor is calibrated per embedding
 model (``dreammem bench gate``, docs/BENCHMARKS.md) and looked up by the embedder's
 name; ``RecallConfig.relevance_floor`` overrides it (a number) or switches it off
@@ -56,9 +66,13 @@ from dreammem.embed.models import MINILM, E5Embedder
 __all__ = [
     "CALIBRATED_FLOORS",
     "MIN_BACKGROUND",
+    "MUTUAL_FLOORS",
     "RELATIVE_FLOORS",
     "RelativeFloor",
     "floor_for",
+    "memory_standing",
+    "mutual_floor_for",
+    "mutual_misses",
     "passes_relevance",
     "query_passes",
     "relative_floor",
@@ -79,8 +93,16 @@ RELATIVE_FLOORS: Mapping[str, float] = {
     E5Embedder.name: 2.0,
 }
 """Relative floors (standard deviations above the background mean) per embedding model, chosen by
-leave-one-conversation-out on the dev part of ``dreammem bench updates`` (docs/BENCHMARKS.md,
-"Relative floor"). MiniLM has none: its absolute floor already keeps unrelated questions out."""
+leave-one-conversation-out on the dev part of ``dreammem bench updates`` (``dreammem bench
+relative-gate``; docs/BENCHMARKS.md, "Relative floor"). MiniLM has none: its absolute floor
+already keeps unrelated questions out."""
+
+MUTUAL_FLOORS: Mapping[str, float] = {
+    E5Embedder.name: -1.25,
+}
+"""Mutual floors (standard deviations above a memory's mean cosine to the background) per model,
+chosen by leave-one-conversation-out given the relative floor (docs/BENCHMARKS.md, "Relative
+floor"). Negative: e5 puts a question further from a memory than memories lie from each other."""
 
 MIN_BACKGROUND = 10
 """Fewest background memories for which the relative floor applies."""
@@ -103,6 +125,50 @@ class RelativeFloor:
     def passes(self, cosine: float) -> bool:
         """Whether a cosine stands out enough from the background."""
         return (cosine - self.mean) / self.sd >= self.z
+
+
+_SELF = 0.999
+"""A background memory this close to a hit is the hit itself or a copy of it (left out)."""
+
+
+def memory_standing(
+    vector: npt.NDArray[np.float32], background: npt.NDArray[np.float32]
+) -> tuple[float, float] | None:
+    """``(mean, sd)`` of a memory's cosines to the background, itself left out (None: too few, all equal)."""
+    scores = np.asarray(background, dtype=np.float32) @ np.asarray(vector, dtype=np.float32)
+    scores = scores[scores < _SELF]
+    if len(scores) < MIN_BACKGROUND:
+        return None
+    sd = float(scores.std())
+    if not np.isfinite(sd) or sd <= 1e-6:
+        return None
+    return float(scores.mean()), sd
+
+
+def mutual_misses(
+    cosines: Mapping[str, float],
+    vectors: Mapping[str, npt.NDArray[np.float32]],
+    background: npt.NDArray[np.float32],
+    z: float,
+) -> set[str]:
+    """The ids whose cosine to the query does not stand out ``z`` sd above their cosines to the background.
+
+    A memory whose background says too little (too few, all equal) is not judged by it.
+    """
+    misses = set()
+    for rid, cosine in cosines.items():
+        if rid in vectors and (standing := memory_standing(vectors[rid], background)) is not None:
+            mean, sd = standing
+            if (cosine - mean) / sd < z:
+                misses.add(rid)
+    return misses
+
+
+def mutual_floor_for(model_name: str | None, config: RecallConfig) -> float | None:
+    """The mutual floor for this model: the config's number, else the calibrated one, else None."""
+    if config.mutual_floor != "auto":
+        return config.mutual_floor
+    return MUTUAL_FLOORS.get(model_name or "")
 
 
 def relative_floor_for(model_name: str | None, config: RecallConfig) -> float | None:
@@ -141,22 +207,27 @@ def passes_relevance(
     cosine: float | None = None,
     relative: RelativeFloor | None = None,
     timed: bool = False,
+    mutual: bool = True,
 ) -> bool:
     """Whether one hit clears the floor (see the module docstring).
 
     ``inherited`` is the hit's cosine inherited from the records it superseded
     (:mod:`dreammem.recall.lineage`); the larger of it and the hit's own cosine counts.
     ``cosine`` is the hit's own cosine when the vector path did not return it (read
-    from its stored vector); ``relative``, when given, must pass too. A ``timed`` hit
-    (found by its time) always passes.
+    from its stored vector); ``relative``, when given, must pass too. ``mutual`` is False
+    when the hit's own cosine fails the mutual floor: then only an inherited cosine can
+    pass it. A ``timed`` hit (found by its time) always passes.
     """
     if floor is None or timed:
         return True
     own = path_scores.get("vector", cosine)
     if relative is not None:
-        best = max((c for c in (own, inherited) if c is not None), default=None)
+        usable = own if mutual else None
+        best = max((c for c in (usable, inherited) if c is not None), default=None)
         if best is None or not relative.passes(best):
             return False
+        if not mutual:
+            return inherited is not None and inherited >= floor
     if inherited is not None and inherited >= floor:
         return True
     return query_passes if own is None else own >= floor

@@ -31,6 +31,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
@@ -41,6 +44,8 @@ from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
 from dreammem.recall.gate import (
     RelativeFloor,
     floor_for,
+    mutual_floor_for,
+    mutual_misses,
     passes_relevance,
     query_passes,
     relative_floor,
@@ -285,7 +290,7 @@ class RecallPipeline:
         floor = None if sole else floor_for(model, self.config)
         if floor is None or "vector" not in ranked:  # no cosines (vector path off or failed): no floor
             return kept
-        relative = self._relative(query)
+        relative, background = self._relative(query)
         # Under the relative floor a record condensed from several (a dream summary) stands out
         # only through its sources: its own embedding averages many topics and sits near every
         # query, so it would stand out from single memories for any question.
@@ -303,7 +308,7 @@ class RecallPipeline:
         passes = query_passes([c.score for c in ranked.get("vector", ())], floor) or any(
             v >= floor for v in inherited.values()
         )
-        cosines = self._own_cosines(query, kept) if relative is not None else {}
+        cosines, misses = self._own_cosines(query, kept, condensed, background)
         return [
             s
             for s in kept
@@ -315,26 +320,45 @@ class RecallPipeline:
                 cosine=None if s.record.id in condensed else cosines.get(s.record.id),
                 relative=relative,
                 timed=s.fused.timed,
+                mutual=s.record.id not in misses,
             )
         ]
 
-    def _relative(self, query: RecallQuery) -> RelativeFloor | None:
-        """The relative floor over the user's recent memories, when the model has one."""
+    def _relative(self, query: RecallQuery) -> tuple[RelativeFloor | None, npt.NDArray[np.float32] | None]:
+        """The relative floor over the user's recent memories (and those memories' vectors), if any."""
         model = self.embedder.name if self.embedder is not None else None
         z = relative_floor_for(model, self.config)
         if z is None or model is None or query.embedding is None:
-            return None
+            return None, None
         background = self._store.recent_vectors(query.user_id, model, self.config.background_size)
-        return relative_floor(query.embedding, background, z) if background.size else None
+        if not background.size:
+            return None, None
+        return relative_floor(query.embedding, background, z), background
 
-    def _own_cosines(self, query: RecallQuery, kept: Sequence[_Scored]) -> dict[str, float]:
-        """Cosines, from stored vectors, of the kept hits the vector path did not return (this user's)."""
+    def _own_cosines(
+        self,
+        query: RecallQuery,
+        kept: Sequence[_Scored],
+        condensed: set[str],
+        background: npt.NDArray[np.float32] | None,
+    ) -> tuple[dict[str, float], set[str]]:
+        """Under a relative floor: own cosines of hits the vector path missed, and mutual-floor misses.
+
+        The cosines come from stored vectors (this user's records only); a miss is a hit whose own
+        cosine does not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`).
+        """
         model = self.embedder.name if self.embedder is not None else None
-        missing = [s.record.id for s in kept if "vector" not in s.fused.path_scores]
-        if model is None or query.embedding is None or not missing:
-            return {}
-        found = self._store.vectors_of(query.user_id, model, missing)
-        return {rid: float(vector @ query.embedding) for rid, vector in found.items()}
+        if background is None or model is None or query.embedding is None:
+            return {}, set()
+        mutual = mutual_floor_for(model, self.config)
+        judged = [s for s in kept if s.record.id not in condensed]
+        wanted = [s.record.id for s in judged if mutual is not None or "vector" not in s.fused.path_scores]
+        found = self._store.vectors_of(query.user_id, model, wanted) if wanted else {}
+        own = {s.record.id: s.fused.path_scores["vector"] for s in judged if "vector" in s.fused.path_scores}
+        missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
+        if mutual is None:
+            return missing, set()
+        return missing, mutual_misses({**own, **missing}, found, background, mutual)
 
     def _inherited(
         self, query: RecallQuery, kept: Sequence[_Scored], weak: Callable[[_Scored], bool]

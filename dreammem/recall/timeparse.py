@@ -18,8 +18,8 @@ what handles everything dateparser misses or gets wrong (checked on dateparser 1
   to anchor on ("what did I say before?", "我之前说的") it means "previously";
 * Chinese dates: "2023年5月", "5月7日", "今年三月", "五月", "三周前", "昨天", "上个星期",
   "上上周", "上周五", "去年";
-* seasons ("last summer", "the summer of 2022"), weekends and "the second week of
-  November";
+* seasons and school holidays ("last summer", "the summer of 2022", "今年暑假", "去年冬天"),
+  weekends and "the second week of November";
 * its false positives: a match must carry a real time word, so "we", "a second",
   "I may go" or "did I march" are not dates.
 
@@ -91,7 +91,7 @@ _GATE = re.compile(
     r"earliest|first|before|after|since|until|till|prior|when|week(?:end)?s?|months?|years?|days?|"
     r"morning|evening|night|mon|tue|wed|thu|fri|sat|sun|spring|summer|autumn|fall|winter|"
     rf"{MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-    r"|[年月日号周天昨前后次期拜春夏秋冬]|什么时候|何时|几点|最近|近来",
+    r"|[年月日号周天昨前后次期拜春夏秋冬假]|什么时候|何时|几点|最近|近来",
     re.IGNORECASE,
 )
 

@@ -4,7 +4,9 @@
   (day, week, month, year) around a date;
 * Chinese dates and relative times ("2023年5月", "5月7日", "今年三月", "三周前", "昨天",
   "上个星期", "上上周", "上周五"), ISO dates, English seasons, weekends and "the second
-  week of November".
+  week of November";
+* seasons and school holidays inside a year, English and Chinese ("last summer", "今年暑假",
+  "去年冬天", "寒假"): the season's months, never the whole year ("今年" alone is the year).
 
 :mod:`dreammem.recall.timeparse` combines these with dateparser's matches.
 """
@@ -157,6 +159,17 @@ _EN_SEASON = re.compile(
     r"(?:\s+(?:of\s+)?(?P<y>\d{4}))?\b",
     re.IGNORECASE,
 )
+# Chinese seasons and school holidays: (first month, length in months). 暑假 is July-August,
+# 寒假 January-February (the school calendar), the seasons are the meteorological ones.
+_ZH_SEASONS = {
+    "春天": (3, 3), "春季": (3, 3), "夏天": (6, 3), "夏季": (6, 3), "秋天": (9, 3), "秋季": (9, 3),
+    "冬天": (12, 3), "冬季": (12, 3), "暑假": (7, 2), "寒假": (1, 2),
+}  # fmt: skip
+_ZH_SEASON = re.compile(
+    rf"(?:(?P<rel>今年|去年|前年)|(?P<ago>{_CN_NUM})年(?:前|之前|以前)|(?P<y>\d{{4}})年)?(?:的)?"
+    rf"(?P<s>{'|'.join(_ZH_SEASONS)})"
+)
+_ZH_YEAR_OFFSET = {"今年": 0, "去年": 1, "前年": 2}
 _EN_WEEKEND = re.compile(r"\b(?P<rel>last|this|past|the)\s+weekend\b", re.IGNORECASE)
 _EN_NTH_WEEK = re.compile(
     rf"\b(?:the\s+)?(?P<n>first|second|third|fourth|last)\s+week\s+of\s+(?P<m>{MONTH})(?:,?\s+(?P<y>\d{{4}}))?\b",
@@ -203,7 +216,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
             continue  # part of a full date, handled above
         month, day_of_month = _cn_int(m["m"]), _cn_int(m["d"]) if m["d"] else None
         if m["rel"]:
-            year = now.year - {"今年": 0, "去年": 1, "前年": 2}[m["rel"]]
+            year = now.year - _ZH_YEAR_OFFSET[m["rel"]]
         else:
             year = now.year if (month, day_of_month or 1) <= (now.month, now.day) else now.year - 1
         found = _date(year, month, day_of_month or 1, tz)
@@ -227,6 +240,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         elif m["rel"] is None and weekday > now.weekday():
             monday -= timedelta(weeks=1)  # a bare weekday is the most recent one
         yield m.start(), m.end(), period_window(monday + timedelta(days=weekday), "day")
+    yield from _zh_seasons(text, now)
     for m in _ZH_RELATIVE_RE.finditer(text):
         unit, offset = _ZH_RELATIVE[m.group()]
         if unit == "day":
@@ -239,6 +253,41 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
             point = now.replace(year=now.year + offset, day=1)
         yield m.start(), m.end(), period_window(point, unit)
     yield from _english_rules(text, now)
+
+
+def _season_start(month: int, now: datetime, *, year: int | None, last: bool, length: int) -> datetime:
+    """The start of a season: in ``year`` when given, else the latest one begun by ``now``.
+
+    ``last`` ("last summer") skips a season still under way.
+    """
+    if year is not None:
+        return _month_start(year, month, now.tzinfo)
+    start = _month_start(now.year, month, now.tzinfo)
+    while start > now:
+        start = start.replace(year=start.year - 1)
+    if last and _add_months(start, length) > now:
+        start = start.replace(year=start.year - 1)
+    return start
+
+
+def _zh_seasons(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
+    """Chinese seasons ("今年暑假", "去年冬天", "三年前的夏天", "2022年寒假"): their months in that year.
+
+    Without a year, the latest one begun by ``now``.
+    """
+    for m in _ZH_SEASON.finditer(text):
+        month, length = _ZH_SEASONS[m["s"]]
+        start = _season_start(month, now, year=_zh_year(m, now), last=False, length=length)
+        yield m.start(), m.end(), TimeWindow(start, _add_months(start, length))
+
+
+def _zh_year(m: re.Match[str], now: datetime) -> int | None:
+    """The year a Chinese season names: "今年", "三年前", "2022年", or none."""
+    if m["rel"]:
+        return now.year - _ZH_YEAR_OFFSET[m["rel"]]
+    if m["ago"]:
+        return now.year - _cn_int(m["ago"])
+    return int(m["y"]) if m["y"] else None
 
 
 def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
@@ -254,14 +303,8 @@ def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWin
             yield m.start(), m.end(), TimeWindow(start, start + timedelta(days=7))
     for m in _EN_SEASON.finditer(text):
         month, length = _SEASONS[m["s"].lower()]
-        if m["y"]:
-            start = _month_start(int(m["y"]), month, now.tzinfo)
-        else:
-            start = _month_start(now.year, month, now.tzinfo)
-            while start > now:
-                start = start.replace(year=start.year - 1)
-            if (m["rel"] or "").lower() == "last" and _add_months(start, length) > now:
-                start = start.replace(year=start.year - 1)
+        last = (m["rel"] or "").lower() == "last"
+        start = _season_start(month, now, year=int(m["y"]) if m["y"] else None, last=last, length=length)
         yield m.start(), m.end(), TimeWindow(start, _add_months(start, length))
     for m in _EN_WEEKEND.finditer(text):
         saturday = _day(now) - timedelta(days=(now.weekday() - 5) % 7)

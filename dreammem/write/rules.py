@@ -76,7 +76,7 @@ _CALL_ME_NOT_NAME = (
 # "叫我小王" names the user; "有事叫我" / "叫我起床" ask for a call or a wake-up.
 _CALL_ME_ZH = r"(?:^|[，,。！!\s请就都]|可以|你)叫我(?!起床|一声|一下|过去|过来|来|去|吃|做|的时候)"
 _NAME_STATED = re.compile(
-    rf"(?i:\b(?:my name is|i'?m called)\b)"
+    rf"(?i:\b(?:my name is|i'?m called|i go by|(?:address|refer to) me as)\b)"
     rf"|\b(?i:call me) (?!(?i:{_CALL_ME_NOT_NAME}))(?:[A-Z][\w'-]*|\"[^\"]+\")"
     rf"|^\s*(?i:(?:please |just |you can )?call me) (?!(?i:{_CALL_ME_NOT_NAME}))[a-z][\w'-]*\s*[.!]?\s*$"
 )

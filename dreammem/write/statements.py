@@ -21,7 +21,7 @@ from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
 
-__all__ = ["SINGLE_VALUED", "Statement", "analyse"]
+__all__ = ["SINGLE_VALUED", "Statement", "analyse", "shared_names"]
 
 _I = re.IGNORECASE
 
@@ -166,7 +166,7 @@ _STRONG_EN = (
     r"moved|moving|relocat\w*|correction|i meant|replac\w*|migrat\w*|dropped|stopp?(?:ed)?|quit|"
     r"gave up|given up|left|leaving|reschedul\w*|postpon\w*|push(?:ed)? (?:back|to)|delay\w*|extended|"
     r"brought forward|cancel+ed|cut (?:down|to)|reduced|raised?|increased?|decreased?|after all|"
-    r"earlier|sooner|push(?:ed)?(?: \w+){0,3} (?:back|to)|retired|not \w+ anymore|new|started|starting|"
+    r"earlier|sooner|push(?:ed)?(?=(?: \w+){0,3} (?:back|to)\b)|retired|not \w+ anymore|new|started|starting|"
     r"built up|deleted|got rid|sold|"
     r"go by|become|became|jumped|agreed|ditch\w*)\b"
 )
@@ -183,12 +183,19 @@ _MILD = (
 _ADDITIVE = r"\b(?:also|too|as well|in addition|another|besides|on top of)\b|也|还有|另外|同时|还养|此外"
 _NEGATION = r"\b(?:no|not|never|don'?t|doesn'?t|won'?t|stop|without)\b|不|别|没|无需|不用|不要"
 
-# People and animals whose attributes a statement may be about instead of the user's.
+# People and animals whose attributes a statement may be about instead of the user's. A team
+# is not one: the user belongs to it, so "they moved our team to the 12th floor" is about
+# the user's office. A Chinese holder is one when it is possessed ("我父母", "女儿的") or opens
+# a clause ("孩子们换了班"); a passing mention ("有了孩子以后", "去学校接孩子") holds nothing.
 _HOLDERS_EN = (
     r"\b(?:my|our|the)\s+(sister|brother|parents?|mother|mom|mum|father|dad|wife|husband|partner|"
-    r"son|daughter|kids?|children|friend|neighbou?r|boss|team|family)\b"
+    r"son|daughter|kids?|children|friend|neighbou?r|boss|family)\b"
 )
-_HOLDERS_ZH = r"(姐姐|妹妹|哥哥|弟弟|父母|爸爸|妈妈|老婆|老公|妻子|丈夫|儿子|女儿|孩子|朋友|邻居|家人)"
+_ZH_HOLDER_NOUNS = "姐姐|妹妹|哥哥|弟弟|父母|爸爸|妈妈|老婆|老公|妻子|丈夫|儿子|女儿|孩子|朋友|邻居|家人"
+_HOLDERS_ZH = (
+    rf"(?:^|(?<=[，,。；;：:！!？?\s])|(?<=我)|(?<=我的)|(?<=我们)|(?<=我家)|(?<=咱们))({_ZH_HOLDER_NOUNS})"
+    rf"|({_ZH_HOLDER_NOUNS})(?=的)"
+)
 
 _EPISODE = re.compile(
     r"\b(?:today|tonight|yesterday|last night|this (?:morning|afternoon|evening)|just now"
@@ -224,7 +231,11 @@ _TIME_WORD = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Statement:
-    """What one statement is about (see the module docstring)."""
+    """What one statement is about (see the module docstring).
+
+    ``names`` are the people and places it names inside the sentence; ``lead_names`` a name
+    that opens it ("Anna retired; ..."), which may be a capitalised first word instead.
+    """
 
     text: str
     families: frozenset[str]
@@ -241,6 +252,16 @@ class Statement:
     names: frozenset[str]
     values: frozenset[str]
     cjk: bool
+    lead_names: frozenset[str]
+
+
+def shared_names(new: Statement, old: Statement) -> frozenset[str]:
+    """Names both statements give; one opening a sentence counts when the other names it inside one.
+
+    "Anna retired; ..." after "... I talk to Anna at Reed LLP": the other statement shows "Anna"
+    is a name, not a capitalised first word. Two sentence openers alone ("Caroline: ...") tie nothing.
+    """
+    return (new.names & old.names) | (new.lead_names & old.names) | (new.names & old.lead_names)
 
 
 @lru_cache(maxsize=1)
@@ -306,14 +327,16 @@ def analyse(text: str) -> Statement:
     # "Call me Bob" gives a name, "call me instead of emailing" a channel: never both.
     families -= {"contact"} if states_name(text) else {"name"} if _CALL_ME.search(text) else set()
     holders = frozenset(
-        (m.group(1) or m.group(2) or "").lower().rstrip("s") for m in _HOLDER_RE.finditer(text)
+        next((g for g in m.groups() if g), "").lower().rstrip("s") for m in _HOLDER_RE.finditer(text)
     )
     first_person = bool(_FIRST_PERSON.search(text))
+    names_found = [
+        (e.key, text.lstrip().startswith(e.text)) for e in extract_entities(text) if e.kind == "name"
+    ]
     if not first_person and not holders:
         # "Omar sold the guitar": news about a named person, whose attributes are theirs.
         lead = _LEADING_NAME.match(text)
-        names = {e.key for e in extract_entities(text) if e.kind == "name"}
-        if lead and lead.group(1).lower() in names:
+        if lead and lead.group(1).lower() in {key for key, _ in names_found}:
             holders = frozenset({lead.group(1).lower()})
     strong_cues = tuple(m.group(0).lower() for m in _STRONG.finditer(text))
     mild_cue = bool(_MILD_RE.search(text))
@@ -331,9 +354,8 @@ def analyse(text: str) -> Statement:
         episode=bool(_EPISODE.search(text)),
         past_report=not (strong_cues or mild_cue or standing) and bool(_PAST.search(text)),
         standing=standing,
-        names=frozenset(
-            e.key for e in extract_entities(text) if e.kind == "name" and not text.lstrip().startswith(e.text)
-        ),
+        names=frozenset(k for k, lead in names_found if not lead),
         values=frozenset(m.group(0).lower().replace(" ", "") for m in _VALUE.finditer(text)),
         cjk=contains_cjk(text),
+        lead_names=frozenset(k for k, lead in names_found if lead),
     )

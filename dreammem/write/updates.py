@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from dreammem.write.statements import SINGLE_VALUED, Statement
+from dreammem.write.statements import SINGLE_VALUED, Statement, shared_names
 
 __all__ = ["Action", "Decision", "decide"]
 
@@ -98,7 +98,7 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     # ("Anna retired; my lawyer is now ..."), not news about others ("Ana sold the router in Quito",
     # "Tom Becker wants the pipeline migrated" after "My manager is Tom Becker"): then the name's
     # words are not shared topic words either.
-    names = sorted(new.names & old.names) if new.first_person else []
+    names = sorted(shared_names(new, old)) if new.first_person else []
     name_words = set() if new.first_person else {w for n in new.names | old.names for w in n.split()}
     overlap = sorted(new.topics & old.topics - name_words)
     if not shared and not names and not (len(overlap) >= 2 and closest):

@@ -18,8 +18,12 @@ from dreammem.embed import HashingEmbedder
 from dreammem.embed.base import normalize_rows
 from dreammem.recall.gate import (
     MIN_BACKGROUND,
+    MUTUAL_FLOORS,
     RELATIVE_FLOORS,
     RelativeFloor,
+    memory_standing,
+    mutual_floor_for,
+    mutual_misses,
     passes_relevance,
     relative_floor,
     relative_floor_for,
@@ -205,6 +209,9 @@ def test_relative_floor_lookup() -> None:
         {"relative_floor": "high"},
         {"relative_floor": float("nan")},
         {"relative_floor": 11.0},
+        {"mutual_floor": "low"},
+        {"mutual_floor": float("inf")},
+        {"mutual_floor": -11.0},
         {"background_size": 1},
         {"background_size": 10_000},
     ],
@@ -212,3 +219,73 @@ def test_relative_floor_lookup() -> None:
 def test_bad_relative_floor_settings_are_config_errors(fields: dict[str, object]) -> None:
     with pytest.raises(PydanticError):
         RecallConfig(**fields)  # type: ignore[arg-type]
+
+
+# -- the mutual floor: the question must stand out for the memory too -------------------------------
+
+HUB = "On Sunday my sister, the cat and the neighbours came by; the kitchen, the car and the laptop need work"
+"""A memory that shares a word with nearly every other: it sits near every question."""
+
+
+@pytest.mark.parametrize("mutual", [None, 1.5])
+def test_a_memory_near_everything_does_not_answer_an_unrelated_question(
+    tmp_path: Path, mutual: float | None
+) -> None:
+    config = DreamMemConfig(recall=RecallConfig(relevance_floor=0.8, relative_floor=2.0, mutual_floor=mutual))
+    with DreamMemory(tmp_path / "m", embedder=CompressedEmbedder(), config=config) as memory:
+        memory.add_many([{"content": t, "user_id": "u1"} for t in [*TOPICS, HUB]])
+        unrelated = memory.recall("the savings account interest rates", user_id="u1", k=5)
+        fern = memory.recall("when do I water the fern", user_id="u1", k=5)
+    # Seen from the question, the hub stands out from the user's memories; seen from the hub, the
+    # question is no closer than the hub's own neighbours are.
+    assert [h.record.content for h in unrelated] == ([HUB] if mutual is None else [])
+    assert [h.record.content for h in fern] == [TOPICS[0]]
+
+
+def test_memory_standing_leaves_the_memory_itself_out() -> None:
+    rng = np.random.default_rng(5)
+    background = normalize_rows(rng.normal(size=(30, 8)))
+    standing = memory_standing(background[0], background)
+    assert standing is not None
+    others = background[1:] @ background[0]
+    assert standing == pytest.approx((float(others.mean()), float(others.std())), abs=1e-6)
+    assert memory_standing(background[0], background[:MIN_BACKGROUND]) is None  # itself left out: too few
+    assert memory_standing(background[0], np.tile(background[1:2], (20, 1))) is None  # no spread
+
+
+def test_mutual_misses_judge_each_hit_by_its_own_neighbours() -> None:
+    rng = np.random.default_rng(6)
+    background = normalize_rows(rng.normal(size=(30, 8)))
+    mean, sd = memory_standing(background[0], background) or (0.0, 1.0)
+    cosines = {"near": mean + 2.0 * sd, "far": mean + 0.5 * sd, "unknown": 0.0}
+    vectors = {"near": background[0], "far": background[0]}
+    assert mutual_misses(cosines, vectors, background, 1.0) == {"far"}  # no vector: not judged
+
+
+def test_a_hit_failing_the_mutual_floor_passes_only_by_what_it_inherits() -> None:
+    args = {"floor": 0.5, "query_passes": True, "relative": RelativeFloor(mean=0.8, sd=0.02, z=2.0)}
+    assert passes_relevance({"vector": 0.9}, **args)
+    assert not passes_relevance({"vector": 0.9}, mutual=False, **args)
+    assert passes_relevance({"vector": 0.9}, inherited=0.86, mutual=False, **args)
+    assert not passes_relevance({"vector": 0.9}, inherited=0.81, mutual=False, **args)
+
+
+def test_mutual_floor_lookup() -> None:
+    e5 = "multilingual-e5-small"
+    assert mutual_floor_for(e5, RecallConfig()) == MUTUAL_FLOORS[e5]
+    assert mutual_floor_for("all-MiniLM-L6-v2", RecallConfig()) is None
+    assert mutual_floor_for(e5, RecallConfig(mutual_floor=None)) is None
+    assert mutual_floor_for("anything", RecallConfig(mutual_floor=0.5)) == 0.5
+
+
+def test_the_mutual_floor_reads_only_the_users_own_memories(tmp_path: Path) -> None:
+    config = DreamMemConfig(recall=RecallConfig(relevance_floor=0.8, relative_floor=2.0, mutual_floor=1.5))
+    with DreamMemory(tmp_path / "m", embedder=CompressedEmbedder(), config=config) as memory:
+        memory.add_many([{"content": t, "user_id": "u1"} for t in TOPICS])
+        memory.add_many([{"content": t, "user_id": "u2"} for t in [HUB, *TOPICS[:12]]])
+        fern = memory.recall("when do I water the fern", user_id="u1", k=5)
+        theirs = memory.recall("the savings account interest rates", user_id="u2", k=5)
+        mine = memory.recall("the savings account interest rates", user_id="u1", k=5)
+    assert [(h.record.content, h.record.user_id) for h in fern] == [(TOPICS[0], "u1")]
+    assert mine.hits == ()
+    assert all(h.record.user_id == "u2" for h in theirs) and HUB not in {h.record.content for h in theirs}

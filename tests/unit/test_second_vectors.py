@@ -5,8 +5,11 @@ Real models (MiniLM first, multilingual-e5-small second), real SQLite and FAISS 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -140,3 +143,44 @@ def test_another_open_store_sees_the_writes_and_forgets_of_this_one(tmp_path: Pa
         assert _second_ids(reader, "how much honey did the hives produce?", "u1")[0] == honey.id
         writer.forget(honey.id, user_id="u1")
         assert honey.id not in _second_ids(reader, "how much honey did the hives produce?", "u1")
+
+
+def test_a_superseded_statement_leaves_and_reverting_the_update_brings_it_back(memory: DreamMemory) -> None:
+    t0 = datetime(2026, 5, 1, tzinfo=UTC)
+    memory.add("I take my coffee with regular milk.", user_id="u1", event_time=t0)
+    memory.add("I switched to oat milk in my coffee.", user_id="u1", event_time=t0 + timedelta(days=7))
+    old = next(r for r in memory.get_all(user_id="u1", status="superseded") if "regular" in r.content)
+    assert old.id not in _second_ids(memory, "regular milk in coffee", "u1")
+    before = memory.stats(user_id="u1")
+    assert before["second_vectors"] == before["vectors"] == before["records"]["active"]
+    memory.revert_update(old.id, user_id="u1")
+    assert old.id in _second_ids(memory, "regular milk in coffee", "u1")
+    after = memory.stats(user_id="u1")
+    assert after["second_vectors"] == after["vectors"] > before["vectors"]
+
+
+def test_purging_a_user_empties_their_second_index_and_keeps_the_others(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    with DreamMemory(root, config=CONFIG) as memory:
+        memory.add("I sail a small dinghy on weekends", user_id="u1")
+        memory.add("I sail every summer", user_id="u2")
+        memory.purge(user_id="u1")
+        assert memory.stats(user_id="u1")["second_vectors"] == 0
+        assert memory.stats(user_id="u2")["second_vectors"] == 1
+    with DreamMemory(root, config=CONFIG) as memory:
+        assert _second_ids(memory, "sailing", "u1") == []
+        assert len(_second_ids(memory, "sailing", "u2")) == 1
+    assert len(_stored(root)) == 1
+
+
+def test_the_concepts_page_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = (Path(__file__).parents[2] / "docs" / "concepts.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "second_model" in b]
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "concepts.md", "exec"), namespace)
+    with namespace["memory"] as memory:
+        memory.add("Our cat Pixel hates the vacuum cleaner", user_id="u1")
+        hits = memory.recall("which pet is scared of cleaning?", user_id="u1").hits
+        assert "second_vector" in hits[0].paths
+    assert (tmp_path / "store" / "vectors.second-multilingual-e5-small.faiss").is_file()

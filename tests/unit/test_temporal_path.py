@@ -93,6 +93,19 @@ def test_relative_weeks_and_chinese_yesterday(diary: DreamMemory) -> None:
     assert _temporal(diary, "我昨天午饭吃了什么 lunch")[0] == "Ate a burrito for lunch"
 
 
+def test_a_season_within_this_year_is_its_months_not_the_year(diary: DreamMemory) -> None:
+    spring = {
+        "We booked the flights to Lisbon",
+        "Played chess with Ana after dinner",
+        "Dinner with Ana at the Thai place",
+        "Went hiking in the Alps with Tom",
+    }
+    assert set(_temporal(diary, "今年春天做了什么")) == spring
+    assert set(_temporal(diary, "what did I do this spring")) == spring
+    assert "Bought running shoes for the marathon" in set(_temporal(diary, "今年做了什么"))
+    assert _temporal(diary, "今年暑假做了什么") == []  # nothing from July or August
+
+
 def test_reference_time_is_settable_for_replays(diary: DreamMemory) -> None:
     replay = datetime(2023, 5, 8, 12, tzinfo=UTC)
     assert set(_temporal(diary, "yesterday", now=replay)) == {

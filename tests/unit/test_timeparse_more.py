@@ -37,7 +37,7 @@ def _days(window: TimeWindow | None) -> tuple[date | None, date | None]:
         ("三个星期以前", D(2023, 9, 25), D(2023, 10, 2)),  # 以前 here is "ago", not "before"
         ("五天之前", D(2023, 10, 15), D(2023, 10, 16)),
         ("两个月以前的预算", D(2023, 8, 1), D(2023, 9, 1)),
-        ("三年前的夏天", D(2020, 1, 1), D(2021, 1, 1)),
+        ("三年前的夏天", D(2020, 6, 1), D(2020, 9, 1)),  # the season of that year, not the whole year
         ("上上周三", D(2023, 10, 4), D(2023, 10, 5)),
         ("这周一", D(2023, 10, 16), D(2023, 10, 17)),
         ("星期六", D(2023, 10, 14), D(2023, 10, 15)),  # a bare weekday after today: the last one

@@ -305,3 +305,44 @@ def test_a_batch_compares_each_statement_with_its_closest_earlier_ones_only() ->
     # One at a time, the new statement would meet its eight nearest older ones; so it does in a batch
     # (it used to meet all 21 and mark 20 of them possibly outdated).
     assert len(compared) == 8
+
+
+# Phrasings of session 7 (causes found on the update suite, tested here on other wordings).
+MORE_UPDATES = [
+    # a team's attributes are the user's own: "our team" is not someone else
+    ("My office is in building B.", "They moved our team to a new office in building D."),
+    # the words between "pushed" and "to" are the subject, not part of the cue
+    ("The invoice review is due on the 3rd.", "Finance pushed the invoice review back to the 10th."),
+    # a name that opens the newer sentence ties it to the older one naming it
+    ("For taxes I go to Priya at Hill & Co.", "Priya moved away; my accountant is now Sam Ortiz."),
+    # a clause-initial or possessed Chinese holder is one; a passing mention is not
+    ("我每周给自己买书最多花三百。", "有了孩子以后，每周买书上限改成五百。"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), MORE_UPDATES)
+def test_more_changes_supersede(memory: DreamMemory, old: str, new: str) -> None:
+    before, after = _statements(memory, old, new)
+    assert before.status is Status.SUPERSEDED and after.is_active
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("You can address me as Professor Kim.", "Just call me Hana, the title is not needed."),
+        ("I go by Max at work.", "Call me Maximilian from now on."),
+    ],
+)
+def test_other_ways_of_giving_a_name_are_one_name(memory: DreamMemory, old: str, new: str) -> None:
+    before, after = _statements(memory, old, new)
+    assert before.status is Status.SUPERSEDED and after.is_active
+
+
+def test_a_relatives_statement_still_never_replaces_the_users() -> None:
+    decision = decide(analyse("我姐姐搬到上海了。"), analyse("我住在杭州。"), similarity=0.9, closest=True)
+    assert decision is not None and decision.action is Action.COEXIST
+    assert analyse("女儿的钢琴课调到周四了。").holders == {"女儿"}
+    assert analyse("孩子们从普通话班换到韩语班了。").holders == {"孩子"}
+    assert analyse("我父母卖了房子。").holders == {"父母"}
+    assert analyse("有了孩子以后，每月买菜上限调到三千。").holders == frozenset()
+    assert analyse("They moved our team to the 12th floor.").holders == frozenset()
