@@ -15,7 +15,7 @@ from rich.table import Table
 from dreammem.embed.caching import CachingEmbedder
 from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder
 from dreammem_bench.updates import build_conversations, load_suite
-from dreammem_bench.updates_run import METRICS, Row, run_updates
+from dreammem_bench.updates_run import METRICS, CaseResult, Row, run_updates
 
 __all__ = ["bench_updates"]
 
@@ -52,6 +52,12 @@ def bench_updates(
     langs: Annotated[str, typer.Option(help="Languages to run, comma-separated (en, zh).")] = "en,zh",
     split: Annotated[str, typer.Option(help="Splits to print: dev, held or both.")] = "both",
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write every row as JSON.")] = None,
+    cases_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--cases", help="Also write every question's injected block and metrics, per phase, as JSON."
+        ),
+    ] = None,
 ) -> None:
     """Natural-language updates: current value first, stale ones suppressed, compatible ones kept."""
     suite = load_suite()
@@ -61,8 +67,11 @@ def bench_updates(
     embedders = {
         lang: CachingEmbedder(models[lang](), cache_queries=False) for lang in wanted if lang in models
     }
+    cases: list[CaseResult] | None = [] if cases_out is not None else None
     with tempfile.TemporaryDirectory() as tmp:
-        rows = run_updates(suite, convs, embedders, Path(tmp), progress=lambda s: console.print(f"... {s}"))
+        rows = run_updates(
+            suite, convs, embedders, Path(tmp), progress=lambda s: console.print(f"... {s}"), cases=cases
+        )
     updates = sum(c.kind == "update" for c in suite.cases)
     keeps = sum(c.kind == "keep" for c in suite.cases)
     console.print(
@@ -73,3 +82,6 @@ def bench_updates(
         console.print(_table(rows, name))
     if json_out is not None:
         json_out.write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
+    if cases_out is not None and cases is not None:
+        text = json.dumps([dataclasses.asdict(c) for c in cases], ensure_ascii=False, indent=1)
+        cases_out.write_text(text, encoding="utf-8")

@@ -11,6 +11,10 @@ Methods, all in one run on the same conversations:
 
 Phases for DreamMem: ``write`` (after the conversations), ``dream-rules`` (after one
 dream per user with no LLM), ``dream-llm`` (after one with the scripted dream LLM).
+
+Given a ``cases`` list, :func:`run_updates` also appends one :class:`CaseResult` per
+question, method and phase (what was injected, marked or not, and its metrics), so a
+dream that breaks a case shows up by comparing the case after writing and after it.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dreammem.write.relations import possibly_outdated_by
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
 from dreammem_bench.updates import Case, Conversation, Suite
 
-__all__ = ["METRICS", "Row", "run_updates", "score_case", "write_conversation"]
+__all__ = ["METRICS", "CaseResult", "Row", "run_updates", "score_case", "write_conversation"]
 
 METRICS = (
     "current@3",
@@ -64,6 +68,25 @@ class Row:
     metric: str
     value: float
     n: int
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One question of one method and phase: what was injected and how it scored.
+
+    ``kind`` is ``update``, ``keep`` or ``none`` (a question with no relevant memory).
+    """
+
+    method: str
+    phase: str
+    user_id: str
+    lang: str
+    split: str
+    kind: str
+    family: str
+    question: str
+    metrics: dict[str, float]
+    shown: list[tuple[str, bool]]
 
 
 Recaller = Callable[[Conversation, str], list[Shown]]
@@ -116,22 +139,52 @@ def _score(
     recall: Recaller,
     filler: set[str],
     memory: DreamMemory | None,
+    cases: list[CaseResult] | None = None,
 ) -> list[Row]:
     values: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+
+    def add(
+        conv: Conversation,
+        split: str,
+        case: Case | None,
+        question: str,
+        metrics: dict[str, float],
+        shown: Sequence[Shown],
+    ) -> None:
+        for metric, value in metrics.items():
+            values[(conv.lang, split, metric)].append(value)
+        if cases is not None:
+            kind, family = (case.kind, case.family) if case is not None else ("none", "")
+            shown_pairs = [(s.content, s.marked) for s in shown]
+            cases.append(
+                CaseResult(
+                    method,
+                    phase,
+                    conv.user_id,
+                    conv.lang,
+                    split,
+                    kind,
+                    family,
+                    question,
+                    metrics,
+                    shown_pairs,
+                )
+            )
+
     for conv in convs:
         for case in conv.cases:
-            for metric, value in score_case(case, recall(conv, case.question), filler).items():
-                values[(conv.lang, case.split, metric)].append(value)
+            shown = recall(conv, case.question)
+            metrics = score_case(case, shown, filler)
             if case.kind == "keep" and memory is not None:
-                values[(conv.lang, case.split, "false_supersede")].append(
-                    _false_supersede(memory, conv, case)
-                )
+                metrics["false_supersede"] = _false_supersede(memory, conv, case)
+            add(conv, case.split, case, case.question, metrics, shown)
         for question, split in conv.unrelated:
             shown = recall(conv, question)
-            values[(conv.lang, split, "unrelated_injection")].append(float(bool(shown)))
-            values[(conv.lang, split, "filler_top3")].append(
-                float(any(_is_filler(s.content, filler) for s in shown[:3]))
-            )
+            metrics = {
+                "unrelated_injection": float(bool(shown)),
+                "filler_top3": float(any(_is_filler(s.content, filler) for s in shown[:3])),
+            }
+            add(conv, split, None, question, metrics, shown)
     return [
         Row(method, phase, lang, split, metric, float(np.mean(v)), len(v))
         for (lang, split, metric), v in sorted(values.items())
@@ -194,8 +247,12 @@ def run_updates(
     workdir: Path,
     *,
     progress: Callable[[str], None] = lambda _: None,
+    cases: list[CaseResult] | None = None,
 ) -> list[Row]:
-    """Every method and phase on the conversations; one embedder per language."""
+    """Every method and phase on the conversations; one embedder per language.
+
+    ``cases``: see the module docstring.
+    """
     filler = {f for lines in suite.filler.values() for f in lines}
     rows: list[Row] = []
     for lang, embedder in embedders.items():
@@ -204,18 +261,22 @@ def run_updates(
             continue
         for name, recency in (("vector", 0.0), ("vector+recency", 0.1)):
             progress(f"{lang} {name}")
-            rows += _score(name, "write", mine, _vector_recaller(embedder, mine, recency), filler, None)
+            rows += _score(
+                name, "write", mine, _vector_recaller(embedder, mine, recency), filler, None, cases
+            )
         for variant, llm in (("rules", None), ("llm", ScriptedDreamLLM())):
             with DreamMemory(workdir / f"{lang}-{variant}", embedder=embedder, llm=llm) as memory:
                 for conv in mine:
                     write_conversation(memory, conv)
                 if variant == "rules":
                     progress(f"{lang} dreammem write")
-                    rows += _score("dreammem", "write", mine, _dreammem_recaller(memory), filler, memory)
+                    rows += _score(
+                        "dreammem", "write", mine, _dreammem_recaller(memory), filler, memory, cases
+                    )
                 for conv in mine:
                     memory.dream(user_id=conv.user_id, now=conv.asked_at)
                 progress(f"{lang} dreammem dream-{variant}")
                 rows += _score(
-                    "dreammem", f"dream-{variant}", mine, _dreammem_recaller(memory), filler, memory
+                    "dreammem", f"dream-{variant}", mine, _dreammem_recaller(memory), filler, memory, cases
                 )
     return rows

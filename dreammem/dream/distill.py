@@ -15,8 +15,11 @@ A summary line holds a short record whole; only a record longer than one line is
 compressed to its sentences with protected tokens (:func:`compress_line`).
 
 Every replacement passes the verbatim guard (:mod:`dreammem.dream.guard`); a source
-the guard protects stays as it is and is listed in ``guard_kept``, and so does a
-source an LLM summary leaves out (most of its content words missing).
+the guard protects stays as it is and is listed in ``guard_kept``. A source an LLM
+summary leaves out (its protected tokens or most of its content words missing) is added
+to that summary as a verbatim line (listed in its ``verbatim_lines_for``), so nothing
+is lost and the group still becomes one record; only a source that even its verbatim
+line cannot carry (a long record cut to one line) is kept as it is.
 """
 
 from __future__ import annotations
@@ -203,7 +206,15 @@ def _summary(
         ok, notes, invented = guarded(proposal, group, "summary")
         ok, notes = _carried(proposal, ok, notes)
         if ok:
-            return _summary_record(proposal, ok, notes, plan, importance, now, dream_id)
+            carried = {r.id for r in ok}
+            left = [r for r in group if r.id not in carried]
+            if left:
+                # What the LLM left out goes in as verbatim lines, not as records of its own.
+                proposal = "; ".join([proposal, *dict.fromkeys(_line(r) for r in left)])
+                ok, notes, _ = guarded(proposal, group, "summary")
+                ok, notes = _carried(proposal, ok, notes)
+            verbatim = [r.id for r in left if r in ok]
+            return _summary_record(proposal, ok, notes, plan, importance, now, dream_id, verbatim)
         why = f"invents {list(invented)}" if invented else "loses protected tokens of every record"
         plan.notes.append(f"summary {number}: LLM summary {why}; rules summary used")
     content = "; ".join(dict.fromkeys(_line(r) for r in group))
@@ -233,6 +244,7 @@ def _summary_record(
     importance: int,
     now: datetime,
     dream_id: str,
+    verbatim: Sequence[str] = (),
 ) -> Replacement | None:
     plan.guard_kept.extend(notes)
     if not replaceable:
@@ -244,7 +256,11 @@ def _summary_record(
         kind=Kind.SUMMARY,
         importance=importance,
         now=now,
-        metadata={"dream_id": dream_id, "summarizes": len(replaceable)},
+        metadata={
+            "dream_id": dream_id,
+            "summarizes": len(replaceable),
+            **({"verbatim_lines_for": list(verbatim)} if verbatim else {}),
+        },
     )
     return Replacement(record, tuple(replaceable), tuple(replaceable))
 

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from dreammem_bench.updates import build_conversations, load_suite, parse_suite
-from dreammem_bench.updates_run import Shown, score_case
+from dreammem_bench.updates_run import CaseResult, Shown, run_updates, score_case
 
 
 def test_the_suite_has_the_sizes_the_issue_asks_for() -> None:
@@ -53,3 +53,41 @@ def test_scoring_of_one_update_question() -> None:
     )
     assert bad["current@3"] == 0 and bad["stale_suppressed"] == 0 and bad["filler_top3"] == 1
     assert bad["precision"] == pytest.approx(1 / 3)
+
+
+_TINY = """
+U en hobby | I play tennis on Saturdays. | I quit tennis; Saturdays are for climbing now. | My Saturdays?
+K en pets | I have a cat called Miso. | We also have a rabbit called Pip. | Which pets do I have?
+N en | What's the capital of Peru?
+C en | My neighbour bought a new car.
+C en | The bus was late again.
+C en | I baked bread on Sunday.
+F en | Thanks!
+F en | Okay.
+"""
+
+
+def test_cases_record_each_question_per_method_and_phase(tmp_path, minilm) -> None:  # type: ignore[no-untyped-def]
+    suite = parse_suite(_TINY)
+    convs = build_conversations(suite)
+    cases: list[CaseResult] = []
+    rows = run_updates(suite, convs, {"en": minilm}, tmp_path, cases=cases)
+    phases = {(c.method, c.phase) for c in cases}
+    assert phases == {
+        ("vector", "write"),
+        ("vector+recency", "write"),
+        ("dreammem", "write"),
+        ("dreammem", "dream-rules"),
+        ("dreammem", "dream-llm"),
+    }
+    assert len(cases) == 5 * 3  # two cases and one no-memory question, per method and phase
+    update = next(c for c in cases if c.kind == "update" and c.phase == "dream-rules")
+    assert update.question == "My Saturdays?" and update.user_id == convs[0].user_id
+    assert set(update.metrics) >= {"current@3", "stale_suppressed", "precision", "coverage"}
+    # The per-question metrics are what the rows average.
+    row = next(r for r in rows if (r.method, r.phase, r.metric) == ("dreammem", "dream-rules", "current@3"))
+    assert row.value == update.metrics["current@3"] and row.n == 1
+    keep = next(c for c in cases if c.kind == "keep" and c.phase == "write" and c.method == "dreammem")
+    assert "false_supersede" in keep.metrics
+    assert all(isinstance(text, str) and isinstance(marked, bool) for text, marked in keep.shown)
+    assert {c.kind for c in cases} == {"update", "keep", "none"}

@@ -122,34 +122,51 @@ class SummaryLLM:
         return json.dumps({"summaries": [{"id": g["id"], "summary": self.text} for g in payload["groups"]]})
 
 
-def test_guard_keeps_a_source_whose_details_the_llm_summary_dropped() -> None:
+def test_a_source_whose_details_the_llm_summary_dropped_joins_it_verbatim() -> None:
     items = [
         Scored(rec("we talked about the garden", 0), 3, "rules", ""),
         Scored(rec("the plumber Mario comes on 2026-02-03", 1, role=Role.ASSISTANT), 3, "llm", ""),
     ]
     plan = run(items, llm=SummaryLLM("Talked about the garden and a plumber visit"))
-    assert len(plan.summaries) == 1
-    assert plan.summaries[0].record.content == "Talked about the garden and a plumber visit"
-    assert plan.summaries[0].replaces == (items[0].record,)
-    assert [s.record.id for s in plan.kept] == [items[1].record.id]
-    (note,) = plan.guard_kept
-    assert note.record_id == items[1].record.id
-    assert {"Mario", "2026-02-03"} <= set(note.missing)
+    (summary,) = plan.summaries
+    assert summary.record.content == (
+        "Talked about the garden and a plumber visit; assistant: the plumber Mario comes on 2026-02-03"
+    )
+    assert summary.replaces == tuple(i.record for i in items)
+    assert summary.record.metadata["verbatim_lines_for"] == [items[1].record.id]
+    assert plan.kept == [] and plan.guard_kept == []
 
 
-def test_a_source_the_llm_summary_leaves_out_is_kept_even_with_nothing_protected() -> None:
+def test_a_source_the_llm_summary_leaves_out_is_carried_even_with_nothing_protected() -> None:
     # Nothing in these statements is a number, a name or a limit; the summary drops two of them.
     items = [
         Scored(rec("The weekend was rainy and we stayed in, watching a documentary", 0), 3, "rules", ""),
-        Scored(rec("我出差现在都改坐高铁了。", 1), 3, "rules", ""),
-        Scored(rec("These days I do the groceries on Sunday mornings", 2), 3, "rules", ""),
+        Scored(rec("昨天我去看了一场高铁模型展。", 1), 3, "rules", ""),
+        Scored(rec("yesterday we went to the farmers market with the kids", 2), 3, "rules", ""),
     ]
     plan = run(items, llm=SummaryLLM("Rainy weekend at home watching a documentary"))
     (summary,) = plan.summaries
+    assert summary.replaces == tuple(i.record for i in items)
+    assert "user: 昨天我去看了一场高铁模型展。" in summary.record.content
+    assert "user: yesterday we went to the farmers market with the kids" in summary.record.content
+    assert summary.record.metadata["verbatim_lines_for"] == [i.record.id for i in items[1:]]
+    assert plan.kept == []
+
+
+def test_a_long_source_its_verbatim_line_cannot_carry_is_kept() -> None:
+    long = (
+        "We chatted for a while. Then the conversation drifted through gardening tools, heirloom seeds, "
+        "compost bins, rainwater barrels, greenhouse heaters, pruning shears and mulch deliveries."
+    )
+    items = [
+        Scored(rec("we talked about the garden", 0), 3, "rules", ""),
+        Scored(rec(long, 1), 3, "rules", ""),
+    ]
+    plan = run(items, llm=SummaryLLM("Talked about the garden"))
+    (summary,) = plan.summaries
     assert summary.replaces == (items[0].record,)
-    assert sorted(s.record.id for s in plan.kept) == sorted(i.record.id for i in items[1:])
-    lacking = {note.record_id: note.missing for note in plan.guard_kept}
-    assert "高铁" in lacking[items[1].record.id] and "groceries" in lacking[items[2].record.id]
+    assert [s.record.id for s in plan.kept] == [items[1].record.id]
+    assert [note.record_id for note in plan.guard_kept] == [items[1].record.id]
 
 
 def test_uncarried_words_tolerate_a_paraphrase_that_keeps_most_words() -> None:
