@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
+
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.stores.base import VectorIndex
 
-__all__ = ["VectorPath"]
+__all__ = ["VectorPath", "nearest"]
+
+
+def nearest(index: VectorIndex, query: RecallQuery, vector: npt.NDArray[np.float32]) -> list[Candidate]:
+    """The user's nearest memories to ``vector`` (among ``query.allowed`` when a filter narrowed them)."""
+    if query.allowed is not None:
+        found = index.search_subset(query.user_id, vector, sorted(query.allowed), query.limit)
+    else:
+        found = index.search(query.user_id, vector, query.limit)
+    return [Candidate(rowid, score) for rowid, score in found]
 
 
 class VectorPath:
@@ -21,8 +33,4 @@ class VectorPath:
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The user's nearest memories (among ``query.allowed`` when a filter narrowed them)."""
         vector = query.embedding if query.embedding is not None else self._embedder.embed_query(query.text)
-        if query.allowed is not None:
-            found = self._index.search_subset(query.user_id, vector, sorted(query.allowed), query.limit)
-        else:
-            found = self._index.search(query.user_id, vector, query.limit)
-        return [Candidate(rowid, score) for rowid, score in found]
+        return nearest(self._index, query, vector)

@@ -17,6 +17,7 @@ import numpy as np
 
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.vector import nearest
 from dreammem.stores.base import RecordStore, VectorIndex
 
 __all__ = ["VectorFeedbackPath"]
@@ -62,8 +63,4 @@ class VectorFeedbackPath:
         vector = query.embedding if query.embedding is not None else self._embedder.embed_query(query.text)
         moved = np.asarray(vector, dtype=np.float32) + self.weight * np.mean(list(stored.values()), axis=0)
         moved = (moved / max(float(np.linalg.norm(moved)), 1e-12)).astype(np.float32)
-        if query.allowed is not None:
-            found = self._index.search_subset(query.user_id, moved, sorted(query.allowed), query.limit)
-        else:
-            found = self._index.search(query.user_id, moved, query.limit)
-        return [Candidate(rowid, score) for rowid, score in found]
+        return nearest(self._index, query, moved)
