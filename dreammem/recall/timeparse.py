@@ -222,8 +222,6 @@ def _common_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow
     Only matches inside the spans dateparser would be shown count: a text with more
     time words than :data:`MAX_DATEPARSER_SPANS` spans goes to dateparser as before.
     """
-    if _EN_SIDE.search(text):
-        return None  # "before yesterday ...": dateparser may read it as an event anchor instead
     found = english_windows(text, now)
     if not found:
         return found

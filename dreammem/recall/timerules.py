@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["MONTH", "TimeWindow", "add_months", "period_window", "rule_windows"]
+__all__ = ["MONTH", "TimeWindow", "add_months", "month_number", "period_window", "rule_windows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +178,8 @@ _EN_NTH_WEEK = re.compile(
 _NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 
 
-def _month_number(name: str) -> int:
+def month_number(name: str) -> int:
+    """The month (1-12) of an English month name or its abbreviation."""
     prefix = name[:3].lower()
     return next(n for n, m in enumerate(_MONTH_NAMES, 1) if m.startswith(prefix))
 
@@ -293,7 +294,7 @@ def _zh_year(m: re.Match[str], now: datetime) -> int | None:
 
 def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
     for m in _EN_NTH_WEEK.finditer(text):
-        month = _month_number(m["m"])
+        month = month_number(m["m"])
         year = int(m["y"]) if m["y"] else now.year if month <= now.month else now.year - 1
         first = _month_start(year, month, now.tzinfo)
         if m["n"].lower() == "last":

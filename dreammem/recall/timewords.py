@@ -1,13 +1,15 @@
 """Common English relative dates read without dateparser, with dateparser's own windows.
 
 dateparser costs ~5 ms per text; most time words in conversation are a handful of
-relative forms ("yesterday", "last week", "two days ago", "last Saturday"). For these
+relative forms ("yesterday", "this morning", "last week", "two days ago", "last Saturday") and full
+dates ("05 March 2024", "March 5, 2024"). For these
 :func:`english_windows` gives the calendar windows that
 :func:`dreammem.recall.timeparse.dateparser_windows` gives (compared with dateparser
 1.5 by ``benchmarks/time_words.py`` on generated phrases said on many days of three
 years, the benches' texts and LoCoMo), so a text whose every time word is one of them
 never reaches dateparser. When anything time-like is left over (a digit, a month or
-weekday name, "morning", "this", "ago", ...) it returns ``None`` and the caller asks
+weekday name, "morning", "this", "ago", ...; numbers only when they could be a day or
+a year) it returns ``None`` and the caller asks
 dateparser about the whole text, as before.
 
 Two differences, both on dateparser's side: in some sentences dateparser loses a plain
@@ -21,7 +23,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from dreammem.recall.timerules import MONTH, TimeWindow, add_months, period_window
+from dreammem.recall.timerules import MONTH, TimeWindow, add_months, month_number, period_window
 
 __all__ = ["english_windows"]
 
@@ -44,12 +46,18 @@ _DAY_WORDS = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}
 
 _EXPRESSION = re.compile(
     r"\b(?:(?P<day>yesterday|today|tonight|tomorrow)|(?P<night>last\s+night)"
+    r"|(?P<part>this\s+(?:morning|afternoon|evening))"
     r"|(?P<n>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
     r"(?P<unit>day|week|month|year)s?\s+ago"
     r"|(?P<rel>last|this|next)\s+(?P<period>week|month|year)"
-    rf"|last\s+(?P<weekday>{'|'.join(_WEEKDAYS)}))\b",
+    rf"|last\s+(?P<weekday>{'|'.join(_WEEKDAYS)})"
+    rf"|(?P<d>\d{{1,2}})\s+(?P<m>{MONTH})\s+(?P<y>\d{{4}})"
+    rf"|(?P<m2>{MONTH})\s+(?P<d2>\d{{1,2}}),?\s+(?P<y2>\d{{4}}))\b",
     re.IGNORECASE,
 )
+_INERT_NUMBER = re.compile(r"(?:^|(?<=[\s#$€£(]))(?:\d{3}|\d{5,})(?=[.,;:!?)]?(?:\s|$))")
+"""A number of three or of five or more digits standing alone (an amount, an order number):
+dateparser reads none of them as a date (one or two digits can be a day, four a year)."""
 
 _LEFTOVER = re.compile(
     r"\d|\b(?:ago|last|next|this|past|previous|coming|now|noon|midnight|dawn|dusk|"
@@ -66,6 +74,8 @@ _LEFTOVER = re.compile(
 def _window(m: re.Match[str], now: datetime) -> TimeWindow:
     if m["day"]:
         return period_window(now + timedelta(days=_DAY_WORDS[m["day"].lower()]), "day")
+    if m["part"]:
+        return period_window(now, "day")
     if m["night"]:
         return period_window(now - timedelta(days=1), "day")
     if m["unit"]:
@@ -74,6 +84,9 @@ def _window(m: re.Match[str], now: datetime) -> TimeWindow:
     if m["period"]:
         offset = {"last": -1, "this": 0, "next": 1}[m["rel"].lower()]
         return _shifted(now, m["period"].lower(), offset)
+    if m["y"] or m["y2"]:
+        day, month, year = (m["d"], m["m"], m["y"]) if m["y"] else (m["d2"], m["m2"], m["y2"])
+        return period_window(datetime(int(year), month_number(month), int(day), tzinfo=now.tzinfo), "day")
     weekday = _WEEKDAYS.index(m["weekday"].lower())
     back = (now.weekday() - weekday) % 7 or 7  # the latest one before today
     return period_window(now - timedelta(days=back), "day")
@@ -105,10 +118,13 @@ def english_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow
     rest: list[str] = []
     cursor = 0
     for m in _EXPRESSION.finditer(text):
-        found.append((m.start(), m.end(), _window(m, now)))
+        try:
+            found.append((m.start(), m.end(), _window(m, now)))
+        except ValueError:  # no such day ("31 February 2023"): dateparser decides
+            return None
         rest.append(text[cursor : m.start()])
         cursor = m.end()
     rest.append(text[cursor:])
-    if any(_LEFTOVER.search(part) for part in rest):
+    if any(_LEFTOVER.search(_INERT_NUMBER.sub(" ", part)) for part in rest):
         return None
     return found

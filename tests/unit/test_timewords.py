@@ -28,6 +28,11 @@ FORMS = [
     "last Monday",
     "last sunday",
     "last Saturday",
+    "this morning",
+    "This evening",
+    "05 March 2024",
+    "March 5, 2024",
+    "1 Jan 2022",
 ]
 # A Monday, a Saturday, a Sunday, the last day of a leap February, New Year's Eve late.
 DAYS = [
@@ -64,6 +69,8 @@ def test_where_dateparser_loses_the_expression_it_is_still_read(text: str) -> No
     "text",
     [
         "It cost 1999 dollars yesterday",  # dateparser reads 1999 as a year
+        "Order #93 is here, yesterday",  # and 93 as 1993
+        "30 February 2023",  # no such day
         "yesterday morning",
         "the day before yesterday",
         "last Saturday in May",
@@ -77,6 +84,12 @@ def test_where_dateparser_loses_the_expression_it_is_still_read(text: str) -> No
 )
 def test_anything_else_time_like_goes_to_dateparser(text: str) -> None:
     assert english_windows(text, DAYS[0]) is None
+
+
+@pytest.mark.parametrize("number", ["500", "82757", "#12345", "$48213", "(100"])
+def test_a_number_no_date_can_be_is_not_a_time_word(number: str) -> None:
+    ours = english_windows(f"It cost {number} dollars yesterday, order {number}.", DAYS[0])
+    assert ours is not None and len(ours) == 1
 
 
 def test_a_text_without_time_words_has_no_match() -> None:
