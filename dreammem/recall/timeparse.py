@@ -217,12 +217,18 @@ def dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, Tim
 
 
 def _common_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow]] | None:
-    """The windows dateparser would find, when every time word is a common relative date (else None).
+    """The window dateparser would find, when the only time word is one common relative date (else None).
 
-    Only matches inside the spans dateparser would be shown count: a text with more
-    time words than :data:`MAX_DATEPARSER_SPANS` spans goes to dateparser as before.
+    Two or more expressions go to dateparser as before (how they combine, "last weekend
+    before April 10, 2023", is its reading; the caller also sends a text the rule layer
+    found something in), and so do a text with "before", "after", "since" or "until" and
+    a match outside the spans dateparser would be shown (past :data:`MAX_DATEPARSER_SPANS`).
     """
+    if _EN_SIDE.search(text):
+        return None  # "since last month", "before 05 March 2024": dateparser's reading, as before
     found = english_windows(text, now)
+    if found is None or len(found) > 1:
+        return None
     if not found:
         return found
     spans = _time_spans(text)
@@ -351,17 +357,18 @@ def _near(found: _Found, word: _SideWord) -> bool:
     return 0 <= word.start - found.end <= 2
 
 
-def parse_time_query(text: str, now: datetime, *, common_forms: bool = False) -> TimeQuery | None:
+def parse_time_query(text: str, now: datetime, *, common_forms: bool = True) -> TimeQuery | None:
     """Find what a query says about time, relative to ``now``.
 
     Args:
         text: The query.
         now: The reference time ("yesterday" is the day before it); naive means UTC.
-        common_forms: Read common English relative dates ("yesterday", "last week",
-            "two days ago") without dateparser (:mod:`dreammem.recall.timewords`):
-            dateparser's window, though not always its expression text (it sometimes
-            keeps a neighbouring word, "yesterday and", or loses the expression in a
-            sentence), so only grounding a memory's dates asks for it.
+        common_forms: Read a text whose only time expression is a common English one
+            ("yesterday", "last week", "two days ago") without dateparser
+            (:mod:`dreammem.recall.timewords`): dateparser's window, where dateparser
+            reads it at all (it loses the expression in some sentences), and the
+            expression alone where dateparser sometimes keeps a neighbouring word
+            ("yesterday and"). False sends every time word to dateparser (for checks).
 
     Returns:
         A :class:`TimeQuery`, or ``None`` when the query says nothing about time.
@@ -383,7 +390,7 @@ def parse_time_query(text: str, now: datetime, *, common_forms: bool = False) ->
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
     if _REAL_TIME_WORD.search(masked) or re.search(MONTH, masked, re.IGNORECASE):
-        common = _common_windows(masked, now) if common_forms else None
+        common = _common_windows(masked, now) if common_forms and not found else None
         matches = common if common is not None else dateparser_windows(masked, now)
         found += [_Found(s, e, w) for s, e, w in matches]
     found = _merge_adjacent([f for f in found if not any(_inside(f, o) for o in found)], text)

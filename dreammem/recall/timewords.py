@@ -1,8 +1,8 @@
 """Common English relative dates read without dateparser, with dateparser's own windows.
 
 dateparser costs ~5 ms per text; most time words in conversation are a handful of
-relative forms ("yesterday", "this morning", "last week", "two days ago", "last Saturday") and full
-dates ("05 March 2024", "March 5, 2024"). For these
+relative forms ("yesterday", "this morning", "last week", "two days ago", "last Saturday"),
+full dates ("05 March 2024", "March 5, 2024") and months ("May 2023"). For these
 :func:`english_windows` gives the calendar windows that
 :func:`dreammem.recall.timeparse.dateparser_windows` gives (compared with dateparser
 1.5 by ``benchmarks/time_words.py`` on generated phrases said on many days of three
@@ -15,7 +15,8 @@ dateparser about the whole text, as before.
 Two differences, both on dateparser's side: in some sentences dateparser loses a plain
 expression ("I told Tom about it last week, he was glad" gives nothing), which these
 rules still read; and its match sometimes keeps a neighbouring word ("yesterday and").
-Grounding a memory's dates uses only the windows; queries still go to dateparser.
+:func:`~dreammem.recall.timeparse.parse_time_query` uses them for a text with one
+time expression; two or more go to dateparser, which decides how they combine.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ _EXPRESSION = re.compile(
     r"|(?P<rel>last|this|next)\s+(?P<period>week|month|year)"
     rf"|last\s+(?P<weekday>{'|'.join(_WEEKDAYS)})"
     rf"|(?P<d>\d{{1,2}})\s+(?P<m>{MONTH})\s+(?P<y>\d{{4}})"
-    rf"|(?P<m2>{MONTH})\s+(?P<d2>\d{{1,2}}),?\s+(?P<y2>\d{{4}}))\b",
+    rf"|(?P<m2>{MONTH})\s+(?P<d2>\d{{1,2}}),?\s+(?P<y2>\d{{4}})"
+    rf"|(?P<m3>{MONTH})\s+(?P<y3>\d{{4}}))\b",
     re.IGNORECASE,
 )
 _INERT_NUMBER = re.compile(r"(?:^|(?<=[\s#$€£(]))(?:\d{3}|\d{5,})(?=[.,;:!?)]?(?:\s|$))")
@@ -87,6 +89,8 @@ def _window(m: re.Match[str], now: datetime) -> TimeWindow:
     if m["y"] or m["y2"]:
         day, month, year = (m["d"], m["m"], m["y"]) if m["y"] else (m["d2"], m["m2"], m["y2"])
         return period_window(datetime(int(year), month_number(month), int(day), tzinfo=now.tzinfo), "day")
+    if m["y3"]:
+        return period_window(datetime(int(m["y3"]), month_number(m["m3"]), 1, tzinfo=now.tzinfo), "month")
     weekday = _WEEKDAYS.index(m["weekday"].lower())
     back = (now.weekday() - weekday) % 7 or 7  # the latest one before today
     return period_window(now - timedelta(days=back), "day")

@@ -6,8 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreammem.recall.timeparse import dateparser_windows
+from dreammem.recall import timeparse
+from dreammem.recall.timeparse import dateparser_windows, parse_time_query
 from dreammem.recall.timewords import english_windows
+from dreammem.text.tokenize import query_terms
 
 FORMS = [
     "yesterday",
@@ -100,3 +102,40 @@ def test_the_time_zone_of_now_is_kept() -> None:
     now = datetime(2023, 1, 2, 9, tzinfo=UTC) + timedelta(hours=0)
     ((_, _, window),) = english_windows("we met yesterday", now) or [(0, 0, None)]
     assert window is not None and window.start == datetime(2023, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what did I do yesterday?",
+        "where did we eat last Saturday",
+        "tent in May 2023",
+        "what did Ana buy two weeks ago?",
+        "since last month, what changed?",
+        "before 05 March 2024, where did I live?",
+        "what did we talk about last time?",
+        "When did I buy the bike?",
+    ],
+)
+def test_a_query_with_one_common_form_reads_like_dateparser(query: str) -> None:
+    for now in DAYS:
+        ours, theirs = parse_time_query(query, now), parse_time_query(query, now, common_forms=False)
+        assert ours is not None and theirs is not None
+        assert (ours.window, ours.order, ours.anchor) == (theirs.window, theirs.order, theirs.anchor)
+        assert query_terms(ours.content) == query_terms(theirs.content)
+
+
+def test_two_expressions_or_a_side_word_go_to_dateparser(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+
+    def counting(text: str, now: datetime) -> list[object]:
+        calls.append(text)
+        return []
+
+    monkeypatch.setattr(timeparse, "dateparser_windows", counting)
+    parse_time_query("what did I do yesterday?", DAYS[0])
+    assert calls == []
+    parse_time_query("yesterday and last week", DAYS[0])
+    parse_time_query("last summer, two days ago", DAYS[0])  # one from the rule layer, one common form
+    parse_time_query("since last month", DAYS[0])  # a side word: dateparser reads it as it did
+    assert len(calls) == 3
