@@ -220,7 +220,7 @@ _CLAUSE_END = re.compile(
     r"[,;:.!?，。；：！？]|\b(?:and|but|so|because|since|though|although|then|while|whereas)\b|但是?|所以|不过|可是",
     _I,
 )
-# Undecided: the statement says that no value holds yet.
+# Undecided: the statement says that no value holds yet (unless a cue says what holds "for now").
 _UNDECIDED = re.compile(
     r"\b(?:haven'?t|have not|hasn'?t|has not|not yet|still not|never)\s+(?:\w+\s+)?"
     r"(?:decided|made up (?:my|our) minds?|figured (?:it |that )?out|settled|picked(?! up)|chosen)\b"
@@ -416,7 +416,7 @@ def analyse(text: str) -> Statement:
         cjk=contains_cjk(text),
         lead_names=frozenset(k for k, lead in names_found if lead),
         reported=reported,
-        undecided=bool(_UNDECIDED.search(text)),
+        undecided=not (strong_cues or mild_cue) and bool(_UNDECIDED.search(text)),
         items=frozenset(m.group(0).upper().replace("-", "") for m in _ITEM.finditer(text)),
     )
 
@@ -425,8 +425,8 @@ def _without_reported(text: str) -> str:
     """The text with each reported topic (a report's words up to the end of its clause) blanked out."""
     out, last = [], 0
     for match in _REPORTED.finditer(text):
-        if match.start() < last:
-            continue
+        if match.start() < last or not text[: match.start()].strip():
+            continue  # one that opens the statement asks ("Ask me about the budget first") or leads in
         end = _CLAUSE_END.search(text, match.end())
         stop = end.start() if end else len(text)
         out += [text[last : match.start()], " "]

@@ -76,6 +76,10 @@ def test_a_value_in_the_clause_beside_a_report_still_counts() -> None:
     assert analyse("I read for about an hour every night.").states_value
     # "brought up in" is where someone was raised, a place.
     assert analyse("I was brought up in Leeds.").states_value
+    # A request that opens with the verb is no report; a value beside an undecided clause counts.
+    assert analyse("Ask me about the budget before booking anything.").states_value
+    assert analyse("I still haven't decided, but for now I'm on Notion.").states_value
+    assert not analyse("I haven't decided on a hotel for the trip.").states_value
 
 
 def test_an_older_report_is_not_outdated_by_a_value() -> None:
