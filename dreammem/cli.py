@@ -257,7 +257,7 @@ def main() -> None:
     try:
         app()
     except DreamMemError as exc:
-        console.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))}")
+        console.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))}", soft_wrap=True)
         raise SystemExit(2) from exc
 
 

@@ -121,6 +121,17 @@ def test_read_only_commands_refuse_a_path_without_a_store(
     assert "first memory" in _run("recall", "first", "--user", "u", "--path", str(typo))
 
 
+def test_a_long_error_stays_one_line_on_a_narrow_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dreammem import cli  # noqa: PLC0415 - the module's console, to narrow it
+
+    monkeypatch.setattr(cli.console, "width", 40)  # the console reads $COLUMNS once, at import
+    typo = tmp_path / ("a-long-directory-name-" * 4)
+    out = _main(monkeypatch, capsys, "stats", "--path", str(typo))
+    assert out.startswith("error: ConfigError: no store at") and len(out.strip().splitlines()) == 1
+
+
 def test_a_file_or_an_unwritable_path_is_one_error_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
