@@ -124,12 +124,9 @@ def test_read_only_commands_refuse_a_path_without_a_store(
 def test_a_long_error_stays_one_line_on_a_narrow_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rich.console import Console  # noqa: PLC0415
-
     from dreammem import cli  # noqa: PLC0415 - the module's console, to narrow it
 
-    # A narrow console in its place: setting the shared console's width would outlive the test
-    # (monkeypatch restores the width it read, pinning it for every later CLI test).
+    # A narrow console of its own: setting ``width`` on the shared one would stay fixed after the test.
     monkeypatch.setattr(cli, "console", Console(width=40))
     typo = tmp_path / ("a-long-directory-name-" * 4)
     out = _main(monkeypatch, capsys, "stats", "--path", str(typo))
