@@ -46,8 +46,9 @@ def grounded_window(text: str, said_at: datetime, *, common_forms: bool = True) 
     Args:
         text: The memory's text.
         said_at: When it was said (naive means UTC).
-        common_forms: Read common English relative dates without dateparser (the same
-            windows, :mod:`dreammem.recall.timewords`); False asks dateparser (checks).
+        common_forms: Read common English relative dates without dateparser
+            (dateparser's windows where it reads them, :mod:`dreammem.recall.timewords`);
+            False asks dateparser about every time word (checks).
 
     Returns:
         ``None`` when the text names no time, or only one that includes ``said_at``.

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from dreammem import DreamMemory
+from dreammem.errors import BackendError
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.grounding import GroundedTimes, ground_records, grounded_window
 from dreammem.recall.temporal import TemporalPath
@@ -178,3 +179,20 @@ def test_a_store_without_the_capability_is_left_alone_at_write_time() -> None:
     windows = cache.ground("u1", {n: record for n in range(5)})
     assert windows[0] == grounded_window(record.content, SAID) and len(cache) == 2
     assert cache.known("u1", [3, 4]) == {3: windows[3], 4: windows[4]} and cache.known("u1", [0]) == {}
+
+
+def test_a_store_that_cannot_keep_the_windows_still_answers(
+    memory: DreamMemory, caplog: pytest.LogCaptureFixture
+) -> None:
+    class _ReadOnly(_Counting):
+        def put_grounded_times(self, user_id: str, times: object) -> None:
+            raise BackendError("attempt to write a readonly database")
+
+    _fill(memory)
+    expected = _search(TemporalPath(memory.store, memory.vector_index, memory.embedder))
+    memory.store.execute("DELETE FROM grounded_times")
+    path = TemporalPath(_ReadOnly(memory.store), memory.vector_index, memory.embedder)  # type: ignore[arg-type]
+    with caplog.at_level("WARNING", logger="dreammem.recall.grounding"):
+        assert _search(path) == expected
+    assert "could not store" in caplog.text
+    assert memory.store.grounded_times("u1", list(_rowids(memory, "u1"))) == {}
