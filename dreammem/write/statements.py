@@ -13,6 +13,7 @@ attribute is decided with their embedding similarity and shared topic words.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -235,6 +236,8 @@ class Statement:
 
     ``names`` are the people and places it names inside the sentence; ``lead_names`` a name
     that opens it ("Anna retired; ..."), which may be a capitalised first word instead.
+    ``speaker`` is who says it when the text is a transcript line ("Gina: I love ..."): the
+    label is not part of the statement, whose words are read from after it.
     """
 
     text: str
@@ -253,6 +256,7 @@ class Statement:
     values: frozenset[str]
     cjk: bool
     lead_names: frozenset[str]
+    speaker: str | None = None
 
 
 def shared_names(new: Statement, old: Statement) -> frozenset[str]:
@@ -285,6 +289,15 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b|我", _I)
 _LEADING_NAME = re.compile(
     r"^\s*([A-Z][a-z]+)\s+(?:[a-z]+ed|sold|bought|lost|went|made|took|got|left|said|told|gave|found|sent"
     r"|kept|met|paid|won|ran|saw|came|brought|wrote|broke)\b"
+)
+# A transcript line's label: "Gina: ...", "Mary Ann: ...". Words that head a line without
+# naming a speaker are listed apart.
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?):\s+(?=\S)")
+_NOT_SPEAKERS = frozenset(
+    "note notes update updates correction reminder fyi ps re edit todo important warning question answer "
+    "summary status btw also tip tips heads update info news today tomorrow yesterday tonight "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december step goal plan agenda subject topic result results".split()
 )
 _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
 # Chinese function words that carry no topic on their own.
@@ -321,8 +334,30 @@ def _topics(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def speaker_label(text: str) -> tuple[str | None, str]:
+    """The speaker of a transcript line ("Gina: I love ...") and the words after the label.
+
+    A label is one or two capitalised words and a colon at the start; header words
+    ("Correction: ...", "Note: ...", "Monday: ...") are not speakers. Without one: ``(None, text)``.
+    """
+    m = _SPEAKER.match(text)
+    if m is None or m.group(1).casefold() in _NOT_SPEAKERS:
+        return None, text
+    return m.group(1).casefold(), text[m.end() :]
+
+
 def analyse(text: str) -> Statement:
-    """The families, holders, topic words and cues of one statement."""
+    """The families, holders, topic words and cues of one statement.
+
+    A transcript line's speaker label is set apart (:func:`speaker_label`): "Jon:" opening
+    every line of Jon's is neither a topic word nor a name the line is about.
+    """
+    speaker, body = speaker_label(text)
+    statement = _analyse(body)
+    return statement if speaker is None else dataclasses.replace(statement, text=text, speaker=speaker)
+
+
+def _analyse(text: str) -> Statement:
     families = frozenset(name for name, pattern in _patterns().items() if pattern.search(text))
     # "Call me Bob" gives a name, "call me instead of emailing" a channel: never both.
     families -= {"contact"} if states_name(text) else {"name"} if _CALL_ME.search(text) else set()
