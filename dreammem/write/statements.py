@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from dreammem.text.entities import extract_entities
+from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
 
@@ -290,15 +291,6 @@ _LEADING_NAME = re.compile(
     r"^\s*([A-Z][a-z]+)\s+(?:[a-z]+ed|sold|bought|lost|went|made|took|got|left|said|told|gave|found|sent"
     r"|kept|met|paid|won|ran|saw|came|brought|wrote|broke)\b"
 )
-# A transcript line's label: "Gina: ...", "Mary Ann: ...". Words that head a line without
-# naming a speaker are listed apart.
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?):\s+(?=\S)")
-_NOT_SPEAKERS = frozenset(
-    "note notes update updates correction reminder fyi ps re edit todo important warning question answer "
-    "summary status btw also tip tips heads update info news today tomorrow yesterday tonight "
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
-    "august september october november december step goal plan agenda subject topic result results".split()
-)
 _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
 # Chinese function words that carry no topic on their own.
 _ZH_FUNCTION = frozenset("我你他她的了是在都就也还要会给把被和跟吧呢啊吗个一这那有不别用去来")
@@ -334,23 +326,12 @@ def _topics(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def speaker_label(text: str) -> tuple[str | None, str]:
-    """The speaker of a transcript line ("Gina: I love ...") and the words after the label.
-
-    A label is one or two capitalised words and a colon at the start; header words
-    ("Correction: ...", "Note: ...", "Monday: ...") are not speakers. Without one: ``(None, text)``.
-    """
-    m = _SPEAKER.match(text)
-    if m is None or m.group(1).casefold() in _NOT_SPEAKERS:
-        return None, text
-    return m.group(1).casefold(), text[m.end() :]
-
-
 def analyse(text: str) -> Statement:
     """The families, holders, topic words and cues of one statement.
 
-    A transcript line's speaker label is set apart (:func:`speaker_label`): "Jon:" opening
-    every line of Jon's is neither a topic word nor a name the line is about.
+    A transcript line's speaker label is set apart
+    (:func:`~dreammem.text.speakers.speaker_label`): "Jon:" opening every line of Jon's
+    is neither a topic word nor a name the line is about.
     """
     speaker, body = speaker_label(text)
     statement = _analyse(body)

@@ -8,9 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dreammem import DreamMemory
+from dreammem.text.speakers import speaker_label
 from dreammem.types import Role, Status
 from dreammem.write.relations import possibly_outdated_by
-from dreammem.write.statements import analyse, speaker_label
+from dreammem.write.statements import analyse
 from dreammem.write.updates import Action, decide
 
 T0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
