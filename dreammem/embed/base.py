@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from dreammem.text.tokenize import tokenize
 
-__all__ = ["Embedder", "HashingEmbedder", "normalize_rows"]
+__all__ = ["Embedder", "HashingEmbedder", "embed_distinct", "normalize_rows"]
 
 
 @runtime_checkable
@@ -32,6 +32,21 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """A single unit-length vector for a search query."""
         ...
+
+
+def embed_distinct(embedder: Embedder, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    """``embedder.embed_documents(texts)``, each distinct text encoded once.
+
+    A turn and the semantic record written from it carry the same text: a batch of
+    preferences and facts would otherwise run the model twice on each of them.
+    """
+    first: dict[str, int] = {}
+    for text in texts:
+        first.setdefault(text, len(first))
+    if len(first) == len(texts):
+        return embedder.embed_documents(texts)
+    vectors = embedder.embed_documents(list(first))
+    return np.ascontiguousarray(vectors[[first[t] for t in texts]])
 
 
 def normalize_rows(matrix: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dreammem.config import DreamMemConfig
-from dreammem.embed.base import Embedder
+from dreammem.embed.base import Embedder, embed_distinct
 from dreammem.embed.models import resolve_embedder
 from dreammem.engine.embedded import open_embedded
 from dreammem.engine.locks import UserLocks
@@ -256,7 +256,7 @@ class Engine:
         """
         with self.lock:
             embedder = self.ensure_embedder([r.content for r in records])
-            vectors = embedder.embed_documents([r.content for r in records])
+            vectors = embed_distinct(embedder, [r.content for r in records])
             resolve = supersede and self.config.write.resolve_updates
             with self.unit() as unit:
                 changed = write_new(

@@ -126,7 +126,8 @@ def test_a_long_error_stays_one_line_on_a_narrow_terminal(
 ) -> None:
     from dreammem import cli  # noqa: PLC0415 - the module's console, to narrow it
 
-    monkeypatch.setattr(cli.console, "width", 40)  # the console reads $COLUMNS once, at import
+    # A narrow console of its own: setting ``width`` on the shared one would stay fixed after the test.
+    monkeypatch.setattr(cli, "console", Console(width=40))
     typo = tmp_path / ("a-long-directory-name-" * 4)
     out = _main(monkeypatch, capsys, "stats", "--path", str(typo))
     assert out.startswith("error: ConfigError: no store at") and len(out.strip().splitlines()) == 1

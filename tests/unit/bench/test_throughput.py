@@ -19,7 +19,7 @@ def test_run_throughput_reports_both_systems() -> None:
     assert [r.name for r in results] == ["dreammem", "faiss+encoder"]
     for r in results:
         assert r.memories == 120
-        assert r.ingest_per_s > 0
+        assert r.ingest_per_s > 0 and r.ingest_per_cpu_s > 0
         assert 0 < r.p50_ms <= r.p95_ms
-        assert set(r.to_dict()) == {"memories", "ingest_per_s", "latency_ms"}
+        assert set(r.to_dict()) == {"memories", "ingest_per_s", "ingest_per_cpu_s", "latency_ms"}
     assert steps.count("dreammem ingest") == 3 and steps.count("baseline ingest") == 3
