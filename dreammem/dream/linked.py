@@ -7,6 +7,11 @@ to put the newer value first and mark the older one. A summary is a new record t
 nobody links to: compressing either side of a link into one would drop it, and the
 old value would come back unmarked (or the new value would sink among chit-chat).
 So both sides stay as they are, and the dream says why in their metadata.
+
+A mark between two statements of which one states no value (a report of talk or thought
+about a topic, an undecided one: :attr:`~dreammem.write.statements.Statement.states_value`)
+links nothing: the write path no longer sets one, and one set before is chit-chat the
+dream summarises like any other.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from collections.abc import Sequence
 from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord, Status
 from dreammem.write.relations import possibly_outdated_by
+from dreammem.write.resolve import MAX_ANALYSED_CHARS
+from dreammem.write.statements import analyse
 
 __all__ = ["KEPT_WHY_KEY", "LINKED_REASON", "linked_ids"]
 
@@ -29,23 +36,29 @@ def linked_ids(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord])
     """Ids of queued records that another record's update link names, or that carry one.
 
     A queued record is linked when it is marked possibly outdated, when a queued record's
-    mark names it, when a queued record was superseded by it, or when it superseded a
-    stored record (:meth:`~dreammem.stores.base.RecordStore.superseded_by_any`).
+    mark names it (both stating a value), when a queued record was superseded by it, or when
+    it superseded a stored record (:meth:`~dreammem.stores.base.RecordStore.superseded_by_any`).
     """
-    ids = {r.id for r in queued}
+    by_id = {r.id: r for r in queued}
     linked: set[str] = set()
     for record in queued:
         marks = possibly_outdated_by(record)
-        if marks and record.is_active:
-            linked.add(record.id)
-            linked.update(m for m in marks if m in ids)
-        if record.status is Status.SUPERSEDED and record.superseded_by in ids:
+        if marks and record.is_active and _states_value(record):
+            newer = [m for m in marks if m not in by_id or _states_value(by_id[m])]
+            if newer:
+                linked.add(record.id)
+                linked.update(m for m in newer if m in by_id)
+        if record.status is Status.SUPERSEDED and record.superseded_by in by_id:
             linked.add(record.superseded_by)
     active = [r.id for r in queued if r.is_active and r.id not in linked]
     if active:
         linked.update(
             r.superseded_by
             for r in store.superseded_by_any(user_id, active)
-            if r.superseded_by is not None and r.superseded_by in ids
+            if r.superseded_by is not None and r.superseded_by in by_id
         )
     return frozenset(linked)
+
+
+def _states_value(record: MemoryRecord) -> bool:
+    return analyse(record.content[:MAX_ANALYSED_CHARS]).states_value

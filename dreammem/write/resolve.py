@@ -145,7 +145,7 @@ def resolve_updates(
         if record.id in twin_of or not said[i]:
             continue
         new = analyse_record(record)
-        if not new.families and not new.strong_cues:
+        if not new.states_value or not (new.families or new.strong_cues):
             continue
         same_statement = {record.id, str(record.metadata.get("from_turn"))}
         pool = [
@@ -192,12 +192,14 @@ def other_fact(new: Statement, old_text: str) -> str | None:
 
     "Hi, I'm Carol." beside "For project updates I prefer email.": "Actually, call me instead
     of emailing" changes the channel, not the name, so superseding the whole older record would
-    retire the name too. A sentence counts when it states a known attribute or a name.
+    retire the name too. A sentence counts when it states a value of a known attribute or a name
+    (not "we talked about the move").
     """
     sentences = [s for s in _SENTENCE_SPLIT.split(old_text[:MAX_ANALYSED_CHARS].strip()) if s.strip()]
     for sentence in sentences if len(sentences) > 1 else ():
         part = analyse(sentence)
-        if (part.families or part.names) and decide(new, part, similarity=0.0, closest=False) is None:
+        about = part.states_value and (part.families or part.names)
+        if about and decide(new, part, similarity=0.0, closest=False) is None:
             return sentence.strip()
     return None
 

@@ -9,6 +9,13 @@ changes something ("actually", "switched", "改成", "不再") or adds to it ("a
 The family lexicon is deliberately coarse: it says which *kind* of attribute a
 statement is about, not which slot; whether two statements are about the same
 attribute is decided with their embedding similarity and shared topic words.
+
+Not every statement states a value (:attr:`Statement.states_value`). A report of talk,
+reading or thought names a topic without saying what holds ("we talked about remote
+work", "she asked me about the new office", "同事午饭时提到了远程办公"), and an undecided one
+says that nothing holds yet ("I haven't decided on the hotel", "远程办公还没想好"): the
+cues and tense of such a statement are read off the clause around the report only, and
+neither kind replaces, or casts doubt on, another statement.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
 
-__all__ = ["SINGLE_VALUED", "Statement", "analyse", "shared_names"]
+__all__ = ["SINGLE_VALUED", "Statement", "analyse", "shared_names", "two_items"]
 
 _I = re.IGNORECASE
 
@@ -199,6 +206,32 @@ _HOLDERS_ZH = (
     rf"|({_ZH_HOLDER_NOUNS})(?=的)"
 )
 
+# Reported talk, reading or thought: what follows it, up to the end of the clause, names the
+# topic of a conversation, an article or a thought, not a value anyone holds. "brought up" after
+# was/were/been is "raised" ("I was brought up in Leeds"), a place.
+_REPORTED = re.compile(
+    r"(?:\b(?:talk|chat|think|thought|read|hear|heard|ask|wonder|argu|joke|complain|gossip|learn|rant|dream)\w*"
+    r"|\b(?:podcast|article|story|stories|video|documentary|news|post|thread)s?)(?:\s+[\w'-]+){0,3}?\s+"
+    r"(?:about|on the topic of)\b(?!\s+(?:to|\d|an? (?:hour|minute|day|week|month|year|mile|dozen)s?)\b)"
+    r"|(?<!\bwas )(?<!\bwere )(?<!\bbeen )\b(?:brought|bring|brings|bringing)(?:\s+[\w'-]+)?\s+up\b"
+    r"|\bdiscuss\w*\b"
+    r"|聊了聊|聊到|聊起|聊了|谈到|谈起|谈了|说起|说到|提到|提起|讨论|在想|想了想|想起|问起|问我|关于",
+    _I,
+)
+_CLAUSE_END = re.compile(
+    r"[,;:.!?，。；：！？]|\b(?:and|but|so|because|since|though|although|then|while|whereas)\b|但是?|所以|不过|可是",
+    _I,
+)
+# Undecided: the statement says that no value holds yet (unless a cue says what holds "for now").
+_UNDECIDED = re.compile(
+    r"\b(?:haven'?t|have not|hasn'?t|has not|not yet|still not|never)\s+(?:\w+\s+)?"
+    r"(?:decided|made up (?:my|our) minds?|figured (?:it |that )?out|settled|picked(?! up)|chosen)\b"
+    r"|\bundecided\b|\bnot sure(?: yet)?(?= about| whether| if|\W*$)|\bon the fence\b"
+    r"|\bstill (?:deciding|weighing|considering|making up)\b|\bcan'?t decide\b"
+    r"|还没(?:想好|决定|定|确定|考虑好|拿定主意|选好)|没想好|拿不定主意|不确定|犹豫|还在考虑|考虑中|没决定",
+    _I,
+)
+
 _EPISODE = re.compile(
     r"\b(?:today|tonight|yesterday|last night|this (?:morning|afternoon|evening)|just now"
     r"|the whole weekend)\b"
@@ -220,7 +253,7 @@ _STANDING = re.compile(
     r"have|has|haven't|want|wants|need|needs|prefer|prefers|like|likes|love|loves|hate|hates|enjoy|"
     r"enjoys|use|uses|live|lives|work|works|usually|always|often|normally|typically|generally|every|each|"
     r"should|would|i'd|will|i'll|won't|can|can't|could|must|please|rather|let's|favou?rite)\b"
-    r"|是|喜欢|爱|想|要|需要|用|住|每|一般|通常|总是|经常|偏好|习惯|请|会|能|可以|应该",
+    r"|是|喜欢|爱|想|要|需要|用|住|每|一般|通常|总是|经常|偏好|习惯|请|(?<![开例聚约机社晚])会(?!议)|能|可以|应该",
     _I,
 )
 _CUE_WORDS = re.compile(rf"{_STRONG_EN}|{_MILD}|{_ADDITIVE}", _I)
@@ -237,6 +270,8 @@ class Statement:
 
     ``names`` are the people and places it names inside the sentence; ``lead_names`` a name
     that opens it ("Anna retired; ..."), which may be a capitalised first word instead.
+    ``items`` are the codes that name one thing ("LH825", "INV-3665"); ``reported`` and
+    ``undecided`` say it states no value (see :attr:`states_value`).
     ``speaker`` is who says it when the text is a transcript line ("Gina: I love ..."): the
     label is not part of the statement, whose words are read from after it.
     """
@@ -257,7 +292,24 @@ class Statement:
     values: frozenset[str]
     cjk: bool
     lead_names: frozenset[str]
+    reported: bool = False
+    undecided: bool = False
+    items: frozenset[str] = frozenset()
     speaker: str | None = None
+
+    @property
+    def states_value(self) -> bool:
+        """False for a report of talk or thought about a topic, and for an undecided statement.
+
+        Neither says what holds: "we talked about remote work" leaves the user's way of
+        working as it was, so it neither replaces nor casts doubt on another statement.
+        """
+        return not (self.reported or self.undecided)
+
+
+def two_items(new: Statement, old: Statement) -> bool:
+    """Each statement names its own item by a code the other lacks ("flight LH825" / "flight LH445")."""
+    return bool(new.items and old.items and not new.items & old.items)
 
 
 def shared_names(new: Statement, old: Statement) -> frozenset[str]:
@@ -285,6 +337,8 @@ _VALUE = re.compile(
     _I,
 )
 _CALL_ME = re.compile(r"\bcall me\b|叫我", _I)
+# A code naming one item: letters then at least two digits ("LH825", "INV-3665", "A320").
+_ITEM = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,4}-?\d{2,}[A-Za-z]?(?![A-Za-z0-9])")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b|我", _I)
 # A name that opens a sentence in the past tense: "Omar sold ...", "Nina booked ...".
 _LEADING_NAME = re.compile(
@@ -354,9 +408,12 @@ def _analyse(text: str) -> Statement:
         lead = _LEADING_NAME.match(text)
         if lead and lead.group(1).lower() in {key for key, _ in names_found}:
             holders = frozenset({lead.group(1).lower()})
-    strong_cues = tuple(m.group(0).lower() for m in _STRONG.finditer(text))
-    mild_cue = bool(_MILD_RE.search(text))
-    standing = bool(_STANDING.search(text))
+    # Cues, tense and negation are read outside a reported topic ("thinking about the new chairs").
+    told = _without_reported(text)
+    strong_cues = tuple(m.group(0).lower() for m in _STRONG.finditer(told))
+    mild_cue = bool(_MILD_RE.search(told))
+    standing = bool(_STANDING.search(told))
+    reported = told != text and not (strong_cues or mild_cue or standing)
     return Statement(
         text=text,
         families=families,
@@ -365,7 +422,7 @@ def _analyse(text: str) -> Statement:
         strong_cues=strong_cues,
         mild_cue=mild_cue,
         additive=bool(_ADDITIVE_RE.search(text)),
-        negated=bool(_NEGATION_RE.search(text)),
+        negated=bool(_NEGATION_RE.search(told)),
         first_person=first_person,
         episode=bool(_EPISODE.search(text)),
         past_report=not (strong_cues or mild_cue or standing) and bool(_PAST.search(text)),
@@ -374,4 +431,20 @@ def _analyse(text: str) -> Statement:
         values=frozenset(m.group(0).lower().replace(" ", "") for m in _VALUE.finditer(text)),
         cjk=contains_cjk(text),
         lead_names=frozenset(k for k, lead in names_found if lead),
+        reported=reported,
+        undecided=not (strong_cues or mild_cue) and bool(_UNDECIDED.search(text)),
+        items=frozenset(m.group(0).upper().replace("-", "") for m in _ITEM.finditer(text)),
     )
+
+
+def _without_reported(text: str) -> str:
+    """The text with each reported topic (a report's words up to the end of its clause) blanked out."""
+    out, last = [], 0
+    for match in _REPORTED.finditer(text):
+        if match.start() < last or not text[: match.start()].strip():
+            continue  # one that opens the statement asks ("Ask me about the budget first") or leads in
+        end = _CLAUSE_END.search(text, match.end())
+        stop = end.start() if end else len(text)
+        out += [text[last : match.start()], " "]
+        last = stop
+    return "".join(out) + text[last:] if out else text

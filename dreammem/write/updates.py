@@ -1,13 +1,18 @@
 """Does a newer statement replace an older one? Supersede, refine, coexist or unsure.
 
 Pure functions over two :class:`~dreammem.write.statements.Statement` values and
-their embedding similarity; no I/O and no model call. The decision needs the same
+their embedding similarity; no I/O and no model call. Only two statements that state a
+value are compared (:attr:`~dreammem.write.statements.Statement.states_value`: not a report of
+talk or thought about a topic, not an undecided one). The decision needs the same
 subject first: a shared attribute family, the same holder (the user, or the same
 "my sister"), and shared topic words, or the closest older statement of that family
 when the newer one carries an explicit change cue. Then:
 
 * two reports of events (past tense, no cue; or a past report after a statement that holds
   no standing value) are **not** about one value: nothing is decided;
+* two statements naming different items (codes "LH825" / "LH445", or a narrow pair whose
+  differing word comes with a different number, time or day: "the laptop budget is 1,500" /
+  "the monitor budget is 400") are two values side by side, without a change cue: nothing is decided;
 * an additive cue ("also", "too", "也", "还有") keeps both (**coexist**);
 * a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") **supersedes**;
 * the same topic words with another number, time or day and a "now"/"现在" cue,
@@ -22,10 +27,11 @@ when the newer one carries an explicit change cue. Then:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from dreammem.write.statements import SINGLE_VALUED, Statement, shared_names
+from dreammem.write.statements import SINGLE_VALUED, Statement, shared_names, two_items
 
 __all__ = ["Action", "Decision", "decide"]
 
@@ -74,6 +80,20 @@ def _events(new: Statement, old: Statement, *, changed: bool) -> bool:
     return (old.past_report and not changed) or (new.past_report and not old.standing)
 
 
+# A topic word that is itself a stated value: a number, a numeral, a day ("friday", "一万元").
+_VALUE_WORD = re.compile(r"[\d零一二两三四五六七八九十百千万]|day$")
+
+
+def _item_words(statement: Statement) -> frozenset[str]:
+    return frozenset(t for t in statement.topics if t not in statement.values and not _VALUE_WORD.search(t))
+
+
+def _second_item(new: Statement, old: Statement) -> bool:
+    """Both name the same kind of thing and each a word of its own: "the report" / "the slides"."""
+    new_words, old_words = _item_words(new), _item_words(old)
+    return bool(new_words & old_words and new_words - old_words and old_words - new_words)
+
+
 def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) -> Decision | None:
     """Whether ``new`` (the newer statement) replaces ``old``.
 
@@ -86,12 +106,12 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     Returns:
         The decision, or None when the two are not about the same subject.
     """
-    if old.episode:
-        return None  # "the traffic was terrible today" is an event, not a standing value
+    if old.episode or not (new.states_value and old.states_value):
+        return None  # "the traffic was terrible today" is an event, "we talked about X" no value
     # A cue both statements carry ("moved" / "moved") describes the subject, not a change.
     cues = [c for c in new.strong_cues if c not in old.strong_cues]
     mild = new.mild_cue and not old.mild_cue
-    if _events(new, old, changed=bool(cues or mild)):
+    if _events(new, old, changed=bool(cues or mild)) or (two_items(new, old) and not (cues or mild)):
         return None
     shared = sorted(new.families & old.families)
     # A shared name ("Anna") ties two statements only when the newer one is the user's own
@@ -134,12 +154,14 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     # numbers, times or days differ too, the differing word names a second item with its own
     # value ("the laptop budget is 1,500 dollars" / "the monitor budget is 400 dollars").
     narrow = bool(overlap) and len(old.topics - new.topics) <= 1 and len(new.topics - old.topics) <= 1
-    two_items = bool(new.values and old.values and new.values != old.values)
-    if (overlap and mild) or (narrow and not two_items and set(shared) & SINGLE_VALUED):
+    own_values = bool(new.values and old.values and new.values != old.values)
+    if (overlap and mild) or (narrow and not own_values and set(shared) & SINGLE_VALUED):
         why = "a 'now' cue" if mild else "one current value"
         return Decision(
             Action.SUPERSEDE, "different_value", f"{about}; a different value with {why}", len(overlap)
         )
+    if own_values and _second_item(new, old):
+        return None  # "the slides are due Wednesday" beside "the report is due Friday"
     if old.topics and old.topics < new.topics:
         why = f"{about}; the newer one says all of it and more"
         return Decision(Action.REFINE, "refinement", why, len(overlap))

@@ -185,3 +185,40 @@ def test_linked_ids_follow_marks_and_supersedes_of_this_user_only(memory: DreamM
     assert other.id not in linked_ids(memory.store, "u", queued)
     unmarked = [r for r in queued if r.id != older.id]
     assert linked_ids(memory.store, "u", unmarked) == frozenset()
+
+
+def test_a_mark_between_chatter_lines_links_nothing(memory: DreamMemory) -> None:
+    # A store written before the write path stopped marking chit-chat may still hold such a mark.
+    newer = memory.add(
+        "My brother and I talked about the new ferry schedule.",
+        user_id="u",
+        event_time=T0 + timedelta(hours=2),
+    )
+    older = memory.add(
+        "The ferry crew brought up the harbour festival.",
+        user_id="u",
+        event_time=T0,
+        metadata={OUTDATED_BY_KEY: [newer.id]},
+    )
+    undecided = memory.add(
+        "露营的地方还没想好。", user_id="u", event_time=T0, metadata={OUTDATED_BY_KEY: [newer.id]}
+    )
+    queued = memory.store.queued("u")
+    assert linked_ids(memory.store, "u", queued) == frozenset()
+    # A value marked by a report of talk keeps nothing either; a value marked by a value does.
+    value = memory.add(
+        "I take the 7:40 ferry on weekdays.",
+        user_id="u",
+        event_time=T0,
+        metadata={OUTDATED_BY_KEY: [newer.id]},
+    )
+    assert linked_ids(memory.store, "u", memory.store.queued("u")) == frozenset()
+    later = memory.add("These days I take the 8:10 ferry.", user_id="u", event_time=T0 + timedelta(hours=3))
+    marked = memory.add(
+        "I ride the 6:55 ferry most mornings.",
+        user_id="u",
+        event_time=T0,
+        metadata={OUTDATED_BY_KEY: [later.id]},
+    )
+    assert linked_ids(memory.store, "u", memory.store.queued("u")) == {marked.id, later.id}
+    assert not {older.id, undecided.id, value.id} & linked_ids(memory.store, "u", memory.store.queued("u"))
