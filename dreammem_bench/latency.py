@@ -46,7 +46,19 @@ __all__ = [
 START = datetime(2023, 1, 2, 9, 0, tzinfo=UTC)
 SPAN_DAYS = 540
 TOTALS = ("total", "total-embed")
-STAGES = ("embed", "vector", "keyword", "temporal", "graph", "fuse", "load", "rerank", "order", "touch")
+STAGES = (
+    "embed",
+    "vector",
+    "keyword",
+    "temporal",
+    "graph",
+    "speaker",
+    "fuse",
+    "load",
+    "rerank",
+    "order",
+    "touch",
+)
 
 _NAMES = "Ana Tom Mia Lee Sara Omar Ivan Nina Paul Yuki Ravi Lena Jon Gina Kai Eva Noah Zoe Luis Ada".split()
 _ACTIONS = [

@@ -10,9 +10,8 @@ rank)``, equal weights), and keeps the lines of the speakers the question names,
 one vote for those lines only.
 
 The relation is read by rule from the text (speaker -> line); a question naming no
-speaker, or a store without labels, gets ``[]`` and the path changes nothing. Add
-``"speaker"`` to ``RecallConfig.paths`` to use it (off by default; measured in
-docs/BENCHMARKS.md).
+speaker, or a store without labels, gets ``[]`` and the path changes nothing. It is on
+by default (``RecallConfig.paths``); measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
