@@ -135,7 +135,8 @@ def locomo(
         str | None,
         typer.Option(
             help="With --loco: comma-separated recall levers (session, feedback, index, graph_named, "
-            "e5) fused beside the shipped paths; every combination of --lever-weights is scored once and the "
+            "e5, vector_feedback, speaker) fused beside the shipped paths; every combination of "
+            "--lever-weights is scored once and the "
             "folds choose per lever and for all together (instead of the fusion grid).",
         ),
     ] = None,

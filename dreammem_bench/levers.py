@@ -20,6 +20,8 @@ Levers:
 - ``vector_feedback``: :class:`~dreammem.recall.vector_feedback.VectorFeedbackPath`
   (dense pseudo-relevance feedback: the query embedding moved toward the vector
   path's top 3, Rocchio weight 0.5);
+- ``speaker``: :class:`~dreammem.recall.speaker.SpeakerPath` (a question naming a
+  speaker ranks that speaker's own lines among the other paths' candidates);
 - ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM: the
   library's :class:`~dreammem.recall.second_vector.SecondVectorPath` over the store's
   second index (the method's config sets ``embedding.second_model``; see
@@ -55,7 +57,7 @@ __all__ = [
     "with_second_model",
 ]
 
-LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback")
+LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback", "speaker")
 """The levers ``--levers`` accepts."""
 
 

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from dreammem.embed.base import Embedder
 from dreammem.engine.vectors import Vectors
+from dreammem.recall.grounding import ground_records
 from dreammem.stores.base import RecordStore
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.text.tokenize import tokenize
@@ -59,9 +60,10 @@ class UnitOfWork:
         context_terms: Sequence[str] | None = None,
         model: str,
     ) -> list[int]:
-        """Insert records with their keyword text and embeddings; returns their row ids."""
+        """Insert records with their keyword text, embeddings and grounded dates; returns their row ids."""
         rowids = self.store.insert(records, terms, context_terms)
         self.store.put_vectors(rowids, model, vectors)
+        ground_records(self.store, records, rowids)
         for n, (record, rowid) in enumerate(zip(records, rowids, strict=True)):
             self._inserted.append((record, rowid, vectors[n]))
             self._final[record.id] = record

@@ -13,6 +13,7 @@ from dreammem.recall.memory_index import MemoryIndexPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
 from dreammem.recall.session import SessionPath
+from dreammem.recall.speaker import SpeakerPath
 from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
 from dreammem.recall.vector_feedback import VectorFeedbackPath
@@ -32,9 +33,9 @@ def build_pipeline(
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the three that reuse the others'
-    candidates (session, feedback and vector feedback), and with a ``second`` index (the store's opt-in
-    second embedding model) the second vector path.
+    Vector, keyword, temporal, memory index, graph, the four that reuse the others'
+    candidates (session, feedback, vector feedback and speaker), and with a ``second`` index
+    (the store's opt-in second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
         "vector": VectorPath(index, embedder),
@@ -45,6 +46,7 @@ def build_pipeline(
         "session": SessionPath(store, embedder),
         "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
         "vector_feedback": VectorFeedbackPath(store, index, embedder),
+        "speaker": SpeakerPath(store),
     }
     if second is not None:
         paths["second_vector"] = SecondVectorPath(second)

@@ -60,6 +60,9 @@ def current_first(
     if not wanted:
         return list(hits)
     known = {i: r for i, r in fetch(wanted).items() if r.is_active}
+    # Every id asked for once: an inactive or missing one stays out of ``known``, and asking
+    # again (as each record marked by it would) only reads and decodes it again.
+    asked = set(wanted)
     by_id = {h.id: h for h in hits}
     out: list[Hit] = []
     placed: set[str] = set()
@@ -70,8 +73,9 @@ def current_first(
         placed.add(hit.id)
         newer = [known[i] for i in _marks(hit.record, marks) if i in known and i != hit.id]
         if depth < _MAX_DEPTH:
-            chained = [i for r in newer for i in possibly_outdated_by(r) if i not in known]
+            chained = list(dict.fromkeys(i for r in newer for i in possibly_outdated_by(r) if i not in asked))
             if chained:
+                asked.update(chained)
                 known.update((i, r) for i, r in fetch(chained).items() if r.is_active)
             for record in sorted(newer, key=lambda r: r.event_time, reverse=True):
                 emit(by_id.get(record.id) or Hit(record, hit.score, CURRENT_PATHS), depth + 1)

@@ -10,18 +10,29 @@ falls inside the window. Expressions that include the turn's own time ("today",
 "this week") add nothing and are dropped.
 
 Grounding a text costs a parse only when :func:`mentions_time` finds a relative
-expression; results are cached per memory row (content and event time do not change
-under a row id without a new row).
+expression, and a common English one ("yesterday", "last week", "two days ago") is read
+without dateparser (:mod:`dreammem.recall.timewords`). Each record is grounded once:
+the write path stores the window with the record (:func:`ground_records`, in the
+write's transaction), and a record without one (an older store, a changed text) is
+grounded on first use and written back (:class:`GroundedTimes`). A store without the
+``grounded_times`` capability keeps the windows in a per-process cache instead.
 """
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
+from dreammem.errors import BackendError
 from dreammem.recall.timeparse import TimeWindow, mentions_time, parse_time_query
+from dreammem.stores.base import RecordStore, TimeSpan
+from dreammem.types import MemoryRecord
 
-__all__ = ["GROUNDING_REACH", "GroundedTimes", "grounded_window"]
+__all__ = ["GROUNDING_REACH", "GroundedTimes", "ground_records", "grounded_window"]
+
+log = logging.getLogger(__name__)
 
 GROUNDING_REACH = timedelta(days=400)
 """How far from a window a memory may have been said and still point into it: "last
@@ -29,14 +40,22 @@ summer", "next month", weeks and days, and most of "last year" (said in December
 reaches back almost two years)."""
 
 
-def grounded_window(text: str, said_at: datetime) -> TimeWindow | None:
+def grounded_window(text: str, said_at: datetime, *, common_forms: bool = True) -> TimeWindow | None:
     """The window a text's time expressions point at, read relative to when it was said.
 
-    Returns ``None`` when the text names no time, or only one that includes ``said_at``.
+    Args:
+        text: The memory's text.
+        said_at: When it was said (naive means UTC).
+        common_forms: Read common English relative dates without dateparser
+            (dateparser's windows where it reads them, :mod:`dreammem.recall.timewords`);
+            False asks dateparser about every time word (checks).
+
+    Returns:
+        ``None`` when the text names no time, or only one that includes ``said_at``.
     """
     if not mentions_time(text):
         return None
-    parsed = parse_time_query(text, said_at)
+    parsed = parse_time_query(text, said_at, common_forms=common_forms)
     if parsed is None or parsed.window is None or parsed.window.empty:
         return None
     window = parsed.window
@@ -45,40 +64,70 @@ def grounded_window(text: str, said_at: datetime) -> TimeWindow | None:
     return None if inside else window
 
 
+def ground_records(store: RecordStore, records: Sequence[MemoryRecord], rowids: Sequence[int]) -> None:
+    """Store the grounded window of each new record (inside the write's transaction).
+
+    A store without the ``grounded_times`` capability is left alone.
+    """
+    if "grounded_times" not in store.capabilities:
+        return
+    by_user: dict[str, dict[int, TimeSpan | None]] = {}
+    for record, rowid in zip(records, rowids, strict=True):
+        window = grounded_window(record.content, record.event_time)
+        by_user.setdefault(record.user_id, {})[rowid] = _span(window)
+    for user_id, times in by_user.items():
+        store.put_grounded_times(user_id, times)
+
+
+def _span(window: TimeWindow | None) -> TimeSpan | None:
+    return None if window is None else (window.start, window.end)
+
+
 class GroundedTimes:
-    """A bounded cache of :func:`grounded_window` by memory row id.
+    """The grounded windows of a store's rows: stored with the records, or cached here.
+
+    With the store's ``grounded_times`` capability the windows live in the store (written
+    at write time; a row without one is grounded on first use and written back), so
+    every process shares them. Without it they are kept here, per process.
 
     Args:
-        capacity: Rows remembered (least recently used ones are dropped).
+        store: The record store.
+        capacity: Rows remembered in the per-process cache (least recently used dropped).
     """
 
-    def __init__(self, capacity: int = 50_000) -> None:
+    def __init__(self, store: RecordStore, capacity: int = 50_000) -> None:
+        self._store = store
+        self._stored = "grounded_times" in store.capabilities
         self.capacity = capacity
         self._cache: OrderedDict[int, TimeWindow | None] = OrderedDict()
 
     def __len__(self) -> int:
+        """Rows in the per-process cache."""
         return len(self._cache)
 
-    def known(self, rowid: int) -> bool:
-        """True when the row's window is cached (its text need not be read again)."""
-        return rowid in self._cache
-
-    def cached(self, rowid: int) -> TimeWindow | None:
-        """The cached window of a :meth:`known` row (``None``: it points nowhere else).
-
-        Raises:
-            KeyError: the row is not cached.
-        """
-        self._cache.move_to_end(rowid)
-        return self._cache[rowid]
-
-    def window(self, rowid: int, text: str, said_at: datetime) -> TimeWindow | None:
-        """The grounded window of a row's text (computed once per row)."""
-        if rowid in self._cache:
-            self._cache.move_to_end(rowid)
-            return self._cache[rowid]
-        found = grounded_window(text, said_at)
-        self._cache[rowid] = found
-        if len(self._cache) > self.capacity:
-            self._cache.popitem(last=False)
+    def known(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeWindow | None]:
+        """The windows of the rows grounded already (``None``: points nowhere else)."""
+        if self._stored:
+            stored = self._store.grounded_times(user_id, rowids)
+            return {rowid: None if span is None else TimeWindow(*span) for rowid, span in stored.items()}
+        found: dict[int, TimeWindow | None] = {}
+        for rowid in rowids:
+            if rowid in self._cache:
+                self._cache.move_to_end(rowid)
+                found[rowid] = self._cache[rowid]
         return found
+
+    def ground(self, user_id: str, records: Mapping[int, MemoryRecord]) -> dict[int, TimeWindow | None]:
+        """Ground rows not grounded yet and keep their windows; returns them."""
+        windows = {rowid: grounded_window(r.content, r.event_time) for rowid, r in records.items()}
+        if self._stored:
+            try:
+                self._store.put_grounded_times(user_id, {i: _span(w) for i, w in windows.items()})
+            except BackendError as exc:  # a busy or read-only file: ground them again next time
+                log.warning("could not store %d grounded windows (%s)", len(windows), exc)
+            return windows
+        for rowid, window in windows.items():
+            self._cache[rowid] = window
+            if len(self._cache) > self.capacity:
+                self._cache.popitem(last=False)
+        return windows

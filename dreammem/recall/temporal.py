@@ -91,7 +91,7 @@ class TemporalPath:
         self.order_pool = order_pool
         self.order_margin = order_margin
         self.order_scan = order_scan
-        self._grounded = GroundedTimes()
+        self._grounded = GroundedTimes(store)
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Memories the query's time expressions point at, best first ([] without any)."""
@@ -207,20 +207,16 @@ class TemporalPath:
         )
         inside = set(said_inside)
         outside = [i for i in pool if i not in inside]
-        # Only rows not grounded yet are read: loading every record of the reach for each
-        # query (hundreds of rows) was most of a windowed recall's time.
-        records = self._store.get_by_rowids(
-            query.user_id, [i for i in outside if not self._grounded.known(i)]
-        )
+        # Only rows not grounded yet are read (and grounded once): loading and parsing every
+        # record of the reach for each query (hundreds of rows) was most of its time.
+        grounded = self._grounded.known(query.user_id, outside)
+        missing = [i for i in outside if i not in grounded]
+        if missing:
+            records = self._store.get_by_rowids(query.user_id, missing)
+            grounded.update(self._grounded.ground(query.user_id, records))
         found = []
         for rowid in sorted(set(outside)):  # the order the store returns rows in (by row id)
-            if rowid in records:
-                record = records[rowid]
-                points_at = self._grounded.window(rowid, record.content, record.event_time)
-            elif self._grounded.known(rowid):
-                points_at = self._grounded.cached(rowid)
-            else:
-                continue
+            points_at = grounded.get(rowid)
             if points_at is not None and not window.intersect(points_at).empty:
                 found.append(rowid)
         return found

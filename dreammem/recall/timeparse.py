@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
+from dreammem.recall.timewords import english_windows
 
 __all__ = [
     "ANCHOR_CHARS",
@@ -46,6 +47,7 @@ __all__ = [
     "SPAN_CHARS",
     "TimeQuery",
     "TimeWindow",
+    "dateparser_windows",
     "mentions_time",
     "parse_time_query",
 ]
@@ -188,7 +190,8 @@ def _time_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
+def dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
+    """``(start, end, window)`` of what dateparser finds in the first time spans of a text."""
     from dateparser.date import DateDataParser  # noqa: PLC0415 - dateparser is slow to import: only for queries naming a date
     from dateparser.search import search_dates  # noqa: PLC0415 - as above
 
@@ -211,6 +214,27 @@ def _dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, Ti
             point = data.date_obj.replace(tzinfo=now.tzinfo)
             start = offset + position
             yield start, start + len(surface), period_window(point, data.period or "day")
+
+
+def _common_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow]] | None:
+    """The window dateparser would find, when the only time word is one common relative date (else None).
+
+    Two or more expressions go to dateparser as before (how they combine, "last weekend
+    before April 10, 2023", is its reading; the caller also sends a text the rule layer
+    found something in), and so do a text with "before", "after", "since" or "until" and
+    a match outside the spans dateparser would be shown (past :data:`MAX_DATEPARSER_SPANS`).
+    """
+    if _EN_SIDE.search(text):
+        return None  # "since last month", "before 05 March 2024": dateparser's reading, as before
+    found = english_windows(text, now)
+    if found is None or len(found) > 1:
+        return None
+    if not found:
+        return found
+    spans = _time_spans(text)
+    if all(any(s <= start and end <= e for s, e in spans) for start, end, _ in found):
+        return found
+    return None
 
 
 # -- the parser ------------------------------------------------------------------------------
@@ -333,12 +357,18 @@ def _near(found: _Found, word: _SideWord) -> bool:
     return 0 <= word.start - found.end <= 2
 
 
-def parse_time_query(text: str, now: datetime) -> TimeQuery | None:
+def parse_time_query(text: str, now: datetime, *, common_forms: bool = True) -> TimeQuery | None:
     """Find what a query says about time, relative to ``now``.
 
     Args:
         text: The query.
         now: The reference time ("yesterday" is the day before it); naive means UTC.
+        common_forms: Read a text whose only time expression is a common English one
+            ("yesterday", "last week", "two days ago") without dateparser
+            (:mod:`dreammem.recall.timewords`): dateparser's window, where dateparser
+            reads it at all (it loses the expression in some sentences), and the
+            expression alone where dateparser sometimes keeps a neighbouring word
+            ("yesterday and"). False sends every time word to dateparser (for checks).
 
     Returns:
         A :class:`TimeQuery`, or ``None`` when the query says nothing about time.
@@ -360,7 +390,9 @@ def parse_time_query(text: str, now: datetime) -> TimeQuery | None:
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
     if _REAL_TIME_WORD.search(masked) or re.search(MONTH, masked, re.IGNORECASE):
-        found += [_Found(s, e, w) for s, e, w in _dateparser_windows(masked, now)]
+        common = _common_windows(masked, now) if common_forms and not found else None
+        matches = common if common is not None else dateparser_windows(masked, now)
+        found += [_Found(s, e, w) for s, e, w in matches]
     found = _merge_adjacent([f for f in found if not any(_inside(f, o) for o in found)], text)
     anchor: str | None = None
     anchor_side: Side | None = None

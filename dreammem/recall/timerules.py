@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["MONTH", "TimeWindow", "period_window", "rule_windows"]
+__all__ = ["MONTH", "TimeWindow", "add_months", "month_number", "period_window", "rule_windows"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,12 +178,14 @@ _EN_NTH_WEEK = re.compile(
 _NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 
 
-def _month_number(name: str) -> int:
+def month_number(name: str) -> int:
+    """The month (1-12) of an English month name or its abbreviation."""
     prefix = name[:3].lower()
     return next(n for n, m in enumerate(_MONTH_NAMES, 1) if m.startswith(prefix))
 
 
-def _add_months(d: datetime, months: int) -> datetime:
+def add_months(d: datetime, months: int) -> datetime:
+    """The first day of the month ``months`` after (or before) ``d``'s month."""
     index = d.year * 12 + d.month - 1 + months
     return d.replace(year=index // 12, month=index % 12 + 1, day=1)
 
@@ -229,7 +231,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         elif unit in ("周", "星期", "礼拜"):
             yield m.start(), m.end(), period_window(now - timedelta(weeks=n), "week")
         elif unit == "个月":
-            yield m.start(), m.end(), period_window(_add_months(now, -n), "month")
+            yield m.start(), m.end(), period_window(add_months(now, -n), "month")
         else:
             yield m.start(), m.end(), period_window(now.replace(year=now.year - n, day=1), "year")
     for m in _ZH_WEEKDAY.finditer(text):
@@ -248,7 +250,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         elif unit == "week":
             point = now + timedelta(weeks=offset)
         elif unit == "month":
-            point = _add_months(now, offset)
+            point = add_months(now, offset)
         else:
             point = now.replace(year=now.year + offset, day=1)
         yield m.start(), m.end(), period_window(point, unit)
@@ -265,7 +267,7 @@ def _season_start(month: int, now: datetime, *, year: int | None, last: bool, le
     start = _month_start(now.year, month, now.tzinfo)
     while start > now:
         start = start.replace(year=start.year - 1)
-    if last and _add_months(start, length) > now:
+    if last and add_months(start, length) > now:
         start = start.replace(year=start.year - 1)
     return start
 
@@ -278,7 +280,7 @@ def _zh_seasons(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow
     for m in _ZH_SEASON.finditer(text):
         month, length = _ZH_SEASONS[m["s"]]
         start = _season_start(month, now, year=_zh_year(m, now), last=False, length=length)
-        yield m.start(), m.end(), TimeWindow(start, _add_months(start, length))
+        yield m.start(), m.end(), TimeWindow(start, add_months(start, length))
 
 
 def _zh_year(m: re.Match[str], now: datetime) -> int | None:
@@ -292,7 +294,7 @@ def _zh_year(m: re.Match[str], now: datetime) -> int | None:
 
 def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
     for m in _EN_NTH_WEEK.finditer(text):
-        month = _month_number(m["m"])
+        month = month_number(m["m"])
         year = int(m["y"]) if m["y"] else now.year if month <= now.month else now.year - 1
         first = _month_start(year, month, now.tzinfo)
         if m["n"].lower() == "last":
@@ -305,7 +307,7 @@ def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWin
         month, length = _SEASONS[m["s"].lower()]
         last = (m["rel"] or "").lower() == "last"
         start = _season_start(month, now, year=int(m["y"]) if m["y"] else None, last=last, length=length)
-        yield m.start(), m.end(), TimeWindow(start, _add_months(start, length))
+        yield m.start(), m.end(), TimeWindow(start, add_months(start, length))
     for m in _EN_WEEKEND.finditer(text):
         saturday = _day(now) - timedelta(days=(now.weekday() - 5) % 7)
         if (m["rel"] or "").lower() in ("last", "past") and saturday + timedelta(days=2) > now:

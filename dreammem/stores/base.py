@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,6 +44,7 @@ __all__ = [
     "GraphStore",
     "IndexRow",
     "RecordStore",
+    "TimeSpan",
     "VectorIndex",
     "records_to_graph_items",
 ]
@@ -51,6 +52,9 @@ __all__ = [
 
 IndexRow = tuple[str, str, str]
 """One memory-index row: ``(facet, key, record_id)``."""
+
+TimeSpan = tuple[datetime | None, datetime | None]
+"""A half-open window ``[start, end)`` of event times a record's own dates point at (``None``: open)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,6 +401,18 @@ class RecordStore(ABC):
         self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
     ) -> list[tuple[int, int]]:
         """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first."""
+
+    # -- grounded times (capability "grounded_times"; without it a backend keeps none)
+    def grounded_times(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeSpan | None]:
+        """Stored windows of these rows' relative dates (``None``: points nowhere else).
+
+        Rows not grounded yet are left out. A changed text or time drops the row's window.
+        """
+        return {}
+
+    def put_grounded_times(self, user_id: str, times: Mapping[int, TimeSpan | None]) -> None:
+        """Store the windows of rows of this user (rows of other users are skipped)."""
+        return None
 
 
 class VectorIndex(ABC):

@@ -318,4 +318,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX records_user_content_head ON records(user_id, substr(content, 1, 32));
         """,
     ),
+    Migration(
+        14,
+        "grounded_times",
+        # Each record's relative dates grounded once at its own time ("yesterday" said on
+        # 8 May is 7 May; recall/grounding.py), so a windowed recall never parses another
+        # memory's text. One row per grounded record: the window it points at, or NULL
+        # and NULL when it points nowhere else. Records without a row (older stores, a
+        # changed text or time) are grounded on first use and written back.
+        """
+        CREATE TABLE grounded_times (
+            rowid INTEGER PRIMARY KEY REFERENCES records(rowid) ON DELETE CASCADE,
+            start_at TEXT,
+            end_at TEXT
+        );
+        CREATE TRIGGER grounded_times_changed AFTER UPDATE OF content, event_time ON records
+        WHEN OLD.content IS NOT NEW.content OR OLD.event_time IS NOT NEW.event_time BEGIN
+            DELETE FROM grounded_times WHERE rowid = NEW.rowid;
+        END;
+        """,
+    ),
 )

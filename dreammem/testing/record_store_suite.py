@@ -236,6 +236,30 @@ class RecordStoreSuite:
         assert record_store.count(bob) == 1
         assert isinstance(record_store.compact(), bool)
 
+    def test_grounded_times_follow_their_records(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        said, tea, other = rec(alice, "hiked yesterday"), rec(alice, "likes tea", 1), rec(bob, "bob's", 2)
+        rowids = put(record_store, [said, tea, other])
+        span = (T0 - timedelta(days=1), T0)
+        record_store.put_grounded_times(alice, {rowids[0]: span, rowids[1]: None, rowids[2]: span})
+        stored = record_store.grounded_times(alice, rowids)
+        if "grounded_times" not in record_store.capabilities:
+            assert stored == {}  # a backend without the capability keeps none (recall caches them)
+            return
+        assert stored == {rowids[0]: span, rowids[1]: None}  # bob's row is not alice's to write
+        assert record_store.grounded_times(bob, rowids) == {}
+        record_store.update([dataclasses.replace(tea, status=Status.SUPERSEDED)])  # status alone: kept
+        assert record_store.grounded_times(alice, rowids) == {rowids[0]: span, rowids[1]: None}
+        record_store.update([dataclasses.replace(said, content="hiked last summer")])  # a new text: dropped
+        assert record_store.grounded_times(alice, rowids) == {rowids[1]: None}
+        record_store.update([dataclasses.replace(tea, event_time=T0 + timedelta(days=1))])  # a new time too
+        assert record_store.grounded_times(alice, rowids) == {}
+        record_store.put_grounded_times(alice, {rowids[1]: None})
+        record_store.delete(alice, [tea.id])
+        assert record_store.grounded_times(alice, rowids) == {}
+
     # -- keyword index
 
     def test_keyword_search_finds_active_records_only(

@@ -20,11 +20,13 @@ neither kind replaces, or casts doubt on, another statement.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from dreammem.text.entities import extract_entities
+from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
 
@@ -270,6 +272,8 @@ class Statement:
     that opens it ("Anna retired; ..."), which may be a capitalised first word instead.
     ``items`` are the codes that name one thing ("LH825", "INV-3665"); ``reported`` and
     ``undecided`` say it states no value (see :attr:`states_value`).
+    ``speaker`` is who says it when the text is a transcript line ("Gina: I love ..."): the
+    label is not part of the statement, whose words are read from after it.
     """
 
     text: str
@@ -291,6 +295,7 @@ class Statement:
     reported: bool = False
     undecided: bool = False
     items: frozenset[str] = frozenset()
+    speaker: str | None = None
 
     @property
     def states_value(self) -> bool:
@@ -376,7 +381,18 @@ def _topics(text: str) -> frozenset[str]:
 
 
 def analyse(text: str) -> Statement:
-    """The families, holders, topic words and cues of one statement."""
+    """The families, holders, topic words and cues of one statement.
+
+    A transcript line's speaker label is set apart
+    (:func:`~dreammem.text.speakers.speaker_label`): "Jon:" opening every line of Jon's
+    is neither a topic word nor a name the line is about.
+    """
+    speaker, body = speaker_label(text)
+    statement = _analyse(body)
+    return statement if speaker is None else dataclasses.replace(statement, text=text, speaker=speaker)
+
+
+def _analyse(text: str) -> Statement:
     families = frozenset(name for name, pattern in _patterns().items() if pattern.search(text))
     # "Call me Bob" gives a name, "call me instead of emailing" a channel: never both.
     families -= {"contact"} if states_name(text) else {"name"} if _CALL_ME.search(text) else set()

@@ -125,6 +125,10 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         return None  # no common attribute family: only a close statement sharing two topic words
     about = f"same subject ({'/'.join(shared or names or overlap[:1])}; similarity {similarity:.2f}"
     about += f"; shared words {', '.join(overlap[:4])})" if overlap else "; closest older statement)"
+    if new.speaker and old.speaker and new.speaker != old.speaker:
+        # Two speakers of a transcript: what Gina says does not outdate what Jon said.
+        why = f"{about}, but said by {new.speaker}, not {old.speaker}"
+        return Decision(Action.COEXIST, "different_speaker", why, len(overlap))
     if _different_holder(new, old):
         return Decision(Action.COEXIST, "different_holder", f"{about}, but about someone else", len(overlap))
     if not overlap and not names and not (closest and (cues or mild)):

@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pytest
 
 from dreammem.errors import BackendError
-from dreammem.stores.base import RecordStore, VectorIndex
+from dreammem.stores.base import RecordStore, TimeSpan, VectorIndex
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.testing import RecordStoreSuite, VectorIndexSuite
@@ -83,6 +83,30 @@ class KeepsRecordsOfErasedUsers(SQLiteRecordStore):
         return len(self.find(user_id, statuses=None))
 
 
+class TimesOfAnyUser(SQLiteRecordStore):
+    """Grounded times are read by row id alone, whoever the row belongs to."""
+
+    def grounded_times(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeSpan | None]:
+        found: dict[int, TimeSpan | None] = {}
+        for user in self.users():
+            found.update(super().grounded_times(user, rowids))
+        return found
+
+
+class StaleTimes(SQLiteRecordStore):
+    """A new text keeps the window its old text pointed at."""
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        kept = {}
+        for record in records:
+            rowid = self.rowids(record.user_id, [record.id]).get(record.id)
+            if rowid is not None:
+                kept[(record.user_id, rowid)] = self.grounded_times(record.user_id, [rowid])
+        super().update(records)
+        for (user_id, _), times in kept.items():
+            self.put_grounded_times(user_id, times)
+
+
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
@@ -91,6 +115,8 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (NewestQueuedFirst, "test_the_queue_is_oldest_first_and_can_be_restored"),
     (SilentUpdate, "test_update_changes_status_and_a_missing_record_fails"),
     (KeepsRecordsOfErasedUsers, "test_erasure_leaves_no_row_behind"),
+    (TimesOfAnyUser, "test_grounded_times_follow_their_records"),
+    (StaleTimes, "test_grounded_times_follow_their_records"),
 ]
 
 

@@ -7,9 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dreammem import DreamMemory
-from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.grounding import GroundedTimes, grounded_window
-from dreammem.recall.temporal import TemporalPath
+from dreammem.recall.grounding import grounded_window
 from dreammem.recall.timeparse import TimeWindow
 
 SAID = datetime(2022, 11, 9, 15, tzinfo=UTC)
@@ -41,13 +39,6 @@ def test_no_date_or_one_that_includes_the_moment_said_grounds_nothing(text: str)
 def test_a_naive_time_is_read_as_utc() -> None:
     window = grounded_window("we met yesterday", SAID.replace(tzinfo=None))
     assert window == TimeWindow(datetime(2022, 11, 8, tzinfo=UTC), datetime(2022, 11, 9, tzinfo=UTC))
-
-
-def test_the_cache_is_bounded_and_answers_like_the_function() -> None:
-    cache = GroundedTimes(capacity=2)
-    for rowid in range(5):
-        assert cache.window(rowid, "we met yesterday", SAID) == grounded_window("we met yesterday", SAID)
-    assert len(cache) == 2
 
 
 def test_a_window_query_finds_a_memory_said_later_about_that_time(memory: DreamMemory) -> None:
@@ -83,56 +74,3 @@ def test_a_window_with_nothing_said_inside_still_answers_from_grounded_memories(
     now = datetime(2022, 6, 1, tzinfo=UTC)
     result = memory.recall("who visited on 1 March 2022?", user_id="u1", k=5, now=now, paths=["temporal"])
     assert [h.record.content for h in result] == ["My sister visited yesterday"]
-
-
-class _CountingStore:
-    """The record store, counting the rows the temporal path reads by row id."""
-
-    def __init__(self, inner: object) -> None:
-        self._inner = inner
-        self.rows_read = 0
-
-    def get_by_rowids(self, user_id: str, rowids: list[int]) -> object:
-        self.rows_read += len(rowids)
-        return self._inner.get_by_rowids(user_id, rowids)  # type: ignore[attr-defined]
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._inner, name)
-
-
-def test_a_warm_window_query_answers_the_same_without_rereading_grounded_rows(memory: DreamMemory) -> None:
-    said = datetime(2022, 1, 3, 9, tzinfo=UTC)
-    texts = [
-        "We hiked near the lake last summer",
-        "Bought a kayak yesterday",
-        "Painted the fence two weeks ago",
-        "The concert was last month",
-        "Lunch with Ana, nothing special",
-        "I start the new job next month",
-        "我上周去了北京",
-    ]
-    memory.add_many(
-        [
-            {
-                "content": f"{texts[n % len(texts)]} ({n})",
-                "user_id": "u1",
-                "event_time": said + timedelta(days=9 * n),
-            }
-            for n in range(60)
-        ]
-    )
-    counting = _CountingStore(memory.store)
-    path = TemporalPath(counting, memory.vector_index, memory.embedder)  # type: ignore[arg-type]
-    now = said + timedelta(days=600)
-    questions = ["what did we do in summer 2022?", "what happened in March 2022", "kayak in May 2022"]
-
-    def run() -> list[list[Candidate]]:
-        return [path.search(RecallQuery(text=q, user_id="u1", limit=10, now=now)) for q in questions]
-
-    cold = run()
-    read_cold, counting.rows_read = counting.rows_read, 0
-    warm = run()
-    assert any(cold) and warm == cold
-    assert counting.rows_read < read_cold / 4
-    fresh = TemporalPath(memory.store, memory.vector_index, memory.embedder)
-    assert [fresh.search(RecallQuery(text=q, user_id="u1", limit=10, now=now)) for q in questions] == cold

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import dreammem.engine.unit as unit_module
 import dreammem.stores.sqlite.connection as sqlite_module
 import dreammem.stores.sqlite.records as records_module
 from dreammem import DreamMemConfig, DreamMemory
@@ -147,6 +148,7 @@ def test_a_schema_9_store_is_migrated_and_ranks_like_a_new_one(
     config = DreamMemConfig(recall=RecallConfig(context_window_turns=1))
     monkeypatch.setattr(sqlite_module, "MIGRATIONS", MIGRATIONS[:9])
     monkeypatch.setattr(records_module, "INSERT_FTS", _V9_INSERT)  # how schema 9 wrote its rows
+    monkeypatch.setattr(unit_module, "ground_records", lambda *args: None)  # nor grounded times (14)
     with DreamMemory(tmp_path / "old", config=config, embedder=HashingEmbedder()) as old:
         assert old.store.schema_version == 9
         old.add_many(turns)

@@ -58,6 +58,23 @@ def test_inactive_or_unknown_newer_ids_do_not_mark() -> None:
     assert [h.id for h in out] == [old.id] and out[0].outdated_by == ()
 
 
+def test_each_newer_id_is_looked_up_once() -> None:
+    gone = _rec("a newer value since forgotten", 5, status=Status.DELETED)
+    newest = _rec("standup at 10:30", 4, newer=[gone.id])
+    olders = [_rec(f"standup at 9:{n}0", n, newer=[newest.id, gone.id]) for n in range(4)]
+    asked: list[str] = []
+    fetch = _fetch([*olders, newest, gone])
+
+    def counting(ids: Sequence[str]) -> Mapping[str, MemoryRecord]:
+        asked.extend(ids)
+        return fetch(ids)
+
+    out = current_first([Hit(r, 0.9 - r.event_time.day / 100, ("vector",)) for r in olders], counting)
+    assert sorted(asked) == sorted([newest.id, gone.id])  # the deleted one is not asked for again
+    assert [h.id for h in out] == [newest.id, *(r.id for r in olders)]
+    assert all(h.outdated_by == (newest.id,) for h in out[1:]) and out[0].outdated_by == ()
+
+
 def test_cycles_end() -> None:
     a = _rec("a", 1)
     b = _rec("b", 2, newer=[a.id])

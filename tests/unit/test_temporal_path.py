@@ -159,7 +159,7 @@ def test_no_time_expression_touches_neither_store_nor_dateparser(
     def no_dateparser(*args: object) -> None:
         raise AssertionError("dateparser called for a query without time words")
 
-    monkeypatch.setattr(timeparse, "_dateparser_windows", no_dateparser)
+    monkeypatch.setattr(timeparse, "dateparser_windows", no_dateparser)
     closed = SQLiteRecordStore()
     closed.close()  # any query on it would raise
     path = TemporalPath(closed, diary.vector_index, diary.embedder)  # type: ignore[arg-type]

@@ -31,3 +31,13 @@ def test_the_text_head_index_exists_on_a_new_store() -> None:
     store = SQLiteRecordStore()
     rows = store.fetchall("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'")
     assert "records_user_content_head" in {r["name"] for r in rows}
+
+
+def test_a_text_said_many_times_still_finds_only_the_linked_twin() -> None:
+    store = SQLiteRecordStore()
+    said = [rec("u1", LONG, n) for n in range(30)]
+    twin = rec("u1", LONG, 31, layer=Layer.SEMANTIC, kind=Kind.FACT, provenance=(said[7].id,))
+    put(store, [*said, twin])
+    assert [r.id for r in store.twins(said[7])] == [twin.id]
+    assert [r.id for r in store.twins(twin)] == [said[7].id]
+    assert all(store.twins(r) == [] for r in said if r is not said[7])

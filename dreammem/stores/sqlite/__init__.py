@@ -9,6 +9,7 @@ from it. The store is composed of one class per table family:
 * :mod:`~dreammem.stores.sqlite.keyword`: BM25 over the two-column FTS5 index;
 * :mod:`~dreammem.stores.sqlite.vectors`: stored embeddings;
 * :mod:`~dreammem.stores.sqlite.dreams`: queue, task state, dream log, memory index;
+* :mod:`~dreammem.stores.sqlite.times`: the windows records' relative dates point at;
 
 and :mod:`~dreammem.stores.sqlite.codec` turns rows into records and back.
 """
@@ -19,12 +20,13 @@ from dreammem.stores.base import RecordStore
 from dreammem.stores.sqlite.dreams import DreamRows
 from dreammem.stores.sqlite.erasure import SQLiteErasure
 from dreammem.stores.sqlite.keyword import KeywordRows
+from dreammem.stores.sqlite.times import TimeRows
 from dreammem.stores.sqlite.vectors import VectorRows
 
 __all__ = ["SQLiteRecordStore"]
 
 
-class SQLiteRecordStore(SQLiteErasure, KeywordRows, VectorRows, DreamRows, RecordStore):
+class SQLiteRecordStore(SQLiteErasure, KeywordRows, VectorRows, DreamRows, TimeRows, RecordStore):
     """The :class:`~dreammem.stores.base.RecordStore` in one SQLite file.
 
     Args:
@@ -32,4 +34,4 @@ class SQLiteRecordStore(SQLiteErasure, KeywordRows, VectorRows, DreamRows, Recor
         context_weight: The BM25 weight of the keyword context column (own words weigh 1.0).
     """
 
-    capabilities = frozenset({"fts", "transactions", "vectors", "queue"})
+    capabilities = frozenset({"fts", "transactions", "vectors", "queue", "grounded_times"})

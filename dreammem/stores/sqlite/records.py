@@ -170,10 +170,14 @@ class RecordRows(SQLiteConnection):
         """Records with the same text linked to this one by provenance (either way)."""
         rows = self.fetchall(
             # The head of the text finds the rows by index (migration 13), the whole text decides.
-            "SELECT * FROM records WHERE user_id = ? AND substr(content, 1, 32) = ? AND id != ?",
-            (record.user_id, record.content[:32], record.id),
+            "SELECT * FROM records WHERE user_id = ? AND substr(content, 1, 32) = ? AND id != ?"
+            " AND content = ?",
+            (record.user_id, record.content[:32], record.id, record.content),
         )
-        found = [from_row(r) for r in rows if r["content"] == record.content]
+        # Only rows that may be linked are decoded: a text said many times has many same-text rows.
+        linked = set(record.provenance)
+        maybe = [r for r in rows if r["id"] in linked or record.id in r["provenance"]]
+        found = [from_row(r) for r in maybe]
         return [r for r in found if record.id in r.provenance or r.id in record.provenance]
 
     def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:

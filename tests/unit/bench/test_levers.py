@@ -75,7 +75,7 @@ def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
 
 def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[LocomoConversation]) -> None:
     method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
-    levers = ["session", "feedback", "index", "graph_named"]
+    levers = ["session", "feedback", "index", "graph_named", "speaker"]
     try:
         setup = setup_levers(levers, method=method)
         run = run_levers(method, conversations, levers, weights=(0.0, 1.0), setup=setup, k=5)
@@ -83,13 +83,13 @@ def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[
     finally:
         method.close()
     assert indexed  # the index lever built the memory index the index path reads
-    assert len(run.settings) == 16 and set(run.results) == {*levers, "all"}
+    assert len(run.settings) == 32 and set(run.results) == {*levers, "all"}
     report = run.to_dict()
     family = report["families"]["session"]
     assert family["baseline hit@5"] == run.results["all"].pooled_default["overall"]["hit@5"]
     assert len(family["chosen"]) == len(conversations) == len(family["fold hit@5 minus baseline"])
     hits = report["first_hits"]
-    assert len(hits) == 16
+    assert len(hits) == 32
     for setting, scores in zip(hits, run.scores, strict=True):
         for conversation, rows in setting.items():
             outcomes = scores[conversation]
@@ -97,7 +97,7 @@ def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[
             for (_, rank), outcome in zip(rows, outcomes, strict=True):
                 gold_at = [i for i, s in enumerate(outcome.retrieved, 1) if s & outcome.gold]
                 assert rank == (gold_at[0] if gold_at else 0)
-    assert lever_table(run).row_count == 5
+    assert lever_table(run).row_count == 6
     with pytest.raises(ValueError, match="two conversations"):
         run_levers(method, conversations[:1], levers, setup=setup)
 

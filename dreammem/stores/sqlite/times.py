@@ -1,0 +1,54 @@
+"""The ``grounded_times`` table: the window each record's relative dates point at."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from dreammem.stores.base import TimeSpan
+from dreammem.stores.sqlite.codec import chunks
+from dreammem.stores.sqlite.connection import SQLiteConnection
+
+__all__ = ["TimeRows"]
+
+
+def _text(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _time(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value)
+
+
+class TimeRows(SQLiteConnection):
+    """Grounded windows of the SQLite store's records (migration 14)."""
+
+    def grounded_times(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeSpan | None]:
+        """The stored windows of these rows of this user; rows not grounded yet are left out."""
+        found: dict[int, TimeSpan | None] = {}
+        for chunk in chunks(list(rowids), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                # "+user_id": the rows by rowid, the user checked on each.
+                "SELECT t.rowid, t.start_at, t.end_at FROM grounded_times t JOIN records r "
+                f"ON r.rowid = t.rowid WHERE +r.user_id = ? AND t.rowid IN ({marks})",
+                (user_id, *chunk),
+            )
+            for rowid, start, end in rows:
+                found[int(rowid)] = None if start is None and end is None else (_time(start), _time(end))
+        return found
+
+    def put_grounded_times(self, user_id: str, times: Mapping[int, TimeSpan | None]) -> None:
+        """Store the windows of rows of this user (rows of other users are skipped)."""
+        if not times:
+            return
+        rows = [
+            (rowid, *((None, None) if span is None else (_text(span[0]), _text(span[1]))), rowid, user_id)
+            for rowid, span in times.items()
+        ]
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO grounded_times (rowid, start_at, end_at) "
+                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE rowid = ? AND user_id = ?)",
+                rows,
+            )
