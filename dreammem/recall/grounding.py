@@ -55,7 +55,7 @@ def grounded_window(text: str, said_at: datetime, *, common_forms: bool = True) 
     """
     if not mentions_time(text):
         return None
-    parsed = parse_time_query(text, said_at, common_forms=common_forms)
+    parsed = parse_time_query(text, said_at, common_forms=common_forms, side_words=True)
     if parsed is None or parsed.window is None or parsed.window.empty:
         return None
     window = parsed.window

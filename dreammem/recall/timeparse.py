@@ -216,15 +216,18 @@ def dateparser_windows(text: str, now: datetime) -> Iterator[tuple[int, int, Tim
             yield start, start + len(surface), period_window(point, data.period or "day")
 
 
-def _common_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow]] | None:
+def _common_windows(
+    text: str, now: datetime, *, side_words: bool = False
+) -> list[tuple[int, int, TimeWindow]] | None:
     """The window dateparser would find, when the only time word is one common relative date (else None).
 
     Two or more expressions go to dateparser as before (how they combine, "last weekend
     before April 10, 2023", is its reading; the caller also sends a text the rule layer
-    found something in), and so do a text with "before", "after", "since" or "until" and
-    a match outside the spans dateparser would be shown (past :data:`MAX_DATEPARSER_SPANS`).
+    found something in), and so do a text with "before", "after", "since" or "until"
+    (unless ``side_words``) and a match outside the spans dateparser would be shown (past
+    :data:`MAX_DATEPARSER_SPANS`).
     """
-    if _EN_SIDE.search(text):
+    if not side_words and _EN_SIDE.search(text):
         return None  # "since last month", "before 05 March 2024": dateparser's reading, as before
     found = english_windows(text, now)
     if found is None or len(found) > 1:
@@ -357,7 +360,9 @@ def _near(found: _Found, word: _SideWord) -> bool:
     return 0 <= word.start - found.end <= 2
 
 
-def parse_time_query(text: str, now: datetime, *, common_forms: bool = True) -> TimeQuery | None:
+def parse_time_query(
+    text: str, now: datetime, *, common_forms: bool = True, side_words: bool = False
+) -> TimeQuery | None:
     """Find what a query says about time, relative to ``now``.
 
     Args:
@@ -369,6 +374,11 @@ def parse_time_query(text: str, now: datetime, *, common_forms: bool = True) -> 
             reads it at all (it loses the expression in some sentences), and the
             expression alone where dateparser sometimes keeps a neighbouring word
             ("yesterday and"). False sends every time word to dateparser (for checks).
+        side_words: With ``common_forms``, also read "before/after/since/until" beside a
+            common form by the rules ("since last month": from the start of last month;
+            dateparser loses some of these or reads "before 02 May 2024" as before 1 May).
+            Grounding a memory's dates asks for it (it is cheap at write time); queries
+            keep dateparser's reading.
 
     Returns:
         A :class:`TimeQuery`, or ``None`` when the query says nothing about time.
@@ -390,7 +400,7 @@ def parse_time_query(text: str, now: datetime, *, common_forms: bool = True) -> 
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
     if _REAL_TIME_WORD.search(masked) or re.search(MONTH, masked, re.IGNORECASE):
-        common = _common_windows(masked, now) if common_forms and not found else None
+        common = _common_windows(masked, now, side_words=side_words) if common_forms and not found else None
         matches = common if common is not None else dateparser_windows(masked, now)
         found += [_Found(s, e, w) for s, e, w in matches]
     found = _merge_adjacent([f for f in found if not any(_inside(f, o) for o in found)], text)

@@ -7,7 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dreammem.recall import timeparse
+from dreammem.recall.grounding import grounded_window
 from dreammem.recall.timeparse import dateparser_windows, parse_time_query
+from dreammem.recall.timerules import TimeWindow
 from dreammem.recall.timewords import english_windows
 from dreammem.text.tokenize import query_terms
 
@@ -139,3 +141,15 @@ def test_two_expressions_or_a_side_word_go_to_dateparser(monkeypatch: pytest.Mon
     parse_time_query("last summer, two days ago", DAYS[0])  # one from the rule layer, one common form
     parse_time_query("since last month", DAYS[0])  # a side word: dateparser reads it as it did
     assert len(calls) == 3
+
+
+def test_a_memory_with_a_side_word_is_grounded_by_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_dateparser(text: str, now: datetime) -> list[object]:
+        raise AssertionError("dateparser called")
+
+    monkeypatch.setattr(timeparse, "dateparser_windows", no_dateparser)
+    said = datetime(2024, 6, 10, 9, tzinfo=UTC)
+    window = grounded_window("Remind me to call Tom about the tent before 05 March 2024.", said)
+    assert window == TimeWindow(None, datetime(2024, 3, 5, tzinfo=UTC))
+    parsed = parse_time_query("since last month I have been sick", said, side_words=True)
+    assert parsed is not None and parsed.window == TimeWindow(datetime(2024, 5, 1, tzinfo=UTC))
