@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord, Status
-from dreammem.write.relations import possibly_outdated_by
+from dreammem.write.relations import possibly_outdated_by, possibly_outdates
 from dreammem.write.resolve import MAX_ANALYSED_CHARS
 from dreammem.write.statements import analyse
 
@@ -36,7 +36,8 @@ def linked_ids(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord])
     """Ids of queued records that another record's update link names, or that carry one.
 
     A queued record is linked when it is marked possibly outdated, when a queued record's
-    mark names it (both stating a value), when a queued record was superseded by it, or when
+    mark names it (both stating a value), when it marked a stored record that still carries the
+    mark (one an earlier dream kept), when a queued record was superseded by it, or when
     it superseded a stored record (:meth:`~dreammem.stores.base.RecordStore.superseded_by_any`).
     """
     by_id = {r.id: r for r in queued}
@@ -50,6 +51,7 @@ def linked_ids(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord])
                 linked.update(m for m in newer if m in by_id)
         if record.status is Status.SUPERSEDED and record.superseded_by in by_id:
             linked.add(record.superseded_by)
+    linked.update(_marked_earlier(store, user_id, [r for r in queued if r.id not in linked]))
     active = [r.id for r in queued if r.is_active and r.id not in linked]
     if active:
         linked.update(
@@ -58,6 +60,20 @@ def linked_ids(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord])
             if r.superseded_by is not None and r.superseded_by in by_id
         )
     return frozenset(linked)
+
+
+def _marked_earlier(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord]) -> set[str]:
+    """Queued value statements whose mark a stored active record still carries (the newer side)."""
+    notes = {r.id: possibly_outdates(r) for r in queued if r.is_active and possibly_outdates(r)}
+    wanted = [i for ids in notes.values() for i in ids]
+    older = [r for r in store.get(user_id, wanted) if r.is_active and _states_value(r)] if wanted else []
+    marks = {r.id: set(possibly_outdated_by(r)) for r in older}
+    by_id = {r.id: r for r in queued}
+    return {
+        newer
+        for newer, ids in notes.items()
+        if any(newer in marks.get(i, ()) for i in ids) and _states_value(by_id[newer])
+    }
 
 
 def _states_value(record: MemoryRecord) -> bool:

@@ -18,7 +18,7 @@ from dreammem.engine.unit import UnitOfWork
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, utcnow
-from dreammem.write.relations import mark_possibly_outdated
+from dreammem.write.relations import mark_possibly_outdated, note_possibly_outdates
 from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, applied, other_fact, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
@@ -51,7 +51,8 @@ def write_new(
             (:mod:`dreammem.write.resolve`); None skips that step.
 
     Returns:
-        The records whose status changed on the way (superseded), by id.
+        The records changed on the way (superseded, marked possibly outdated, or noting
+        the older records they marked), by id, as they are after the write.
     """
     terms = [" ".join(tokenize(r.content)) for r in records]
     context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
@@ -110,6 +111,7 @@ def _resolve_statements(
         return [Candidate(found[rowid], score) for rowid, score in hits if rowid in found]
 
     changed: list[MemoryRecord] = []
+    marked: dict[tuple[str, str], list[str]] = {}  # (user, newer id) -> the older ids it marked
     now = utcnow()
     for outcome in resolve_updates(records, vectors, neighbours):
         for target in [outcome.old, *unit.store.twins(outcome.old)]:
@@ -118,6 +120,13 @@ def _resolve_statements(
                 updated = applied(outcome, current[0], now=now)
                 unit.update([updated])
                 changed.append(updated)
+                if not outcome.decision.replaces:
+                    marked.setdefault((outcome.new.user_id, outcome.new.id), []).append(target.id)
+    # The newer record notes what it marked, for a later dream to find the older one (dream.linked).
+    for (user, newer_id), older in marked.items():
+        noted = [note_possibly_outdates(r, older) for r in unit.store.get(user, [newer_id])]
+        unit.update(noted)
+        changed.extend(noted)
     return changed
 
 

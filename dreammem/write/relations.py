@@ -7,6 +7,10 @@ These are metadata keys, shared by the write path (which sets them), the dream
   records about the same subject that may replace it. The write path was not sure
   enough to supersede, so both stay active; recall should put the newer first and
   mark this one as earlier / possibly outdated while any of those ids is active.
+* ``possibly_outdates`` on the **newer** record of such a pair: the ids of the older records
+  it marked, so that a dream that finds the newer record queued and the older one stored
+  (kept by an earlier dream) still knows the two are linked (:mod:`dreammem.dream.linked`).
+  It is a hint: the older record's own mark is what counts.
 * ``update_decision`` on a record the write path **superseded** (and on the newer
   record, under ``update_decisions``): what was decided, by which rule and why, so
   that :meth:`~dreammem.DreamMemory.history` says why a value changed and the
@@ -25,8 +29,11 @@ __all__ = [
     "DECISION_KEY",
     "OUTDATED_BY_KEY",
     "OUTDATED_WHY_KEY",
+    "OUTDATES_KEY",
     "mark_possibly_outdated",
+    "note_possibly_outdates",
     "possibly_outdated_by",
+    "possibly_outdates",
     "unmark_possibly_outdated",
 ]
 
@@ -36,16 +43,36 @@ OUTDATED_BY_KEY = "possibly_outdated_by"
 OUTDATED_WHY_KEY = "possibly_outdated_why"
 """Metadata key beside it: ``{newer id: {"rule", "reason"}}``."""
 
+OUTDATES_KEY = "possibly_outdates"
+"""Metadata key on a newer record: ids of the older records it marked possibly outdated."""
+
 DECISION_KEY = "update_decision"
 """Metadata key on a superseded record: ``{"action", "by", "rule", "reason"}``."""
 
 
-def possibly_outdated_by(record: MemoryRecord) -> tuple[str, ...]:
-    """The ids of newer records that may have replaced ``record`` (empty: none known)."""
-    value = record.metadata.get(OUTDATED_BY_KEY)
+def _ids(record: MemoryRecord, key: str) -> tuple[str, ...]:
+    value = record.metadata.get(key)
     if not isinstance(value, list | tuple):
         return ()
     return tuple(v for v in value if isinstance(v, str))
+
+
+def possibly_outdated_by(record: MemoryRecord) -> tuple[str, ...]:
+    """The ids of newer records that may have replaced ``record`` (empty: none known)."""
+    return _ids(record, OUTDATED_BY_KEY)
+
+
+def possibly_outdates(record: MemoryRecord) -> tuple[str, ...]:
+    """The ids of older records ``record`` marked possibly outdated when it was written."""
+    return _ids(record, OUTDATES_KEY)
+
+
+def note_possibly_outdates(record: MemoryRecord, older_ids: Sequence[str]) -> MemoryRecord:
+    """``record`` noting that it marked ``older_ids`` possibly outdated (idempotent)."""
+    ids = tuple(dict.fromkeys((*possibly_outdates(record), *older_ids)))
+    if ids == possibly_outdates(record):
+        return record
+    return dataclasses.replace(record, metadata={**dict(record.metadata), OUTDATES_KEY: list(ids)})
 
 
 def mark_possibly_outdated(record: MemoryRecord, newer_id: str, reason: Mapping[str, Any]) -> MemoryRecord:

@@ -24,7 +24,7 @@ from dreammem.dream.patterns import cluster_observations
 from dreammem.dream.score import Scored
 from dreammem.embed.models import E5Embedder
 from dreammem.types import MemoryRecord, Priority, Role, Status
-from dreammem.write.relations import OUTDATED_BY_KEY
+from dreammem.write.relations import OUTDATED_BY_KEY, possibly_outdated_by, possibly_outdates
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -222,3 +222,30 @@ def test_a_mark_between_chatter_lines_links_nothing(memory: DreamMemory) -> None
     )
     assert linked_ids(memory.store, "u", memory.store.queued("u")) == {marked.id, later.id}
     assert not {older.id, undecided.id, value.id} & linked_ids(memory.store, "u", memory.store.queued("u"))
+
+
+def test_a_mark_set_after_an_earlier_dream_still_keeps_the_newer_value_whole(memory: DreamMemory) -> None:
+    # Dream 1 keeps the older value (its semantic record); the newer one, written after it and
+    # only marking it, is queued for dream 2 among chit-chat, and must not sink into a summary.
+    memory.add("I want replies as long, thorough essays.", user_id="u", event_time=T0)
+    memory.add("The heating clanked all night.", user_id="u", event_time=T0 + timedelta(minutes=5))
+    memory.dream(user_id="u", now=T0 + timedelta(hours=1))
+    newer = memory.add("Keep replies brief, a few bullets.", user_id="u", event_time=T0 + timedelta(days=1))
+    (older,) = [r for r in memory.get_all(user_id="u") if possibly_outdated_by(r) == (newer.id,)]
+    assert possibly_outdates(memory.store.get("u", [newer.id])[0]) == (older.id,)
+    chatter = [
+        "We ordered dumplings.",
+        "The tram was packed.",
+        "I repotted the fern.",
+        "A friend phoned late.",
+    ]
+    for i, text in enumerate(chatter):
+        memory.add(text, user_id="u", event_time=T0 + timedelta(days=1, minutes=i + 1))
+    assert linked_ids(memory.store, "u", memory.store.queued("u")) == {newer.id}
+    report = memory.dream(user_id="u", now=T0 + timedelta(days=2))
+    assert newer.id in report.kept
+    assert memory.store.get("u", [newer.id])[0].is_active
+    hits = memory.recall("How should replies be written?", user_id="u", k=3, now=T0 + timedelta(days=2)).hits
+    order = [h.record.id for h in hits]
+    assert order.index(newer.id) < order.index(older.id)
+    assert next(h for h in hits if h.record.id == older.id).outdated_by == (newer.id,)

@@ -6,8 +6,11 @@ from dreammem.types import MemoryRecord
 from dreammem.write.relations import (
     OUTDATED_BY_KEY,
     OUTDATED_WHY_KEY,
+    OUTDATES_KEY,
     mark_possibly_outdated,
+    note_possibly_outdates,
     possibly_outdated_by,
+    possibly_outdates,
     unmark_possibly_outdated,
 )
 
@@ -33,3 +36,12 @@ def test_junk_in_the_field_reads_as_no_mark() -> None:
     assert possibly_outdated_by(record) == ()
     mixed = MemoryRecord(user_id="u1", content="x", metadata={OUTDATED_BY_KEY: ["n1", 3, None]})
     assert possibly_outdated_by(mixed) == ("n1",)
+
+
+def test_the_newer_record_notes_what_it_marked() -> None:
+    newer = MemoryRecord(user_id="u1", content="Text me instead", metadata={OUTDATES_KEY: ["o1", 7]})
+    assert possibly_outdates(newer) == ("o1",)  # a non-id entry is ignored
+    noted = note_possibly_outdates(newer, ["o2", "o1"])
+    assert possibly_outdates(noted) == ("o1", "o2")
+    assert note_possibly_outdates(noted, ["o2"]) is noted
+    assert possibly_outdates(MemoryRecord(user_id="u1", content="x", metadata={OUTDATES_KEY: "o1"})) == ()
