@@ -22,6 +22,8 @@ Levers:
   path's top 3, Rocchio weight 0.5);
 - ``speaker``: :class:`~dreammem.recall.speaker.SpeakerPath` (a question naming a
   speaker ranks that speaker's own lines among the other paths' candidates);
+- ``reply``: :class:`~dreammem.recall.reply.ReplyPath` (the previous and next turn of the
+  session of the other paths' best turns: an answer is often the turn after its question);
 - ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM: the
   library's :class:`~dreammem.recall.second_vector.SecondVectorPath` over the store's
   second index (the method's config sets ``embedding.second_model``; see
@@ -57,7 +59,7 @@ __all__ = [
     "with_second_model",
 ]
 
-LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback", "speaker")
+LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback", "speaker", "reply")
 """The levers ``--levers`` accepts."""
 
 

@@ -14,6 +14,15 @@ from dreammem.types import Kind, Layer, MemoryRecord, Status
 __all__ = ["RecordRows"]
 
 
+_NEIGHBOUR = (
+    "SELECT r.rowid FROM records r WHERE r.user_id = s.user_id AND r.session_id = s.session_id "
+    f"AND r.kind = '{Kind.TURN.value}' AND r.status = 'active' AND (r.event_time {{before}} s.event_time "
+    "OR (r.event_time = s.event_time AND r.rowid {before} s.rowid)) "
+    "ORDER BY r.event_time {order}, r.rowid {order} LIMIT 1"
+)
+"""The turn right before (``<``, ``DESC``) or after (``>``, ``ASC``) row ``s`` in its session."""
+
+
 class RecordRows(SQLiteConnection):
     """Records of the SQLite store (the full-text rows are written with them)."""
 
@@ -165,6 +174,25 @@ class RecordRows(SQLiteConnection):
             sql += " LIMIT ? OFFSET ?"
             params.extend([-1 if limit is None else limit, offset])
         return [from_row(r) for r in self.fetchall(sql, params)]
+
+    def session_neighbours(self, user_id: str, rowids: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
+        """For each active turn of a session among these rows: the active turns right before and after it.
+
+        One query (the ``(user_id, session_id, event_time)`` index finds each neighbour);
+        see :meth:`RecordStore.session_neighbours`.
+        """
+        out: dict[int, tuple[int | None, int | None]] = {}
+        for chunk in chunks(list(dict.fromkeys(rowids)), 500):
+            marks = ", ".join("?" * len(chunk))
+            rows = self.fetchall(
+                f"SELECT s.rowid AS rid, ({_NEIGHBOUR.format(before='<', order='DESC')}) AS prev, "
+                f"({_NEIGHBOUR.format(before='>', order='ASC')}) AS next FROM records s "
+                f"WHERE +s.user_id = ? AND s.rowid IN ({marks}) AND s.kind = ? AND s.status = 'active' "
+                "AND s.session_id IS NOT NULL",
+                (user_id, *chunk, Kind.TURN.value),
+            )
+            out.update((int(r["rid"]), (r["prev"], r["next"])) for r in rows)
+        return out
 
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
