@@ -47,6 +47,7 @@ def current_first(
     hits: Sequence[Hit],
     fetch: Callable[[Sequence[str]], Mapping[str, MemoryRecord]],
     marks: Mapping[str, Sequence[str]] | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> list[Hit]:
     """The hits with each older one preceded by its newest active replacement and marked.
 
@@ -55,6 +56,8 @@ def current_first(
         fetch: This user's records by id (only active ones are used).
         marks: More "possibly outdated by" ids per hit id (those of a same-text twin the
             hit stands for: a turn and the fact written from it say the same thing).
+        aliases: The hit id each same-text twin stands for: a newer memory that is a
+            hit's twin moves that hit forward instead of showing the same text twice.
     """
     wanted = newer_ids(hits, marks)
     if not wanted:
@@ -64,6 +67,9 @@ def current_first(
     # again (as each record marked by it would) only reads and decodes it again.
     asked = set(wanted)
     by_id = {h.id: h for h in hits}
+    by_id.update(
+        (twin, by_id[hit]) for twin, hit in (aliases or {}).items() if hit in by_id and twin not in by_id
+    )
     out: list[Hit] = []
     placed: set[str] = set()
 

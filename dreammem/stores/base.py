@@ -164,7 +164,9 @@ class RecordStore(ABC):
         ``offset`` skips that many of them first (paging).
         """
 
-    def session_neighbours(self, user_id: str, rowids: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
+    def session_neighbours(
+        self, user_id: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
         """For each of these rows that is an active turn of a session: the turns around it.
 
         Returns ``{rowid: (previous, next)}``, the row ids of the active turns right before
@@ -175,7 +177,9 @@ class RecordStore(ABC):
         This default reads each session through :meth:`find` (at most 2,000 turns of it);
         a backend may answer in one query instead.
         """
-        seeds = [(rowid, r) for rowid, r in self.get_by_rowids(user_id, rowids).items() if _is_session_turn(r)]
+        seeds = [
+            (rowid, r) for rowid, r in self.get_by_rowids(user_id, rowids).items() if _is_session_turn(r)
+        ]
         out: dict[int, tuple[int | None, int | None]] = {}
         sessions: dict[str, list[int]] = {}
         for session in dict.fromkeys(str(r.session_id) for _, r in seeds):
@@ -186,7 +190,10 @@ class RecordStore(ABC):
             order = sessions[str(record.session_id)]
             if rowid in order:
                 at = order.index(rowid)
-                out[rowid] = (order[at - 1] if at > 0 else None, order[at + 1] if at + 1 < len(order) else None)
+                out[rowid] = (
+                    order[at - 1] if at > 0 else None,
+                    order[at + 1] if at + 1 < len(order) else None,
+                )
         return out
 
     @abstractmethod

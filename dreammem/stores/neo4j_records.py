@@ -37,6 +37,19 @@ TERMS_FORMAT = 2
 """How a node's ``terms``/``context`` were made: 1 (absent) the engine's tokens, 2 FTS5's (stems)."""
 
 
+_NEIGHBOUR = (
+    "WITH s OPTIONAL MATCH (n:DMRecord {{user_id: s.user_id, session_id: s.session_id}}) "
+    "WHERE n.kind = $turn AND n.status = 'active' AND (n.event_time {before} s.event_time "
+    "OR (n.event_time = s.event_time AND n.rowid {before} s.rowid)) "
+    "RETURN n.rowid AS {name}_rowid ORDER BY n.event_time {order}, n.rowid {order} LIMIT 1"
+)
+"""The turn right before (``<``, ``DESC``) or after (``>``, ``ASC``) node ``s`` in its session."""
+
+
+def _int_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
 def scope_of(user_id: str) -> str:
     """The full-text scope token of a user (one Lucene term whatever the id holds)."""
     return "u" + hashlib.sha256(user_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
@@ -225,6 +238,30 @@ class RecordNodes:
             limit=limit,
         )
         return [from_props(row["r"]) for row in rows]
+
+    def session_neighbours(
+        self, user_id: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        """For each active turn of a session among these rows: the active turns right before and after it.
+
+        One query; see :meth:`RecordStore.session_neighbours`.
+        """
+        if not rowids:
+            return {}
+        rows = self.client.run(
+            "session_neighbours",
+            "UNWIND $rowids AS rid MATCH (s:DMRecord {user_id: $user_id, rowid: rid}) "
+            "WHERE s.status = 'active' AND s.kind = $turn AND s.session_id IS NOT NULL "
+            f"CALL {{ {_NEIGHBOUR.format(before='<', order='DESC', name='before')} }} "
+            f"CALL {{ {_NEIGHBOUR.format(before='>', order='ASC', name='after')} }} "
+            "RETURN s.rowid AS rowid, before_rowid, after_rowid",
+            rowids=list(dict.fromkeys(int(r) for r in rowids)),
+            user_id=user_id,
+            turn=Kind.TURN.value,
+        )
+        return {
+            int(r["rowid"]): (_int_or_none(r["before_rowid"]), _int_or_none(r["after_rowid"])) for r in rows
+        }
 
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""

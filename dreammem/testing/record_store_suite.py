@@ -311,6 +311,30 @@ class RecordStoreSuite:
         found = record_store.window_rowids(alice, since=T0 + timedelta(minutes=1), limit=3)
         assert found == [rowids[4], rowids[3], rowids[2]]
 
+    def test_session_neighbours_follow_the_session_order(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        first, second = rec(alice, "ask", session_id="s1"), rec(alice, "answer", session_id="s1")
+        fact = rec(alice, "answer", layer=Layer.SEMANTIC, kind=Kind.FACT, session_id="s1")
+        gone, last = rec(alice, "archived", 1, session_id="s1"), rec(alice, "thanks", 2, session_id="s1")
+        other, loose = rec(alice, "elsewhere", 1, session_id="s2"), rec(alice, "no session", 1)
+        theirs = rec(bob, "bob's", 1, session_id="s1")
+        rowids = put(record_store, [first, second, fact, gone, last, other, loose, theirs])
+        record_store.update([dataclasses.replace(gone, status=Status.ARCHIVED)])
+        a, b, _fact, _gone, c, o, _loose, t = rowids
+        # Equal event times keep the order of insertion; facts, inactive turns and other users' rows drop out.
+        assert record_store.session_neighbours(alice, rowids) == {
+            a: (None, b),
+            b: (a, c),
+            c: (b, None),
+            o: (None, None),
+        }
+        assert record_store.session_neighbours(bob, [a, t]) == {t: (None, None)}
+        assert record_store.session_neighbours(alice, []) == {}
+        default = RecordStore.session_neighbours(record_store, alice, rowids)  # the contract's own, via find
+        assert default == record_store.session_neighbours(alice, rowids)
+
     # -- embeddings
 
     def test_vectors_of_active_records_only(self, record_store: RecordStore, users: tuple[str, str]) -> None:

@@ -118,3 +118,36 @@ def test_a_mark_on_the_same_text_twin_counts(tmp_path: Path) -> None:
     old = next(h for h in result if h.record.content.startswith("Standup is at 9:30"))
     assert old.outdated_by == (new.id,)
     assert result.ids.index(new.id) < result.ids.index(old.id)
+
+
+def test_a_newer_twin_moves_its_hit_forward_instead_of_showing_twice() -> None:
+    turn = _rec("I switched to green tea", 2)
+    fact = _rec("I switched to green tea", 2)  # the fact written from the turn, collapsed into its hit
+    old = _rec("I drink coffee every morning", 1, newer=[fact.id])
+    other = _rec("my cat is Miso", 0)
+    hits = [Hit(old, 0.9, ("vector",)), Hit(other, 0.5, ("vector",)), Hit(turn, 0.4, ("keyword",))]
+    assert [h.id for h in current_first(hits, _fetch([old, other, turn, fact]))] == [
+        fact.id,  # without the alias the same text would come twice
+        old.id,
+        other.id,
+        turn.id,
+    ]
+    out = current_first(hits, _fetch([old, other, turn, fact]), aliases={fact.id: turn.id})
+    assert [h.id for h in out] == [turn.id, old.id, other.id]
+    assert out[0].paths == ("keyword",) and out[1].outdated_by == (fact.id,)
+
+
+def test_recall_shows_a_turn_and_its_fact_once_when_an_older_hit_points_at_the_fact(tmp_path: Path) -> None:
+    config = DreamMemConfig(write=WriteConfig(resolve_updates=False))
+    memory = DreamMemory(tmp_path / "s", embedder=HashingEmbedder(), config=config)
+    memory.add("I love green tea in the morning now", user_id="u1", event_time=T0 + timedelta(days=1))
+    (fact,) = [r for r in memory.store.find("u1") if r.layer.value == "semantic"]
+    memory.remember(
+        "Morning coffee, black, every day", user_id="u1", pinned=False, metadata={OUTDATED_BY_KEY: [fact.id]}
+    )
+    result = memory.recall("green tea or coffee in the morning?", user_id="u1", k=5)
+    texts = [h.record.content for h in result]
+    assert texts.count("I love green tea in the morning now") == 1
+    old = next(h for h in result if h.record.content.startswith("Morning coffee"))
+    assert old.outdated_by == (fact.id,)
+    assert texts.index("I love green tea in the morning now") < texts.index(old.record.content)

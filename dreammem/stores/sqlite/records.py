@@ -175,7 +175,9 @@ class RecordRows(SQLiteConnection):
             params.extend([-1 if limit is None else limit, offset])
         return [from_row(r) for r in self.fetchall(sql, params)]
 
-    def session_neighbours(self, user_id: str, rowids: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
+    def session_neighbours(
+        self, user_id: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
         """For each active turn of a session among these rows: the active turns right before and after it.
 
         One query (the ``(user_id, session_id, event_time)`` index finds each neighbour);

@@ -1,0 +1,128 @@
+"""The reply recall path: the turns around the best matches of a conversation."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from dreammem import DreamMemConfig, DreamMemory
+from dreammem.config import RecallConfig
+from dreammem.embed import HashingEmbedder
+from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.reply import ReplyPath, neighbour_votes
+
+T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
+FIRST = [
+    "Lena: How was the pottery class on Saturday?",
+    "Omar: Great, I finally made a blue vase for my mother.",
+    "Lena: She must have loved it.",
+]
+SECOND = [
+    "Omar: Work has been hectic this week.",
+    "Lena: Did you finish the quarterly report?",
+    "Omar: Yes, it went out on Thursday.",
+]
+PATHS = ("vector", "keyword", "temporal")
+
+
+def _memory(paths: tuple[str, ...] = PATHS, *, sessions: bool = True) -> DreamMemory:
+    memory = DreamMemory(
+        None, embedder=HashingEmbedder(), config=DreamMemConfig(recall=RecallConfig(paths=paths))
+    )
+    for day, lines in enumerate((FIRST, SECOND)):
+        memory.add_many(
+            [
+                {
+                    "content": line,
+                    "user_id": "u1",
+                    "session_id": f"s{day}" if sessions else None,
+                    "event_time": T0 + timedelta(days=day),  # one time per session: order is insertion
+                }
+                for line in lines
+            ]
+        )
+    memory.add("Omar: Great, I finally made a blue vase.", user_id="u2", session_id="s0", event_time=T0)
+    return memory
+
+
+def _query(memory: DreamMemory, text: str, user: str = "u1") -> RecallQuery:
+    query = RecallQuery(text, user, 30, T0 + timedelta(days=3))
+    return dataclasses.replace(query, earlier={"keyword": memory.pipeline.paths["keyword"].search(query)})
+
+
+def _content(memory: DreamMemory, found: list[Candidate], user: str = "u1") -> list[str]:
+    records = memory.store.get_by_rowids(user, [c.rowid for c in found])
+    return [records[c.rowid].content for c in found]
+
+
+def test_votes_add_up_over_the_seeds_a_turn_is_next_to() -> None:
+    votes = neighbour_votes([1, 2, 9], {1: (None, 5), 2: (5, 3)}, rrf_k=10)
+    assert votes == {5: pytest.approx(1 / 11 + 1 / 12), 3: pytest.approx(1 / 12)}
+
+
+def test_the_answer_after_the_matching_question_is_found() -> None:
+    with _memory() as memory:
+        query = _query(memory, "How was the pottery class?")
+        assert (
+            _content(memory, list(query.earlier["keyword"]))[0] == FIRST[0]
+        )  # the words match the asking turn
+
+        found = _content(memory, ReplyPath(memory.store, sources=("keyword",)).search(query))
+
+        assert found[0] == FIRST[1]  # the next turn of the same session
+        assert not set(found) & set(SECOND[:1])  # nothing across the session boundary from FIRST
+
+
+def test_the_previous_turn_of_a_match_gets_a_vote_too() -> None:
+    with _memory() as memory:
+        query = _query(memory, "when did the quarterly report go out? Thursday")
+        found = _content(memory, ReplyPath(memory.store, sources=("keyword",), seeds=1).search(query))
+        assert found == [SECOND[1]]  # the seed is the last line; only the line before it is a neighbour
+
+
+def test_without_sessions_or_candidates_it_finds_nothing_and_changes_nothing() -> None:
+    with _memory(sessions=False) as memory:
+        assert ReplyPath(memory.store).search(_query(memory, "How was the pottery class?")) == []
+    with _memory() as memory:
+        query = dataclasses.replace(_query(memory, "How was the pottery class?"), earlier={})
+        assert ReplyPath(memory.store).search(query) == []
+    with _memory((*PATHS, "reply"), sessions=False) as on, _memory(sessions=False) as off:
+        question = "what did Omar make at the pottery class?"
+        assert [h.record.content for h in on.recall(question, user_id="u1")] == [
+            h.record.content for h in off.recall(question, user_id="u1")
+        ]
+
+
+def test_the_path_stays_inside_the_user_and_the_allowed_rows() -> None:
+    with _memory() as memory:
+        query = _query(memory, "How was the pottery class?", user="u2")
+        assert (
+            ReplyPath(memory.store, sources=("keyword",)).search(query) == []
+        )  # u2's one turn has no neighbour
+        mine = _query(memory, "How was the pottery class?")
+        assert (
+            ReplyPath(memory.store, sources=("keyword",)).search(
+                dataclasses.replace(mine, allowed=frozenset())
+            )
+            == []
+        )
+
+
+def test_fused_in_recall_it_lifts_the_turn_before_the_match() -> None:
+    question = (
+        "She must have loved it, what was it?"  # the words match the follow-up, the answer is before it
+    )
+    with _memory((*PATHS, "reply")) as on, _memory() as off:
+        with_reply = on.recall(question, user_id="u1", k=6)
+        without = [h.record.content for h in off.recall(question, user_id="u1", k=6)]
+        found = [h.record.content for h in with_reply]
+        assert found[0] == without[0] == FIRST[2]
+        assert found.index(FIRST[1]) < without.index(FIRST[1])
+        assert with_reply.hits[found.index(FIRST[1])].ranks["reply"] == 1
+
+
+def test_seeds_must_be_positive() -> None:
+    with _memory() as memory, pytest.raises(ValueError, match="seeds"):
+        ReplyPath(memory.store, seeds=0)
