@@ -24,8 +24,6 @@ Levers:
   speaker ranks that speaker's own lines among the other paths' candidates);
 - ``reply``: :class:`~dreammem.recall.reply.ReplyPath` (the previous and next turn of the
   session of the other paths' best turns: an answer is often the turn after its question);
-- ``reply5``: the same path with the neighbours of the best 5 turns only (``seeds=5``;
-  the library's default is 10), so folds can choose how far the vote reaches;
 - ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM: the
   library's :class:`~dreammem.recall.second_vector.SecondVectorPath` over the store's
   second index (the method's config sets ``embedding.second_model``; see
@@ -43,7 +41,6 @@ from dreammem.config import DreamMemConfig
 from dreammem.dream.memory_index import build_rows, replace_rows, task_types
 from dreammem.recall.base import RecallPath
 from dreammem.recall.graph import GraphPath
-from dreammem.recall.reply import ReplyPath
 from dreammem_bench.loco import FusionSetting, LocoResult, Scores, held_out, score_settings
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
@@ -62,17 +59,7 @@ __all__ = [
     "with_second_model",
 ]
 
-LEVERS = (
-    "session",
-    "feedback",
-    "index",
-    "graph_named",
-    "e5",
-    "vector_feedback",
-    "speaker",
-    "reply",
-    "reply5",
-)
+LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback", "speaker", "reply")
 """The levers ``--levers`` accepts."""
 
 
@@ -111,10 +98,6 @@ def setup_levers(levers: Sequence[str], *, method: DreamMemMethod | None = None)
         if method is None:
             raise ValueError("the graph_named lever needs the method")
         paths["graph_named"] = GraphPath(method.memory.graph, method.memory.store, named_only=True)
-    if "reply5" in levers:
-        if method is None:
-            raise ValueError("the reply5 lever needs the method")
-        paths["reply5"] = ReplyPath(method.memory.store, seeds=5)
     if "e5" in levers:
         library = None if method is None else method.memory.pipeline.paths.get("second_vector")
         if library is None:

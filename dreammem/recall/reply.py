@@ -8,7 +8,10 @@ the candidates the paths before it found for this recall (``RecallQuery.earlier`
 orders them by their fused vote (sum of ``1 / (rrf_k + rank)``, equal weights, as the
 speaker path does), and gives the previous and the next turn of the session of each of
 the best ``seeds`` turns that seed's vote; a turn beside several strong matches leads.
-Fused beside the other paths, it adds one vote for the matches' neighbours.
+Fused beside the other paths, it adds one vote for the matches' neighbours. When the
+question names a speaker of these lines ("What did Omar make?"), only that speaker's
+lines get a vote (the rule of :mod:`dreammem.recall.speaker`: a question about a person
+is answered by what that person said, not by the other side's replies around it).
 
 Only turns with a session take part (:meth:`RecordStore.session_neighbours`); a store
 without sessions gets ``[]`` and the path changes nothing. The keyword path matches a
@@ -23,7 +26,10 @@ from collections.abc import Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import reciprocal_rank_fusion
+from dreammem.recall.speaker import named_speakers
 from dreammem.stores.base import RecordStore
+from dreammem.text.speakers import speaker_label
+from dreammem.types import MemoryRecord
 
 __all__ = ["ReplyPath", "neighbour_votes"]
 
@@ -44,6 +50,10 @@ def neighbour_votes(
             if rowid is not None:
                 votes[rowid] = votes.get(rowid, 0.0) + 1.0 / (rrf_k + rank)
     return votes
+
+
+def _speaker(record: MemoryRecord) -> str | None:
+    return speaker_label(record.content)[0]
 
 
 class ReplyPath:
@@ -87,6 +97,11 @@ class ReplyPath:
         around = self._store.session_neighbours(query.user_id, fused)
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
+        records = self._store.get_by_rowids(query.user_id, [*seeds, *votes])
+        if named := named_speakers(records.values(), query.text):
+            # A question about a person is answered by that person's lines (the speaker
+            # path's rule): the other speaker's replies around them get no vote.
+            votes = {r: v for r, v in votes.items() if r in records and _speaker(records[r]) in named}
         if query.allowed is not None:
             votes = {rowid: v for rowid, v in votes.items() if rowid in query.allowed}
         order = sorted(votes, key=lambda rowid: (-votes[rowid], -rowid))

@@ -17,19 +17,26 @@ by default (``RecallConfig.paths``); measured in docs/BENCHMARKS.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import reciprocal_rank_fusion
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
+from dreammem.types import MemoryRecord
 
-__all__ = ["SpeakerPath", "named_speaker"]
+__all__ = ["SpeakerPath", "named_speaker", "named_speakers"]
 
 
 def named_speaker(speaker: str, question: str) -> bool:
     """Whether the question names this (casefolded) speaker as a whole word ("Gina's" counts)."""
     return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", question.casefold()) is not None
+
+
+def named_speakers(records: Iterable[MemoryRecord], question: str) -> set[str]:
+    """The (casefolded) speakers of these lines that the question names."""
+    speakers = {speaker_label(r.content)[0] for r in records}
+    return {s for s in speakers if s is not None and named_speaker(s, question)}
 
 
 class SpeakerPath:

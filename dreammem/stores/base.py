@@ -72,10 +72,6 @@ class DreamLogRow:
     undo: str
 
 
-def _is_session_turn(record: MemoryRecord) -> bool:
-    return record.is_active and record.kind is Kind.TURN and record.session_id is not None
-
-
 class RecordStore(ABC):
     """The source of truth: records, their keyword index and embeddings, the dream's tables.
 
@@ -164,37 +160,17 @@ class RecordStore(ABC):
         ``offset`` skips that many of them first (paging).
         """
 
+    @abstractmethod
     def session_neighbours(
         self, user_id: str, rowids: Sequence[int]
     ) -> dict[int, tuple[int | None, int | None]]:
         """For each of these rows that is an active turn of a session: the turns around it.
 
         Returns ``{rowid: (previous, next)}``, the row ids of the active turns right before
-        and after it in its session (ordered as :meth:`find` orders, by event time, then
-        insertion), ``None`` at either end of the session. Rows of another user, inactive
-        rows, records that are not turns and turns without a session are left out.
-
-        This default reads each session through :meth:`find` (at most 2,000 turns of it);
-        a backend may answer in one query instead.
+        and after it in its session (in :meth:`find`'s order: event time, then insertion),
+        ``None`` at either end. Rows of another user, inactive rows, records that are not
+        turns and turns without a session are left out.
         """
-        seeds = [
-            (rowid, r) for rowid, r in self.get_by_rowids(user_id, rowids).items() if _is_session_turn(r)
-        ]
-        out: dict[int, tuple[int | None, int | None]] = {}
-        sessions: dict[str, list[int]] = {}
-        for session in dict.fromkeys(str(r.session_id) for _, r in seeds):
-            turns = self.find(user_id, kinds=[Kind.TURN], session_id=session, newest_first=False, limit=2000)
-            ids = self.rowids(user_id, [t.id for t in turns])
-            sessions[session] = [ids[t.id] for t in turns if t.id in ids]
-        for rowid, record in seeds:
-            order = sessions[str(record.session_id)]
-            if rowid in order:
-                at = order.index(rowid)
-                out[rowid] = (
-                    order[at - 1] if at > 0 else None,
-                    order[at + 1] if at + 1 < len(order) else None,
-                )
-        return out
 
     @abstractmethod
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:

@@ -332,8 +332,6 @@ class RecordStoreSuite:
         }
         assert record_store.session_neighbours(bob, [a, t]) == {t: (None, None)}
         assert record_store.session_neighbours(alice, []) == {}
-        default = RecordStore.session_neighbours(record_store, alice, rowids)  # the contract's own, via find
-        assert default == record_store.session_neighbours(alice, rowids)
 
     # -- embeddings
 

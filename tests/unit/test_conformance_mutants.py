@@ -107,6 +107,29 @@ class StaleTimes(SQLiteRecordStore):
             self.put_grounded_times(user_id, times)
 
 
+class NeighboursAcrossUsers(SQLiteRecordStore):
+    """Session neighbours are read for any user's rows."""
+
+    def session_neighbours(
+        self, user_id: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        found: dict[int, tuple[int | None, int | None]] = {}
+        for user in self.users():
+            found.update(super().session_neighbours(user, rowids))
+        return found
+
+
+class NeighboursBothWays(SQLiteRecordStore):
+    """The previous and the next turn are swapped."""
+
+    def session_neighbours(
+        self, user_id: str, rowids: Sequence[int]
+    ) -> dict[int, tuple[int | None, int | None]]:
+        return {
+            r: (after, before) for r, (before, after) in super().session_neighbours(user_id, rowids).items()
+        }
+
+
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
@@ -117,6 +140,8 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (KeepsRecordsOfErasedUsers, "test_erasure_leaves_no_row_behind"),
     (TimesOfAnyUser, "test_grounded_times_follow_their_records"),
     (StaleTimes, "test_grounded_times_follow_their_records"),
+    (NeighboursAcrossUsers, "test_session_neighbours_follow_the_session_order"),
+    (NeighboursBothWays, "test_session_neighbours_follow_the_session_order"),
 ]
 
 
