@@ -82,6 +82,17 @@ def test_the_previous_turn_of_a_match_gets_a_vote_too() -> None:
         assert found == [SECOND[1]]  # the seed is the last line; only the line before it is a neighbour
 
 
+def test_a_question_naming_a_speaker_votes_for_that_speakers_lines_only() -> None:
+    with _memory() as memory:
+        query = _query(memory, "How was Omar's pottery class?")
+        path = ReplyPath(memory.store, sources=("keyword",))
+        found = _content(memory, path.search(query))
+        assert found and all(line.startswith("Omar:") for line in found)
+        assert found[0] == FIRST[1]  # Omar's answer to the matching question
+        anyone = _content(memory, path.search(_query(memory, "How was the pottery class?")))
+        assert any(line.startswith("Lena:") for line in anyone)  # no name: both sides get votes
+
+
 def test_without_sessions_or_candidates_it_finds_nothing_and_changes_nothing() -> None:
     with _memory(sessions=False) as memory:
         assert ReplyPath(memory.store).search(_query(memory, "How was the pottery class?")) == []
