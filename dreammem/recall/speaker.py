@@ -60,13 +60,13 @@ class SpeakerPath:
         if not ranked:
             return []
         fused = reciprocal_rank_fusion(ranked, k=self.rrf_k)
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in fused])
+        texts = self._store.active_texts(query.user_id, [f.rowid for f in fused])
         out: list[Candidate] = []
         for entry in fused:
-            record = records.get(entry.rowid)
-            if record is None or not record.is_active:
+            text = texts.get(entry.rowid)
+            if text is None:
                 continue
-            speaker, _ = speaker_label(record.content)
+            speaker, _ = speaker_label(text)
             if speaker is not None and named_speaker(speaker, query.text):
                 out.append(Candidate(entry.rowid, entry.score))
         return out[: query.limit]

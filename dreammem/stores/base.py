@@ -133,6 +133,14 @@ class RecordStore(ABC):
     def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         """Records of this user by row id."""
 
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        """The text of each active record of this user among these row ids (others left out).
+
+        A recall path that reads only what the records say: a backend overrides this to
+        skip decoding whole records.
+        """
+        return {i: r.content for i, r in self.get_by_rowids(user_id, rowids).items() if r.is_active}
+
     @abstractmethod
     def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
         """Row ids of this user's records by record id."""

@@ -95,6 +95,17 @@ class RecordStoreSuite:
         assert record_store.count(bob) == 0 and record_store.count(alice) == 1
         assert alice in record_store.users()
 
+    def test_active_texts_are_this_users_active_records(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        kept, archived = rec(alice, "Wren: the kiln runs hot on Sundays"), rec(alice, "an old plan", 1)
+        rowids = put(record_store, [kept, archived])
+        record_store.update([dataclasses.replace(archived, status=Status.ARCHIVED)])
+        assert record_store.active_texts(alice, [*rowids, 10**9]) == {rowids[0]: kept.content}
+        assert record_store.active_texts(bob, rowids) == {}
+        assert record_store.active_texts(alice, []) == {}
+
     def test_update_changes_status_and_a_missing_record_fails(
         self, record_store: RecordStore, users: tuple[str, str]
     ) -> None:

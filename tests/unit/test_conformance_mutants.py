@@ -107,6 +107,13 @@ class StaleTimes(SQLiteRecordStore):
             self.put_grounded_times(user_id, times)
 
 
+class TextsOfEveryStatus(SQLiteRecordStore):
+    """Texts come back for archived records too (the speaker path would rank them)."""
+
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        return {i: r.content for i, r in self.get_by_rowids(user_id, rowids).items()}
+
+
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
@@ -117,6 +124,7 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (KeepsRecordsOfErasedUsers, "test_erasure_leaves_no_row_behind"),
     (TimesOfAnyUser, "test_grounded_times_follow_their_records"),
     (StaleTimes, "test_grounded_times_follow_their_records"),
+    (TextsOfEveryStatus, "test_active_texts_are_this_users_active_records"),
 ]
 
 
