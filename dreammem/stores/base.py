@@ -422,6 +422,17 @@ class RecordStore(ABC):
         """Store the windows of rows of this user (rows of other users are skipped)."""
         return None
 
+    def pointing_times(
+        self, user_id: str, *, since: datetime | None, until: datetime | None, limit: int
+    ) -> tuple[dict[int, TimeSpan], list[int]]:
+        """The ``limit`` oldest active rows of this user said in ``[since, until)``, by their windows.
+
+        Returns the stored windows that point somewhere, and the rows not grounded yet (in
+        time order); rows whose dates point nowhere else are left out. Without the
+        capability every row is not grounded yet.
+        """
+        return {}, self.window_rowids(user_id, since=since, until=until, limit=limit, newest_first=False)
+
 
 class VectorIndex(ABC):
     """Nearest-neighbour search over record embeddings, always inside one user's scope.

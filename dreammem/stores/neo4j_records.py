@@ -168,7 +168,8 @@ class RecordNodes:
         rows = self.client.run(
             "active_texts",
             "UNWIND $rowids AS rid MATCH (r:DMRecord {rowid: rid}) "
-            "WHERE r.user_id = $user_id AND r.status = 'active' RETURN r.rowid AS rowid, r.content AS content",
+            "WHERE r.user_id = $user_id AND r.status = 'active' "
+            "RETURN r.rowid AS rowid, r.content AS content",
             rowids=[int(r) for r in dict.fromkeys(rowids)],
             user_id=user_id,
         )
