@@ -23,12 +23,18 @@ from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import reciprocal_rank_fusion
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
+from dreammem.text.tokenize import contains_cjk
 
 __all__ = ["SpeakerPath", "named_speaker"]
 
 
 def named_speaker(speaker: str, question: str) -> bool:
-    """Whether the question names this (casefolded) speaker as a whole word ("Gina's" counts)."""
+    """Whether the question names this (casefolded) speaker as a whole word ("Gina's" counts).
+
+    Chinese runs words together ("小王喜欢什么？"): a Chinese name counts wherever it appears.
+    """
+    if contains_cjk(speaker):
+        return speaker in question
     return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", question.casefold()) is not None
 
 
