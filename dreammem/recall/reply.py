@@ -29,7 +29,6 @@ from dreammem.recall.fusion import reciprocal_rank_fusion
 from dreammem.recall.speaker import named_speakers
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
-from dreammem.types import MemoryRecord
 
 __all__ = ["ReplyPath", "neighbour_votes"]
 
@@ -50,10 +49,6 @@ def neighbour_votes(
             if rowid is not None:
                 votes[rowid] = votes.get(rowid, 0.0) + 1.0 / (rrf_k + rank)
     return votes
-
-
-def _speaker(record: MemoryRecord) -> str | None:
-    return speaker_label(record.content)[0]
 
 
 class ReplyPath:
@@ -97,11 +92,11 @@ class ReplyPath:
         around = self._store.session_neighbours(query.user_id, fused)
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
-        records = self._store.get_by_rowids(query.user_id, [*seeds, *votes])
-        if named := named_speakers(records.values(), query.text):
+        texts = self._store.active_texts(query.user_id, [*seeds, *votes])
+        if named := named_speakers(texts.values(), query.text):
             # A question about a person is answered by that person's lines (the speaker
             # path's rule): the other speaker's replies around them get no vote.
-            votes = {r: v for r, v in votes.items() if r in records and _speaker(records[r]) in named}
+            votes = {r: v for r, v in votes.items() if r in texts and speaker_label(texts[r])[0] in named}
         if query.allowed is not None:
             votes = {rowid: v for rowid, v in votes.items() if rowid in query.allowed}
         order = sorted(votes, key=lambda rowid: (-votes[rowid], -rowid))
