@@ -172,13 +172,7 @@ class RecordStore(ABC):
     def session_neighbours(
         self, user_id: str, rowids: Sequence[int]
     ) -> dict[int, tuple[int | None, int | None]]:
-        """For each of these rows that is an active turn of a session: the turns around it.
-
-        Returns ``{rowid: (previous, next)}``, the row ids of the active turns right before
-        and after it in its session (in :meth:`find`'s order: event time, then insertion),
-        ``None`` at either end. Rows of another user, inactive rows, records that are not
-        turns and turns without a session are left out.
-        """
+        """``{rowid: (previous, next)}``: the active turns around each active session turn of these rows."""
 
     @abstractmethod
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:

@@ -194,8 +194,10 @@ class RecordRows(SQLiteConnection):
     ) -> dict[int, tuple[int | None, int | None]]:
         """For each active turn of a session among these rows: the active turns right before and after it.
 
-        One query (the ``(user_id, session_id, event_time)`` index finds each neighbour);
-        see :meth:`RecordStore.session_neighbours`.
+        ``{rowid: (previous, next)}`` in :meth:`find`'s order (event time, then insertion),
+        ``None`` at a session's end; other users' rows, inactive rows, records that are not
+        turns and turns without a session are left out. One query (the ``(user_id,
+        session_id, event_time)`` index finds each neighbour).
         """
         out: dict[int, tuple[int | None, int | None]] = {}
         for chunk in chunks(list(dict.fromkeys(rowids)), 500):
