@@ -138,7 +138,7 @@ class KeywordRows(SQLiteConnection):
         if floor is None:  # fewer matches than the window: the full ranking is as cheap
             return None
         newest_span = (int(floor[0]), span[1])
-        outside = self._ranked_outside(terms, expression, user_id, limit, window, newest_span, newest)
+        outside = self._ranked_outside(terms, expression, user_id, limit, window, newest_span, newest, True)
         if outside is not None:
             return outside if len(outside) >= limit else None
         where, params = window
@@ -184,7 +184,7 @@ class KeywordRows(SQLiteConnection):
             found = self._bm25_newest(expression, user_id, limit, window, span, size, terms)
             if found is not None:
                 return found
-        outside = self._ranked_outside(terms, expression, user_id, limit, window, span, most)
+        outside = self._ranked_outside(terms, expression, user_id, limit, window, span, most, False)
         if outside is not None:
             return outside
         where, params = window
@@ -220,15 +220,18 @@ class KeywordRows(SQLiteConnection):
         window: tuple[str, list[str]],
         span: tuple[int, int],
         most: int,
+        newest: bool,
     ) -> list[tuple[int, float]] | None:
         """The user's active matches in the row id ``span`` ranked outside FTS5, or None: FTS5 ranks.
 
         Taken when FTS5's document counts for ``bm25()`` would cost more than reading the
-        rows: the query's phrases are held by at least ``rank_outside.OUTSIDE_RATIO`` times as
-        many rows as the ``most`` rows the statement can rank. The scores are ``bm25()``'s
-        (:mod:`~dreammem.stores.sqlite.rank_outside`).
+        rows (:func:`~dreammem.stores.sqlite.rank_outside.outside_pays`): the statement
+        ranks the ``most`` newest matches (``newest``), or this user's matches among its
+        ``most`` rows, expected to be the user's share of the phrases' documents. The
+        scores are ``bm25()``'s (:mod:`~dreammem.stores.sqlite.rank_outside`).
         """
-        if terms is None or not outside_pays(most, [self._term_shares.rows()] * len(terms)):
+        indexed = self._term_shares.rows()
+        if terms is None or not outside_pays(most, [indexed] * (len(terms) if newest else 1)):
             return None
         phrases = self._outside.phrases(terms)
         if phrases is None:
@@ -240,7 +243,8 @@ class KeywordRows(SQLiteConnection):
             block = self.fetchone("SELECT block FROM records_fts_data WHERE id = 1")
             corpus = corpus_of(None if block is None else bytes(block[0]))
             documents = [self._documents.get(match_any([term]), corpus.rows) for term in terms]
-            if not outside_pays(most, documents):
+            expected = most if newest else min(most, sum(documents) * most // max(corpus.rows, 1))
+            if not outside_pays(expected, documents):
                 return None
             rows = self.fetchall(
                 "SELECT f.rowid, f.terms, f.context FROM records_fts f JOIN records r ON r.rowid = f.rowid "

@@ -38,11 +38,12 @@ __all__ = ["COUNT_DRIFT", "OUTSIDE_RATIO", "DocumentCounts", "OutsideRanker", "c
 
 COUNT_DRIFT = 0.01
 """Share of a cached document count by which the index may change before it is counted again."""
-OUTSIDE_RATIO = 100
+OUTSIDE_RATIO = 200
 """Postings FTS5 would count per row a statement ranks, from which the rows are ranked here.
 
-A row ranked here (read, split, scored in Python) costs about as much as FTS5
-counting 100 postings for ``bm25()`` (2-core machine, a million rows, docs/BENCHMARKS.md).
+A row ranked here (read, split, scored in Python: about 9 us on the 2-core machine)
+costs what FTS5 spends counting about 200 postings for ``bm25()`` beyond its own
+per-row work (about 40 ns a posting; a million rows, docs/BENCHMARKS.md).
 """
 _MAX_WORDS = 400_000
 """Words whose tokens are kept (the cache starts over beyond it)."""
@@ -140,6 +141,8 @@ class OutsideRanker:
         self._lock = threading.Lock()
         self._tokens: dict[str, tuple[str, ...]] = {}
         """Each known word's FTS5 tokens."""
+        self._lengths: dict[str, int] = {}
+        """Each known word's number of FTS5 tokens."""
         self._words_with: dict[str, dict[str, int]] = {}
         """Each token: the known words holding it, with how often."""
 
@@ -150,9 +153,11 @@ class OutsideRanker:
             return
         if len(self._tokens) + len(new) > _MAX_WORDS:
             self._tokens.clear()
+            self._lengths.clear()
             self._words_with.clear()
         for word, tokens in zip(new, self._fts5.tokens(new), strict=True):
             self._tokens[word] = tuple(tokens)
+            self._lengths[word] = len(tokens)
             for token in tokens:
                 holders = self._words_with.setdefault(token, {})
                 holders[word] = holders.get(word, 0) + 1
@@ -165,6 +170,14 @@ class OutsideRanker:
         if any(len(t) != 1 for t in tokens):
             return None
         return [t[0] for t in tokens]
+
+    def _hits(self, phrases: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
+        """The known words holding a phrase: (phrase, times) for each (call with the lock held)."""
+        hits: dict[str, list[tuple[int, int]]] = {}
+        for i, phrase in enumerate(phrases):
+            for word, times in self._words_with.get(phrase, {}).items():
+                hits.setdefault(word, []).append((i, times))
+        return hits
 
     def rank(
         self,
@@ -184,40 +197,32 @@ class OutsideRanker:
             limit: How many to return; equal scores keep the newer (higher) row id first.
         """
         idfs = [bm25_idf(corpus.rows, n) for n in documents]
-        (own_weight, context_weight), tokens_of = self.weights, self._tokens.__getitem__
+        weights, length_of = self.weights, self._lengths.__getitem__
 
-        def hits_of() -> dict[str, list[tuple[int, int]]]:
-            """The known words holding a phrase: (phrase, times) for each."""
-            hits: dict[str, list[tuple[int, int]]] = {}
-            for i, phrase in enumerate(phrases):
-                for word, times in self._words_with.get(phrase, {}).items():
-                    hits.setdefault(word, []).append((i, times))
-            return hits
-
-        def score(own: list[str], context: list[str], hits: dict[str, list[tuple[int, int]]]) -> float:
+        def score(columns: tuple[list[str], list[str]], hits: dict[str, list[tuple[int, int]]]) -> float:
             """One row's bm25() (KeyError: a word not learnt yet)."""
-            length = sum(map(len, map(tokens_of, own))) + sum(map(len, map(tokens_of, context)))
+            length = sum(map(length_of, columns[0])) + sum(map(length_of, columns[1])) + SCOPE_TOKENS
             freqs = [0.0] * len(phrases)
-            for words, weight in ((own, own_weight), (context, context_weight)):
-                for word in filter(hits.__contains__, words):
-                    for i, times in hits[word]:
+            for words, weight in zip(columns, weights, strict=True):
+                for found in [hits[w] for w in words if w in hits]:
+                    for i, times in found:
                         for _ in range(times):  # one addition per instance, as FTS5 adds them
                             freqs[i] += weight
-            return bm25_row(freqs, length + SCOPE_TOKENS, idfs, corpus)
+            return bm25_row(freqs, length, idfs, corpus)
 
         scored: list[tuple[float, int]] = []
+        unknown: list[tuple[int, tuple[list[str], list[str]]]] = []
         with self._lock:
-            hits = hits_of()
-            unknown: list[tuple[int, list[str], list[str]]] = []
-            for rowid, own_text, context_text in rows:
-                own, context = (own_text or "").split(), (context_text or "").split()
+            hits = self._hits(phrases)
+            for rowid, own, context in rows:
+                columns = ((own or "").split(), (context or "").split())
                 try:
-                    scored.append((score(own, context, hits), rowid))
+                    scored.append((score(columns, hits), rowid))
                 except KeyError:
-                    unknown.append((rowid, own, context))
+                    unknown.append((rowid, columns))
             if unknown:
-                self._learn({w for _, own, context in unknown for w in (*own, *context)})
-                tokens_of, hits = self._tokens.__getitem__, hits_of()
-                scored.extend((score(own, context, hits), rowid) for rowid, own, context in unknown)
+                self._learn({w for _, columns in unknown for words in columns for w in words})
+                hits = self._hits(phrases)
+                scored.extend((score(columns, hits), rowid) for rowid, columns in unknown)
         scored.sort(reverse=True)
         return [(rowid, score) for score, rowid in scored[:limit]]
