@@ -10,6 +10,7 @@ from dreammem.recall.feedback import FeedbackPath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.memory_index import MemoryIndexPath
+from dreammem.recall.person import PersonPath, UnnamedVectorPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
 from dreammem.recall.session import SessionPath
@@ -33,8 +34,8 @@ def build_pipeline(
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the four that reuse the others'
-    candidates (session, feedback, vector feedback and speaker), and with a ``second`` index
+    Vector, keyword, temporal, memory index, graph, the six that reuse the others'
+    candidates (session, feedback, vector feedback, speaker, person and unnamed), and with a ``second`` index
     (the store's opt-in second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
@@ -47,6 +48,8 @@ def build_pipeline(
         "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
         "vector_feedback": VectorFeedbackPath(store, index, embedder),
         "speaker": SpeakerPath(store),
+        "person": PersonPath(store, index, embedder),
+        "unnamed": UnnamedVectorPath(store, index, embedder),
     }
     if second is not None:
         paths["second_vector"] = SecondVectorPath(second)
