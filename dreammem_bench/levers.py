@@ -46,14 +46,12 @@ from dreammem_bench.metrics import score_question
 
 __all__ = [
     "LEVERS",
-    "REPLACES",
     "LeverRun",
     "LeverSetup",
     "families",
     "family_row",
     "first_hits",
     "lever_settings",
-    "replacing",
     "run_levers",
     "setup_levers",
     "with_second_model",
@@ -71,18 +69,6 @@ LEVERS = (
     "unnamed",
 )
 """The levers ``--levers`` accepts."""
-
-REPLACES = {"unnamed": "vector"}
-"""Levers that stand in for a shipped path: with the lever on, that path weighs 0."""
-
-
-def replacing(setting: FusionSetting) -> FusionSetting:
-    """The setting with the paths its levers stand in for weighed 0."""
-    replaced = {REPLACES[name] for name, _ in setting.levers if name in REPLACES}
-    if not replaced:
-        return setting
-    weights = {**dict(setting.path_weights), **dict.fromkeys(replaced, 0.0)}
-    return FusionSetting(setting.rrf_k, tuple(sorted(weights.items())), setting.levers)
 
 
 def with_second_model(config: DreamMemConfig, levers: Sequence[str]) -> DreamMemConfig:
@@ -239,7 +225,7 @@ def run_levers(
         raise ValueError("name at least one lever")
     base = FusionSetting.of(method.memory.pipeline.config)
     combos = lever_settings(levers, weights)
-    settings = [replacing(base.with_levers(c)) for c in combos]
+    settings = [base.with_levers(c) for c in combos]
     scores = score_settings(
         method, conversations, settings, k=k, on_step=on_step, extra_paths=setup.paths, prepare=setup.prepare
     )

@@ -104,19 +104,18 @@ class PersonPath:
 
 
 class UnnamedVectorPath:
-    """The vector path for a question about people: its nearest memories without the names.
+    """The vector search of a question naming speakers, done without the names.
 
     A question naming a speaker is embedded with the names taken out (whoever says
     them), so that lines addressing the person ("Thanks, Melanie!") stop matching by
-    the name alone; a question naming no speaker gets the vector path's own
-    candidates (``RecallQuery.earlier["vector"]``, or the same search when absent).
-    Meant to stand in for the vector path (it is measured that way: the lever
-    ``unnamed`` takes the vector path's weight).
+    the name alone. When it answers, it takes the vector path's place in the fusion
+    (:data:`dreammem.recall.fusion.STANDS_IN`); a question naming no speaker gets
+    ``[]``, and the vector path's own list is fused as before.
 
     Args:
         store: The record store (labels of the candidates).
         index: The vector index searched.
-        embedder: Embeds the question.
+        embedder: Embeds the question without the names.
         sources: The earlier paths whose candidates' labels tell the store's speakers.
     """
 
@@ -136,13 +135,9 @@ class UnnamedVectorPath:
         self.sources = tuple(sources)
 
     def search(self, query: RecallQuery) -> list[Candidate]:
-        """The nearest memories to the question without the speakers it names."""
+        """The nearest memories to the question without the speakers it names ([] if none)."""
         names = named_speakers(self._store, query, self.sources)
         rest = without_names(query.text, names)
-        if names and query_terms(rest):
-            vector = self._embedder.embed_query(rest)
-        elif "vector" in query.earlier:
-            return list(query.earlier["vector"])
-        else:
-            vector = self._embedder.embed_query(query.text) if query.embedding is None else query.embedding
-        return nearest(self._index, query, vector)
+        if not names or not query_terms(rest):
+            return []
+        return nearest(self._index, query, self._embedder.embed_query(rest))

@@ -11,6 +11,7 @@ from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.fusion import stand_ins
 from dreammem.recall.person import PersonPath, UnnamedVectorPath, named_speakers, without_names
 
 T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
@@ -113,10 +114,26 @@ def test_the_unnamed_vector_path_embeds_the_question_without_the_names() -> None
         assert set(unnamed[:2]) == {LINES[1], LINES[4]}
 
 
-def test_the_unnamed_vector_path_without_a_name_is_the_vector_path() -> None:
+def test_the_unnamed_path_answers_only_a_question_naming_a_speaker() -> None:
     with _memory() as memory:
-        query = _query(memory, "what did the twins adore?")
-        vector = memory.pipeline.paths["vector"].search(query)
-        assert _unnamed(memory).search(query) == vector
-        first = dataclasses.replace(query, earlier={"vector": vector[:1]})
-        assert _unnamed(memory).search(first) == vector[:1]  # the earlier list, not a second search
+        assert _unnamed(memory).search(_query(memory, "what did the twins adore?")) == []
+        assert _unnamed(memory).search(_query(memory, "Priya?")) == []
+
+
+def test_an_answering_stand_in_takes_the_vector_paths_place_in_the_fusion() -> None:
+    vector, unnamed = [Candidate(1, 0.9)], [Candidate(2, 0.8)]
+    assert stand_ins({"vector": vector, "unnamed": unnamed}, {}) == {"unnamed": unnamed}
+    assert stand_ins({"vector": vector, "unnamed": []}, {}) == {"vector": vector, "unnamed": []}
+    assert stand_ins({"vector": vector, "unnamed": unnamed}, {"unnamed": 0.0}) == {
+        "vector": vector,
+        "unnamed": unnamed,
+    }
+    with _memory() as memory:
+        memory.pipeline.config = memory.pipeline.config.model_copy(
+            update={"paths": ("vector", "keyword", "unnamed")}
+        )
+        named = memory.recall("Priya twins?", user_id="u1", k=5)
+        assert all("vector" not in hit.paths for hit in named.hits)
+        assert any("unnamed" in hit.paths for hit in named.hits)
+        plain = memory.recall("what did the twins adore?", user_id="u1", k=5)
+        assert any("vector" in hit.paths for hit in plain.hits)

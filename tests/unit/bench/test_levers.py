@@ -15,7 +15,6 @@ from dreammem.recall.second_vector import SecondVectorPath
 from dreammem_bench.levers import (
     families,
     lever_settings,
-    replacing,
     run_levers,
     setup_levers,
     with_second_model,
@@ -53,17 +52,6 @@ def test_a_lever_setting_adds_its_paths_and_weights_to_a_copy() -> None:
     assert FusionSetting.of(base).apply(base).paths == base.paths  # no levers: paths untouched
     assert base.paths == RecallConfig().paths
     assert "session=0.5" in setting.label and setting.to_dict()["levers"] == {"session": 0.5}
-
-
-def test_a_lever_that_stands_in_for_a_path_takes_its_weight() -> None:
-    base = FusionSetting.of(RecallConfig())
-    on = replacing(base.with_levers((("unnamed", 0.5), ("session", 1.0))))
-    assert dict(on.path_weights)["vector"] == 0.0
-    assert on.levers == (("unnamed", 0.5), ("session", 1.0))
-    assert dict(on.path_weights)["graph"] == dict(base.path_weights)["graph"]
-    assert replacing(base.with_levers((("session", 1.0),))) == base.with_levers((("session", 1.0),))
-    tuned = on.apply(RecallConfig())
-    assert "unnamed" in tuned.paths and tuned.path_weights["vector"] == 0.0
 
 
 def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
