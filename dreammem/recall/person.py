@@ -1,23 +1,26 @@
-"""The person path (name ``person``): the named person's own lines, searched without the name.
+"""The person and unnamed paths: a question naming a speaker, searched without the names.
 
 In a transcript store (each memory opens with its speaker's label, "Gina: ...",
 :func:`dreammem.text.speakers.speaker_label`) a question about a person ("What do
 Melanie's kids like?") is answered by that person's lines, often in words the question
 does not use ("they were stoked for the dinosaur exhibit"). The name itself misleads
-the global searches: the *other* speaker says it ("Thanks, Melanie!"), so lines that
-address the person crowd out lines by the person. The speaker path
-(:mod:`dreammem.recall.speaker`) keeps the named person's lines among the candidates
-the other paths found; this path reaches past them (hop 1 person -> own lines, then a
-content match): it embeds the question with the named speakers' names taken out,
-searches the vector index deeper (``depth``), and keeps the lines of the named
-speakers, most similar first.
+the searches: the *other* speaker says it ("Thanks, Melanie!"), so lines that address
+the person crowd out lines by the person. Both paths take the names out of the
+question before they embed it:
+
+- ``unnamed`` (:class:`UnnamedVectorPath`): the vector search of the question without
+  the names, over every memory; when it answers it takes the vector path's place in
+  the fusion (:data:`dreammem.recall.fusion.STANDS_IN`).
+- ``person`` (:class:`PersonPath`): hop 1 person -> own lines, then a content match:
+  the named speakers' own lines among the ``depth`` nearest memories to the question
+  without the names (the speaker path, :mod:`dreammem.recall.speaker`, only keeps them
+  among the candidates the other paths found).
 
 The names come from the speaker labels of this recall's earlier candidates
 (``RecallQuery.earlier``) that the question names as whole words; a question naming
 no speaker, or a store without labels, gets ``[]``. Cost, only for a question naming a
-speaker: one more query embedding, one index search of ``depth`` rows and one store
-read of them. Off by default (``RecallConfig.paths`` may name it); measured in
-docs/BENCHMARKS.md.
+speaker: one more query embedding and one index search. Both are off by default
+(``RecallConfig.paths`` may name them); measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
