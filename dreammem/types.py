@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "FIXED_FIELDS",
@@ -216,10 +216,10 @@ class MemoryRecord:
             id=data["id"],
             user_id=data["user_id"],
             content=data["content"],
-            layer=Layer(data["layer"]),
-            kind=Kind(data["kind"]),
-            source=Source(data["source"]),
-            role=Role(data["role"]) if data.get("role") else None,
+            layer=_member(Layer, data["layer"]),
+            kind=_member(Kind, data["kind"]),
+            source=_member(Source, data["source"]),
+            role=_member(Role, data["role"]) if data.get("role") else None,
             agent_id=data.get("agent_id"),
             session_id=data.get("session_id"),
             confidence=float(data["confidence"]),
@@ -230,7 +230,7 @@ class MemoryRecord:
             event_time=event,
             last_accessed_at=when("last_accessed_at"),
             access_count=int(data.get("access_count") or 0),
-            status=Status(data["status"]),
+            status=_member(Status, data["status"]),
             superseded_by=data.get("superseded_by"),
             valid_to=when("valid_to"),
             provenance=tuple(data.get("provenance") or ()),
@@ -238,3 +238,17 @@ class MemoryRecord:
             slot=data.get("slot"),
             metadata=dict(data.get("metadata") or {}),
         )
+
+
+_MEMBERS: dict[type[StrEnum], dict[str, StrEnum]] = {
+    kind: {member.value: member for member in kind} for kind in (Layer, Kind, Role, Source, Status)
+}
+
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _member(kind: type[_E], value: str) -> _E:
+    """``kind(value)`` without the enum call on the decoding path (an unknown value raises the same)."""
+    found = _MEMBERS[kind].get(value)
+    return found if found is not None else kind(value)  # type: ignore[return-value]

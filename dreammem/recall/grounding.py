@@ -117,6 +117,25 @@ class GroundedTimes:
                 found[rowid] = self._cache[rowid]
         return found
 
+    def said_between(
+        self, user_id: str, window: TimeWindow, limit: int
+    ) -> tuple[dict[int, TimeWindow], list[int]]:
+        """The ``limit`` oldest rows said inside ``window``, by their grounded windows.
+
+        Returns the windows that point somewhere, and the rows not grounded yet.
+        """
+        if self._stored:
+            spans, missing = self._store.pointing_times(
+                user_id, since=window.start, until=window.end, limit=limit
+            )
+            return {rowid: TimeWindow(*span) for rowid, span in spans.items()}, missing
+        rowids = self._store.window_rowids(
+            user_id, since=window.start, until=window.end, limit=limit, newest_first=False
+        )
+        known = self.known(user_id, rowids)
+        pointing = {rowid: w for rowid, w in known.items() if w is not None}
+        return pointing, [rowid for rowid in rowids if rowid not in known]
+
     def ground(self, user_id: str, records: Mapping[int, MemoryRecord]) -> dict[int, TimeWindow | None]:
         """Ground rows not grounded yet and keep their windows; returns them."""
         windows = {rowid: grounded_window(r.content, r.event_time) for rowid, r in records.items()}

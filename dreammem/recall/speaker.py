@@ -23,12 +23,18 @@ from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import reciprocal_rank_fusion
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
+from dreammem.text.tokenize import contains_cjk
 
 __all__ = ["SpeakerPath", "named_speaker"]
 
 
 def named_speaker(speaker: str, question: str) -> bool:
-    """Whether the question names this (casefolded) speaker as a whole word ("Gina's" counts)."""
+    """Whether the question names this (casefolded) speaker as a whole word ("Gina's" counts).
+
+    Chinese runs words together ("小王喜欢什么？"): a Chinese name counts wherever it appears.
+    """
+    if contains_cjk(speaker):
+        return speaker in question
     return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", question.casefold()) is not None
 
 
@@ -60,13 +66,13 @@ class SpeakerPath:
         if not ranked:
             return []
         fused = reciprocal_rank_fusion(ranked, k=self.rrf_k)
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in fused])
+        texts = self._store.active_texts(query.user_id, [f.rowid for f in fused])
         out: list[Candidate] = []
         for entry in fused:
-            record = records.get(entry.rowid)
-            if record is None or not record.is_active:
+            text = texts.get(entry.rowid)
+            if text is None:
                 continue
-            speaker, _ = speaker_label(record.content)
+            speaker, _ = speaker_label(text)
             if speaker is not None and named_speaker(speaker, query.text):
                 out.append(Candidate(entry.rowid, entry.score))
         return out[: query.limit]

@@ -201,22 +201,19 @@ class TemporalPath:
         """
         if window.start is None and window.end is None:
             return []
-        reach = _reach(window)
-        pool = self._store.window_rowids(
-            query.user_id, since=reach.start, until=reach.end, limit=self.max_window, newest_first=False
-        )
         inside = set(said_inside)
-        outside = [i for i in pool if i not in inside]
-        # Only rows not grounded yet are read (and grounded once): loading and parsing every
-        # record of the reach for each query (hundreds of rows) was most of its time.
-        grounded = self._grounded.known(query.user_id, outside)
-        missing = [i for i in outside if i not in grounded]
+        # Only the rows said in reach that point somewhere come back, and only rows not grounded
+        # yet are read (and grounded once): loading and parsing every record of the reach for
+        # each query (hundreds of rows) was most of its time, then reading each row's window.
+        pointing, missing = self._grounded.said_between(query.user_id, _reach(window), self.max_window)
+        grounded: dict[int, TimeWindow | None] = dict(pointing)
+        missing = [i for i in missing if i not in inside]
         if missing:
             records = self._store.get_by_rowids(query.user_id, missing)
             grounded.update(self._grounded.ground(query.user_id, records))
         found = []
-        for rowid in sorted(set(outside)):  # the order the store returns rows in (by row id)
-            points_at = grounded.get(rowid)
+        for rowid in sorted(set(grounded) - inside):  # the order the store returns rows in (by row id)
+            points_at = grounded[rowid]
             if points_at is not None and not window.intersect(points_at).empty:
                 found.append(rowid)
         return found

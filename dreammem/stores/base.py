@@ -133,6 +133,14 @@ class RecordStore(ABC):
     def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         """Records of this user by row id."""
 
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        """The text of each active record of this user among these row ids (others left out).
+
+        A recall path that reads only what the records say: a backend overrides this to
+        skip decoding whole records.
+        """
+        return {i: r.content for i, r in self.get_by_rowids(user_id, rowids).items() if r.is_active}
+
     @abstractmethod
     def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
         """Row ids of this user's records by record id."""
@@ -413,6 +421,17 @@ class RecordStore(ABC):
     def put_grounded_times(self, user_id: str, times: Mapping[int, TimeSpan | None]) -> None:
         """Store the windows of rows of this user (rows of other users are skipped)."""
         return None
+
+    def pointing_times(
+        self, user_id: str, *, since: datetime | None, until: datetime | None, limit: int
+    ) -> tuple[dict[int, TimeSpan], list[int]]:
+        """The ``limit`` oldest active rows of this user said in ``[since, until)``, by their windows.
+
+        Returns the stored windows that point somewhere, and the rows not grounded yet (in
+        time order); rows whose dates point nowhere else are left out. Without the
+        capability every row is not grounded yet.
+        """
+        return {}, self.window_rowids(user_id, since=since, until=until, limit=limit, newest_first=False)
 
 
 class VectorIndex(ABC):

@@ -161,6 +161,20 @@ class RecordNodes:
         )
         return {int(row["rowid"]): from_props(row["r"]) for row in rows}
 
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        """The text of each active record of this user among these row ids (others left out)."""
+        if not rowids:
+            return {}
+        rows = self.client.run(
+            "active_texts",
+            "UNWIND $rowids AS rid MATCH (r:DMRecord {rowid: rid}) "
+            "WHERE r.user_id = $user_id AND r.status = 'active' "
+            "RETURN r.rowid AS rowid, r.content AS content",
+            rowids=[int(r) for r in dict.fromkeys(rowids)],
+            user_id=user_id,
+        )
+        return {int(row["rowid"]): str(row["content"]) for row in rows}
+
     def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
         """Row ids of this user's records by record id."""
         if not ids:

@@ -95,6 +95,17 @@ class RecordStoreSuite:
         assert record_store.count(bob) == 0 and record_store.count(alice) == 1
         assert alice in record_store.users()
 
+    def test_active_texts_are_this_users_active_records(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        kept, archived = rec(alice, "Wren: the kiln runs hot on Sundays"), rec(alice, "an old plan", 1)
+        rowids = put(record_store, [kept, archived])
+        record_store.update([dataclasses.replace(archived, status=Status.ARCHIVED)])
+        assert record_store.active_texts(alice, [*rowids, 10**9]) == {rowids[0]: kept.content}
+        assert record_store.active_texts(bob, rowids) == {}
+        assert record_store.active_texts(alice, []) == {}
+
     def test_update_changes_status_and_a_missing_record_fails(
         self, record_store: RecordStore, users: tuple[str, str]
     ) -> None:
@@ -259,6 +270,27 @@ class RecordStoreSuite:
         record_store.put_grounded_times(alice, {rowids[1]: None})
         record_store.delete(alice, [tea.id])
         assert record_store.grounded_times(alice, rowids) == {}
+
+    def test_pointing_times_are_the_windows_said_in_a_window(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        texts = ["flew home last week", "likes plums", "not grounded yet", "sold the van", "much later"]
+        records = [rec(alice, text, minutes) for text, minutes in zip(texts, (0, 1, 2, 3, 600), strict=True)]
+        rowids = put(record_store, [*records, rec(bob, "bob flew too")])
+        span = (T0 - timedelta(days=9), T0 - timedelta(days=2))
+        record_store.put_grounded_times(alice, {rowids[0]: span, rowids[1]: None, rowids[3]: span})
+        record_store.update([dataclasses.replace(records[3], status=Status.ARCHIVED)])
+        until = T0 + timedelta(minutes=60)
+        found = record_store.pointing_times(alice, since=T0, until=until, limit=10)
+        if "grounded_times" not in record_store.capabilities:
+            assert found == ({}, rowids[:3])  # none kept: every active row said in it is not grounded yet
+            return
+        assert found == ({rowids[0]: span}, [rowids[2]])
+        assert record_store.pointing_times(alice, since=T0, until=until, limit=1) == ({rowids[0]: span}, [])
+        assert record_store.pointing_times(bob, since=T0, until=until, limit=10) == ({}, [rowids[5]])
+        _, missing = record_store.pointing_times(alice, since=None, until=None, limit=10)
+        assert missing == [rowids[2], rowids[4]]
 
     # -- keyword index
 

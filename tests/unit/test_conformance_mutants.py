@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,30 @@ class StaleTimes(SQLiteRecordStore):
             self.put_grounded_times(user_id, times)
 
 
+class TextsOfEveryStatus(SQLiteRecordStore):
+    """Texts come back for archived records too (the speaker path would rank them)."""
+
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        return {i: r.content for i, r in self.get_by_rowids(user_id, rowids).items()}
+
+
+class PointsFromEveryStatus(SQLiteRecordStore):
+    """Rows said in a window point into others whatever their status (archived ones too)."""
+
+    def pointing_times(
+        self, user_id: str, *, since: datetime | None, until: datetime | None, limit: int
+    ) -> tuple[dict[int, TimeSpan], list[int]]:
+        said = [
+            r.id
+            for r in self.find(user_id, statuses=None, newest_first=False)
+            if (since is None or r.event_time >= since) and (until is None or r.event_time < until)
+        ][:limit]
+        found = self.rowids(user_id, said)
+        rowids = [found[i] for i in said]
+        stored = self.grounded_times(user_id, rowids)
+        return {i: s for i, s in stored.items() if s is not None}, [i for i in rowids if i not in stored]
+
+
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
@@ -117,6 +142,8 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (KeepsRecordsOfErasedUsers, "test_erasure_leaves_no_row_behind"),
     (TimesOfAnyUser, "test_grounded_times_follow_their_records"),
     (StaleTimes, "test_grounded_times_follow_their_records"),
+    (TextsOfEveryStatus, "test_active_texts_are_this_users_active_records"),
+    (PointsFromEveryStatus, "test_pointing_times_are_the_windows_said_in_a_window"),
 ]
 
 

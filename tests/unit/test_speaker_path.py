@@ -86,3 +86,21 @@ def test_recall_fuses_the_speaker_path_when_configured() -> None:
         assert result.hits and "speaker" in result.hits[0].paths
         assert result.hits[0].record.content == LINES[1]
         assert "speaker" not in result.degraded
+
+
+def test_a_chinese_transcript_ranks_the_named_speakers_lines() -> None:
+    lines = ["小王：我周末去爬山了", "老李：我周末在家看书", "小王：爬山的时候下雨了"]
+    with DreamMemory(None, embedder=HashingEmbedder()) as memory:
+        memory.add_many(
+            [
+                {"content": text, "user_id": "u1", "event_time": T0 + timedelta(minutes=i)}
+                for i, text in enumerate(lines)
+            ]
+        )
+        query = _query(memory, "小王周末做了什么？")
+        assert len(_content(memory, list(query.earlier["keyword"]))) == 3  # every line says 周末
+
+        found = SpeakerPath(memory.store, sources=("keyword",)).search(query)
+
+        assert sorted(_content(memory, found)) == sorted(lines[0::2])
+        assert named_speaker("小王", "小王周末做了什么？") and not named_speaker("小王", "老李周末做了什么？")

@@ -93,10 +93,19 @@ def to_row(record: MemoryRecord) -> dict[str, Any]:
 def from_row(row: sqlite3.Row) -> MemoryRecord:
     """A stored row as a record, through the one record codec (:meth:`MemoryRecord.from_dict`)."""
     data = dict(zip(row.keys(), tuple(row), strict=True))
-    data["provenance"] = json.loads(data["provenance"])
-    data["entities"] = json.loads(data["entities"])
-    data["metadata"] = json.loads(data["metadata"])
+    data["provenance"] = _loads(data["provenance"])
+    data["entities"] = _loads(data["entities"])
+    data["metadata"] = _loads(data["metadata"])
     return MemoryRecord.from_dict(data)
+
+
+def _loads(text: str) -> Any:
+    """JSON, without the parser for the empty list and object most rows hold."""
+    if text == "[]":
+        return []
+    if text == "{}":
+        return {}
+    return json.loads(text)
 
 
 INSERT_FTS = (

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from dreammem.stores.base import TimeSpan
-from dreammem.stores.sqlite.codec import chunks
+from dreammem.stores.sqlite.codec import chunks, time_filter
 from dreammem.stores.sqlite.connection import SQLiteConnection
 
 __all__ = ["TimeRows"]
@@ -37,6 +37,32 @@ class TimeRows(SQLiteConnection):
             for rowid, start, end in rows:
                 found[int(rowid)] = None if start is None and end is None else (_time(start), _time(end))
         return found
+
+    def pointing_times(
+        self, user_id: str, *, since: datetime | None, until: datetime | None, limit: int
+    ) -> tuple[dict[int, TimeSpan], list[int]]:
+        """The windows that point somewhere of this user's rows said in the window, and rows not grounded yet.
+
+        One query over the rows said in ``[since, until)`` (the ``limit`` oldest, as
+        :meth:`window_rowids` takes them): most rows point nowhere and never leave SQLite.
+        """
+        where, params = time_filter(since, until, "")
+        rows = self.fetchall(
+            "SELECT p.rowid, t.rowid IS NULL, t.start_at, t.end_at FROM ("
+            f"SELECT rowid, event_time FROM records WHERE user_id = ? AND status = 'active'{where} "
+            "ORDER BY event_time ASC LIMIT ?) p LEFT JOIN grounded_times t ON t.rowid = p.rowid "
+            "WHERE t.rowid IS NULL OR t.start_at IS NOT NULL OR t.end_at IS NOT NULL "
+            "ORDER BY p.event_time ASC",
+            (user_id, *params, limit),
+        )
+        windows: dict[int, TimeSpan] = {}
+        missing: list[int] = []
+        for rowid, ungrounded, start, end in rows:
+            if ungrounded:
+                missing.append(int(rowid))
+            else:
+                windows[int(rowid)] = (_time(start), _time(end))
+        return windows, missing
 
     def put_grounded_times(self, user_id: str, times: Mapping[int, TimeSpan | None]) -> None:
         """Store the windows of rows of this user (rows of other users are skipped)."""

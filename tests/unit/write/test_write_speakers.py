@@ -91,3 +91,56 @@ def test_a_transcript_keeps_each_speakers_statement_current(memory: DreamMemory)
     assert marcus.is_active and not possibly_outdated_by(marcus)
     assert records[old].status is Status.SUPERSEDED
     assert records["Priya: Actually, my pottery class moved to Thursday evenings."].is_active
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("小王：今天我去了图书馆。", ("小王", "今天我去了图书馆。")),
+        ("小王: 明天见", ("小王", "明天见")),
+        ("欧阳娜娜：我最近在学吉他", ("欧阳娜娜", "我最近在学吉他")),
+        ("Gina：I finally fixed the bike.", ("gina", "I finally fixed the bike.")),
+    ],
+)
+def test_a_chinese_or_full_width_label_is_read(text: str, label: tuple[str, str]) -> None:
+    assert speaker_label(text) == label
+    assert analyse(text).speaker == label[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "更正：我的经理是老李",
+        "注意：明天停电",
+        "星期一：游泳",
+        "他说：明天会下雨",
+        "我觉得：这样不好",
+        "10:30 开会",
+    ],
+)
+def test_chinese_headers_and_reported_speech_are_not_speakers(text: str) -> None:
+    assert speaker_label(text) == (None, text)
+
+
+# Held back: written after the rule, never used to shape it. Measured: 9 of 12 read right; the
+# misses are an unlisted header ("备忘"), a four-character header ("会议纪要") and a clause
+# before a colon ("我搬家了"). The test keeps that level (a wrong one is listed when it fails).
+HELD_BACK = [
+    ("李明：周末一起去打球吧", "李明"),
+    ("张老师：作业明天交", "张老师"),
+    ("阿强: 我到家了", "阿强"),
+    ("王小丫：我换工作了，现在在杭州", "王小丫"),
+    ("Chen Wei：see you at noon", "chen wei"),
+    ("地点：人民广场", None),
+    ("提醒：出门带伞", None),
+    ("妈妈问：你吃饭了吗", None),
+    ("老板强调：不能迟到", None),
+    ("备忘：买牛奶", None),
+    ("会议纪要：讨论了预算", None),
+    ("我搬家了：新家离公司很近", None),
+]
+
+
+def test_held_back_transcript_lines_are_mostly_read_right() -> None:
+    wrong = [(text, speaker_label(text)[0]) for text, want in HELD_BACK if speaker_label(text)[0] != want]
+    assert len(wrong) <= 3, wrong
