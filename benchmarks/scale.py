@@ -124,7 +124,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     per_user = args.memories // args.users
     start = time.perf_counter()
     with DreamMemory(args.store, config=config, embedder=embedder) as memory:
-        for lo in range(0, args.memories, _BATCH):
+        for lo in range(args.start, args.memories, _BATCH):
             memory.add_many(
                 {
                     "content": text,
@@ -141,6 +141,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "memories": args.memories,
         "users": args.users,
+        "started_at": args.start,
         "vectors": stored,
         "pool": args.pool,
         "pool_encode_per_s": round(args.pool / encode_s, 1),
@@ -149,7 +150,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         "copy_to_source_cos_p50": round(float(np.median(np.sum(probe * pool[rows], axis=1))), 3),
         "resolve_updates": not args.no_resolve,
         "build_s": round(build_s, 1),
-        "build_per_s": round(args.memories / build_s, 1),
+        "build_per_s": round((args.memories - args.start) / build_s, 1),
         "build_rss_mb": rss_mb(),
         "store_mb": round(
             sum(f.stat().st_size for f in Path(args.store).rglob("*") if f.is_file()) / 2**20, 1
@@ -257,9 +258,17 @@ def main() -> None:
     parser.add_argument("--nprobes", type=lambda s: [int(x) for x in s.split(",")], default=[16, 32, 64, 128])
     parser.add_argument("--no-resolve", action="store_true", help="skip write-time update resolution")
     parser.add_argument("--phase", choices=["all", "build", "measure", "index"], default="all")
+    parser.add_argument(
+        "--start",
+        type=int,
+        default=0,
+        help="turns an earlier build with the same arguments stored (a multiple of 1,000): add the rest",
+    )
     parser.add_argument("--pool-file", help="an .npy to keep the encoded pool in (reused by later runs)")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if args.start % _BATCH or not 0 <= args.start < args.memories:
+        parser.error(f"--start must be a multiple of {_BATCH:,} below --memories")
     report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     if args.phase == "index":
         report["index_only"] = index_only(args)

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -91,19 +91,24 @@ def _next_month(d: datetime) -> datetime:
     return d.replace(year=d.year + 1, month=1) if d.month == 12 else d.replace(month=d.month + 1)
 
 
+def _until(start: datetime, step: Callable[[datetime], datetime]) -> TimeWindow:
+    """From ``start`` to ``step(start)``; a period running past year 9999 ends with the calendar."""
+    try:
+        end = step(start)
+    except (OverflowError, ValueError):  # "9999 USD ... last month" read as the year 9999
+        end = datetime.max.replace(tzinfo=start.tzinfo)
+    return TimeWindow(start, end)
+
+
 def period_window(d: datetime, period: str) -> TimeWindow:
     """The calendar period containing ``d``."""
     if period == "year":
-        start = datetime(d.year, 1, 1, tzinfo=d.tzinfo)
-        return TimeWindow(start, start.replace(year=d.year + 1))
+        return _until(datetime(d.year, 1, 1, tzinfo=d.tzinfo), lambda s: s.replace(year=s.year + 1))
     if period == "month":
-        start = _month_start(d.year, d.month, d.tzinfo)
-        return TimeWindow(start, _next_month(start))
+        return _until(_month_start(d.year, d.month, d.tzinfo), _next_month)
     if period == "week":
-        start = _day(d) - timedelta(days=d.weekday())
-        return TimeWindow(start, start + timedelta(days=7))
-    start = _day(d)
-    return TimeWindow(start, start + timedelta(days=1))
+        return _until(_day(d) - timedelta(days=d.weekday()), lambda s: s + timedelta(days=7))
+    return _until(_day(d), lambda s: s + timedelta(days=1))
 
 
 def _cn_int(text: str) -> int:

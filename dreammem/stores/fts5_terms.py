@@ -23,7 +23,16 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["FTS5_TOKENIZER", "SCOPE_TOKENS", "Corpus", "Fts5Tokens", "fts5_bm25", "phrase_hits"]
+__all__ = [
+    "FTS5_TOKENIZER",
+    "SCOPE_TOKENS",
+    "Corpus",
+    "Fts5Tokens",
+    "bm25_idf",
+    "bm25_row",
+    "fts5_bm25",
+    "phrase_hits",
+]
 
 FTS5_TOKENIZER = "porter unicode61 remove_diacritics 2"
 """The tokenizer of the SQLite store's ``records_fts`` table (migration 7)."""
@@ -95,6 +104,33 @@ def phrase_hits(tokens: Sequence[str], phrase: Sequence[str]) -> int:
     )
 
 
+def bm25_idf(rows: int, documents: int) -> float:
+    """FTS5's idf of a phrase held by ``documents`` of ``rows`` rows (1e-6 when not positive).
+
+    A count above ``rows`` (counted before rows were removed) is taken as ``rows``.
+    """
+    documents = min(documents, rows)
+    idf = math.log((rows - documents + 0.5) / (documents + 0.5))
+    return max(idf, _MIN_IDF)
+
+
+def bm25_row(freqs: Sequence[float], length: int, idfs: Sequence[float], corpus: Corpus) -> float:
+    """FTS5's ``bm25()`` of one row, negated, from its weighted phrase frequencies.
+
+    Args:
+        freqs: Each phrase's hits in the row, each weighted by its column's weight.
+        length: The row's tokens over all columns, scope token included.
+        idfs: Each phrase's :func:`bm25_idf`.
+        corpus: Rows and tokens of the whole index.
+    """
+    norm = _K1 * (1 - _B + _B * length / corpus.avgdl)
+    score = 0.0
+    for freq, idf in zip(freqs, idfs, strict=True):
+        if freq:
+            score += idf * ((freq * (_K1 + 1)) / (freq + norm))
+    return score
+
+
 def fts5_bm25(
     phrases: Sequence[Sequence[str]],
     columns: Sequence[Sequence[str]],
@@ -111,14 +147,9 @@ def fts5_bm25(
         documents_with: Rows of the index holding each phrase (any column).
         corpus: Rows and tokens of the whole index.
     """
-    length = sum(len(tokens) for tokens in columns) + SCOPE_TOKENS
-    norm = _K1 * (1 - _B + _B * length / corpus.avgdl)
-    score = 0.0
-    for phrase in phrases:
-        freq = sum(w * phrase_hits(tokens, phrase) for tokens, w in zip(columns, weights, strict=True))
-        if not freq:
-            continue
-        hits = documents_with.get(tuple(phrase), 0)
-        idf = math.log((corpus.rows - hits + 0.5) / (hits + 0.5))
-        score += max(idf, _MIN_IDF) * freq * (_K1 + 1) / (freq + norm)
-    return score
+    freqs = [
+        sum(w * phrase_hits(tokens, phrase) for tokens, w in zip(columns, weights, strict=True))
+        for phrase in phrases
+    ]
+    idfs = [bm25_idf(corpus.rows, documents_with.get(tuple(phrase), 0)) for phrase in phrases]
+    return bm25_row(freqs, sum(len(tokens) for tokens in columns) + SCOPE_TOKENS, idfs, corpus)

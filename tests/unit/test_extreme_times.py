@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from dreammem import DreamMemory, ValidationError
+from dreammem.recall.timerules import period_window
 
 EDGES = [
     datetime.min,
@@ -42,3 +43,25 @@ def test_the_supported_range_is_wide(memory: DreamMemory) -> None:
         assert record.event_time.year == year
     memory.recall("what did I do last week?", user_id="u1", now=datetime(9998, 6, 1))
     memory.dream(user_id="u1", now=datetime(9998, 6, 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We spent 9999 USD on the hotel in Austin last month.",  # stopped a million-turn build
+        "The parcel comes on 31 December 9999.",
+        "See you in the week of 30 December 9999.",
+    ],
+)
+def test_a_memory_naming_the_last_year_is_stored_and_found(memory: DreamMemory, text: str) -> None:
+    record = memory.add(text, user_id="u1", event_time=datetime(2025, 5, 21, tzinfo=UTC))
+    assert [r.id for r in memory.get_all(user_id="u1")] == [record.id]
+    found = memory.recall(text, user_id="u1", now=datetime(2025, 5, 22, tzinfo=UTC))
+    assert record.id in [hit.record.id for hit in found.hits]
+
+
+@pytest.mark.parametrize("period", ["day", "week", "month", "year"])
+def test_the_last_calendar_period_ends_with_the_calendar(period: str) -> None:
+    window = period_window(datetime(9999, 12, 31, 12, tzinfo=UTC), period)
+    assert window.start is not None and window.start.year == 9999
+    assert window.end == datetime.max.replace(tzinfo=UTC)

@@ -24,6 +24,7 @@ from dreammem.errors import BackendError, ConfigError
 from dreammem.stores.fts_query import TermShares
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite.codec import backend_error, split_sql
+from dreammem.stores.sqlite.rank_outside import DocumentCounts, OutsideRanker
 
 __all__ = ["SQLiteConnection"]
 
@@ -57,6 +58,8 @@ class SQLiteConnection:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
         self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
+        self._documents = DocumentCounts(lambda match: self._fts_count(match, 2**62))
+        self._outside = OutsideRanker((1.0, self.context_weight))
         try:
             self._prepare_with_retry()
         except BackendError:
@@ -219,6 +222,11 @@ class SQLiteConnection:
     def set_meta(self, key: str, value: str) -> None:
         """Set a metadata value."""
         self.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def _note_indexed(self, count: int) -> None:
+        """Record that ``count`` rows of the keyword index were written (cached counts go stale)."""
+        self._term_shares.note_writes(count)
+        self._documents.note_writes(count)
 
     def _fts_count(self, match: str, cap: int) -> int:
         """How many full-text rows match (counted up to ``cap``)."""

@@ -22,6 +22,7 @@ from dreammem.stores import fts_query
 from dreammem.stores.fts_query import match_all, match_any, match_pairs
 from dreammem.stores.sqlite.codec import HEADROOM, INSERT_FTS, scope_token, time_filter
 from dreammem.stores.sqlite.connection import SQLiteConnection
+from dreammem.stores.sqlite.rank_outside import corpus_of, outside_pays
 
 __all__ = ["SCOPE_SHARE", "KeywordRows"]
 
@@ -67,7 +68,7 @@ class KeywordRows(SQLiteConnection):
         # A step that cannot fill ``limit`` is skipped before bm25() runs: FTS5 counts
         # the documents of every phrase for it, a pass over each term's whole posting list.
         if len(terms) > 1 and self._matches(match_all(terms), scope, limit):
-            rows = self._bm25(match_all(terms), user_id, limit, since, until, scope)
+            rows = self._bm25(match_all(terms), user_id, limit, since, until, scope, terms=terms)
             if len(rows) >= limit:
                 return rows
         if self._term_shares.pairs_pay(terms) and self._matches(match_pairs(terms), scope, limit):
@@ -78,10 +79,10 @@ class KeywordRows(SQLiteConnection):
             rare = self._term_shares.rare(terms, max_term_share)
             if not rare:  # every term is frequent: only the newest matches are ranked
                 return self._bm25(
-                    match_any(terms), user_id, limit, since, until, scope, fts_query.FREQUENT_WINDOW
+                    match_any(terms), user_id, limit, since, until, scope, fts_query.FREQUENT_WINDOW, terms
                 )
             terms = rare
-        return self._bm25(match_any(terms), user_id, limit, since, until, scope)
+        return self._bm25(match_any(terms), user_id, limit, since, until, scope, terms=terms)
 
     def _scope(self, user_id: str) -> str | None:
         """The FTS5 phrase of this user's scope token, or None when the user holds most of the index."""
@@ -121,11 +122,13 @@ class KeywordRows(SQLiteConnection):
         window: tuple[str, list[str]],
         span: tuple[int, int],
         newest: int,
+        terms: Sequence[str] | None,
     ) -> list[tuple[int, float]] | None:
         """BM25 over the ``newest`` matching rows in the row id ``span``; None when fewer match or survive.
 
         ``window`` is the event-time filter (:func:`~dreammem.stores.sqlite.codec.time_filter`).
         The scores are those of ranking every match (FTS5's statistics cover the whole index).
+        ``terms``: the query's terms when ``expression`` is a plain AND or OR of them.
         """
         floor = self.fetchone(
             "SELECT rowid FROM records_fts WHERE records_fts MATCH ? AND rowid BETWEEN ? AND ? "
@@ -134,6 +137,10 @@ class KeywordRows(SQLiteConnection):
         )
         if floor is None:  # fewer matches than the window: the full ranking is as cheap
             return None
+        newest_span = (int(floor[0]), span[1])
+        outside = self._ranked_outside(terms, expression, user_id, limit, window, newest_span, newest, True)
+        if outside is not None:
+            return outside if len(outside) >= limit else None
         where, params = window
         # One statement: every bm25() statement first counts the documents of each query
         # phrase over the whole index (10 ms at a million rows), so ranking the window's
@@ -156,11 +163,14 @@ class KeywordRows(SQLiteConnection):
         until: datetime | None,
         scope: str | None = None,
         newest: int | None = None,
+        terms: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
         """Rows of this user matching an FTS5 expression, best BM25 first (``scope``: this user's only).
 
         Over ``newest`` matches (default ``fts_query.RANK_WINDOW``), only the newest that
         many are ranked, unless fewer than ``limit`` of them are this user's active rows.
+        ``terms``: the query's terms when ``match`` is a plain AND or OR of them (then the
+        rows may be ranked outside FTS5, :meth:`_ranked_outside`).
         """
         rank = self._rank
         expression = self._expression(match, scope)
@@ -169,10 +179,14 @@ class KeywordRows(SQLiteConnection):
         if span is None:
             return []
         size = fts_query.RANK_WINDOW if newest is None else newest
-        if self._most_matches(user_id, scope) > size:
-            found = self._bm25_newest(expression, user_id, limit, window, span, size)
+        most = self._most_matches(user_id, scope)
+        if most > size:
+            found = self._bm25_newest(expression, user_id, limit, window, span, size, terms)
             if found is not None:
                 return found
+        outside = self._ranked_outside(terms, expression, user_id, limit, window, span, most, False)
+        if outside is not None:
+            return outside
         where, params = window
         filters = f"+r.user_id = ? AND r.status = 'active'{where}"
         if scope is None and since is None and until is None:
@@ -196,6 +210,49 @@ class KeywordRows(SQLiteConnection):
             (expression, *span, user_id, *params, limit),
         )
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def _ranked_outside(
+        self,
+        terms: Sequence[str] | None,
+        expression: str,
+        user_id: str,
+        limit: int,
+        window: tuple[str, list[str]],
+        span: tuple[int, int],
+        most: int,
+        newest: bool,
+    ) -> list[tuple[int, float]] | None:
+        """The user's active matches in the row id ``span`` ranked outside FTS5, or None: FTS5 ranks.
+
+        Taken when FTS5's document counts for ``bm25()`` would cost more than reading the
+        rows (:func:`~dreammem.stores.sqlite.rank_outside.outside_pays`): the statement
+        ranks the ``most`` newest matches (``newest``), or this user's matches among its
+        ``most`` rows, expected to be the user's share of the phrases' documents. The
+        scores are ``bm25()``'s (:mod:`~dreammem.stores.sqlite.rank_outside`).
+        """
+        indexed = self._term_shares.rows()
+        if terms is None or not outside_pays(most, [indexed] * (len(terms) if newest else 1)):
+            return None
+        phrases = self._outside.phrases(terms)
+        if phrases is None:
+            return None
+        where, params = window
+        with self._lock:  # the statistics and the rows of one moment
+            if self._conn.in_transaction:  # FTS5 writes its totals on commit: let it rank
+                return None
+            block = self.fetchone("SELECT block FROM records_fts_data WHERE id = 1")
+            corpus = corpus_of(None if block is None else bytes(block[0]))
+            documents = [self._documents.get(match_any([term]), corpus.rows) for term in terms]
+            expected = most if newest else min(most, sum(documents) * most // max(corpus.rows, 1))
+            if not outside_pays(expected, documents):
+                return None
+            rows = self.fetchall(
+                "SELECT f.rowid, f.terms, f.context FROM records_fts f JOIN records r ON r.rowid = f.rowid "
+                "WHERE records_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND +r.user_id = ? "
+                f"AND r.status = 'active'{where}",
+                (expression, *span, user_id, *params),
+            )
+        return self._outside.rank([(int(r[0]), r[1], r[2]) for r in rows], phrases, documents, corpus, limit)
 
     @property
     def _rank(self) -> str:
@@ -249,7 +306,7 @@ class KeywordRows(SQLiteConnection):
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
             conn.execute(INSERT_FTS, (rowid, terms, context))
-        self._term_shares.note_writes(1)
+        self._note_indexed(1)
 
     def set_match_terms(self, rowid: int, terms: str) -> None:
         """Replace a record's own full-text terms, keeping its context terms."""

@@ -44,7 +44,7 @@ class RecordRows(SQLiteConnection):
                 rowid = int(cursor.lastrowid or 0)
                 conn.execute(INSERT_FTS, (rowid, terms, context))
                 rowids.append(rowid)
-        self._term_shares.note_writes(len(rowids))
+        self._note_indexed(len(rowids))
         return rowids
 
     def update(self, records: Sequence[MemoryRecord]) -> None:
