@@ -59,7 +59,18 @@ __all__ = [
     "with_second_model",
 ]
 
-LEVERS = ("session", "feedback", "index", "graph_named", "e5", "vector_feedback", "speaker", "reply")
+LEVERS = (
+    "session",
+    "feedback",
+    "index",
+    "graph_named",
+    "e5",
+    "vector_feedback",
+    "speaker",
+    "person",
+    "unnamed",
+    "reply",
+)
 """The levers ``--levers`` accepts."""
 
 

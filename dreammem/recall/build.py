@@ -10,6 +10,7 @@ from dreammem.recall.feedback import FeedbackPath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.memory_index import MemoryIndexPath
+from dreammem.recall.person import PersonPath, UnnamedVectorPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.reply import ReplyPath
 from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
@@ -34,9 +35,9 @@ def build_pipeline(
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the five that reuse the others'
-    candidates (session, feedback, vector feedback, speaker and reply), and with a ``second`` index
-    (the store's opt-in second embedding model) the second vector path.
+    Vector, keyword, temporal, memory index, graph, the seven that reuse the others'
+    candidates (session, feedback, vector feedback, speaker, person, unnamed and reply), and with
+    a ``second`` index (the store's opt-in second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
         "vector": VectorPath(index, embedder),
@@ -49,6 +50,8 @@ def build_pipeline(
         "vector_feedback": VectorFeedbackPath(store, index, embedder),
         "speaker": SpeakerPath(store),
         "reply": ReplyPath(store),
+        "person": PersonPath(store, index, embedder),
+        "unnamed": UnnamedVectorPath(store, index, embedder),
     }
     if second is not None:
         paths["second_vector"] = SecondVectorPath(second)

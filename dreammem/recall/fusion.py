@@ -7,7 +7,23 @@ from dataclasses import dataclass, field
 
 from dreammem.recall.base import Candidate
 
-__all__ = ["Fused", "reciprocal_rank_fusion"]
+__all__ = ["STANDS_IN", "Fused", "reciprocal_rank_fusion", "stand_ins"]
+
+STANDS_IN = {"unnamed": "vector"}
+"""Paths that take another path's place in the fusion when they answer: the unnamed path
+(:mod:`dreammem.recall.person`) is the vector search of a question naming speakers, done
+without the names, so the vector path's own list for it is left out."""
+
+
+def stand_ins(
+    ranked: Mapping[str, Sequence[Candidate]], weights: Mapping[str, float]
+) -> dict[str, Sequence[Candidate]]:
+    """The lists to fuse: a path that a stand-in (with a weight above 0) answered for is left out."""
+    out = dict(ranked)
+    for stand_in, replaced in STANDS_IN.items():
+        if out.get(stand_in) and weights.get(stand_in, 1.0) > 0:
+            out.pop(replaced, None)
+    return out
 
 
 @dataclass(slots=True)

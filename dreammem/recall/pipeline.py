@@ -3,6 +3,7 @@
 ::
 
     query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
+          (a stand-in path takes the place of the one it answers for, dreammem.recall.fusion)
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
           candidates, its rank fused with the first-stage rank -> time decay (episodic)
           -> per-layer floors -> relevance floor (a current value or a summary inherits
@@ -40,7 +41,7 @@ from dreammem.errors import ConfigError, ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
-from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
+from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
 from dreammem.recall.gate import (
     RelativeFloor,
     floor_for,
@@ -223,7 +224,8 @@ class RecallPipeline:
         start = time.perf_counter()
         rrf_k = self.config.rrf_k
         weights = self.config.path_weights
-        fused = reciprocal_rank_fusion(ranked, k=rrf_k, weights=weights)
+        fusing = stand_ins(ranked, weights)
+        fused = reciprocal_rank_fusion(fusing, k=rrf_k, weights=weights)
         wanted = max(self.config.rerank_top, k)
         top = fused[:wanted] if query.filter is None else fused
         clock.lap("fuse", start)
@@ -240,7 +242,7 @@ class RecallPipeline:
                 if f.rowid in records and records[f.rowid].is_active and worth_recalling(records[f.rowid])
             ]
         )
-        ceiling = fusion_ceiling({p: len(c) for p, c in ranked.items()}, k=rrf_k, weights=weights)
+        ceiling = fusion_ceiling({p: len(c) for p, c in fusing.items()}, k=rrf_k, weights=weights)
         for rank, item in enumerate(scored, 1):
             item.fused_rank = rank
             item.score = min(1.0, item.fused.score / ceiling)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import reciprocal_rank_fusion
-from dreammem.recall.speaker import named_speakers
+from dreammem.recall.speaker import speakers_in_question
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
 
@@ -93,7 +93,7 @@ class ReplyPath:
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
         texts = self._store.active_texts(query.user_id, [*seeds, *votes])
-        if named := named_speakers(texts.values(), query.text):
+        if named := speakers_in_question(texts.values(), query.text):
             # A question about a person is answered by that person's lines (the speaker
             # path's rule): the other speaker's replies around them get no vote.
             votes = {r: v for r, v in votes.items() if r in texts and speaker_label(texts[r])[0] in named}

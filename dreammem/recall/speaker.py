@@ -25,7 +25,7 @@ from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import contains_cjk
 
-__all__ = ["SpeakerPath", "named_speaker", "named_speakers"]
+__all__ = ["SpeakerPath", "named_speaker", "speakers_in_question"]
 
 
 def named_speaker(speaker: str, question: str) -> bool:
@@ -38,7 +38,7 @@ def named_speaker(speaker: str, question: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", question.casefold()) is not None
 
 
-def named_speakers(texts: Iterable[str], question: str) -> set[str]:
+def speakers_in_question(texts: Iterable[str], question: str) -> set[str]:
     """The (casefolded) speakers of these lines that the question names."""
     speakers = {speaker_label(text)[0] for text in texts}
     return {s for s in speakers if s is not None and named_speaker(s, question)}

@@ -1,0 +1,146 @@
+"""The person and unnamed paths: a question naming a speaker, searched without the names.
+
+In a transcript store (each memory opens with its speaker's label, "Gina: ...",
+:func:`dreammem.text.speakers.speaker_label`) a question about a person ("What do
+Melanie's kids like?") is answered by that person's lines, often in words the question
+does not use ("they were stoked for the dinosaur exhibit"). The name itself misleads
+the searches: the *other* speaker says it ("Thanks, Melanie!"), so lines that address
+the person crowd out lines by the person. Both paths take the names out of the
+question before they embed it:
+
+- ``unnamed`` (:class:`UnnamedVectorPath`): the vector search of the question without
+  the names, over every memory; when it answers it takes the vector path's place in
+  the fusion (:data:`dreammem.recall.fusion.STANDS_IN`).
+- ``person`` (:class:`PersonPath`): hop 1 person -> own lines, then a content match:
+  the named speakers' own lines among the ``depth`` nearest memories to the question
+  without the names (the speaker path, :mod:`dreammem.recall.speaker`, only keeps them
+  among the candidates the other paths found).
+
+The names come from the speaker labels of this recall's earlier candidates
+(``RecallQuery.earlier``) that the question names as whole words; a question naming
+no speaker, or a store without labels, gets ``[]``. Cost, only for a question naming a
+speaker: one more query embedding and one index search. Both are off by default
+(``RecallConfig.paths`` may name them); measured in docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+
+from dreammem.embed.base import Embedder
+from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.speaker import named_speaker
+from dreammem.recall.vector import nearest
+from dreammem.stores.base import RecordStore, VectorIndex
+from dreammem.text.speakers import speaker_label
+from dreammem.text.tokenize import query_terms
+
+__all__ = ["PersonPath", "UnnamedVectorPath", "named_speakers", "without_names"]
+
+
+def named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str]) -> list[str]:
+    """The (casefolded) speakers of the earlier candidates that the question names."""
+    rowids = list(dict.fromkeys(c.rowid for name in sources for c in query.earlier.get(name, ())))
+    if not rowids:
+        return []
+    records = store.get_by_rowids(query.user_id, rowids)
+    speakers = dict.fromkeys(speaker_label(records[r].content)[0] for r in rowids if r in records)
+    return [s for s in speakers if s is not None and named_speaker(s, query.text)]
+
+
+def without_names(text: str, names: Sequence[str]) -> str:
+    """The text with each name (and its possessive "'s") taken out, spaces tidied."""
+    for name in names:
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?:['’]s?)?(?!\w)", " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
+class PersonPath:
+    """The named speakers' own lines, nearest to the question without the names.
+
+    Args:
+        store: The record store (labels of the candidates).
+        index: The vector index searched.
+        embedder: Embeds the question without the names.
+        depth: How many nearest memories are searched for the named speakers' lines.
+        sources: The earlier paths whose candidates' labels tell the store's speakers.
+    """
+
+    name = "person"
+
+    def __init__(
+        self,
+        store: RecordStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        *,
+        depth: int = 200,
+        sources: Sequence[str] = ("keyword", "vector", "temporal"),
+    ) -> None:
+        if depth < 1:
+            raise ValueError("depth must be at least 1")
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self.depth = depth
+        self.sources = tuple(sources)
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """The named speakers' lines, most similar to the question without the names first."""
+        names = named_speakers(self._store, query, self.sources)
+        rest = without_names(query.text, names)
+        if not names or not query_terms(rest):  # no speaker named, or nothing asked but the name
+            return []
+        deep = dataclasses.replace(query, limit=self.depth)
+        found = nearest(self._index, deep, self._embedder.embed_query(rest))
+        records = self._store.get_by_rowids(query.user_id, [c.rowid for c in found])
+        out = [
+            c
+            for c in found
+            if (record := records.get(c.rowid)) is not None
+            and record.is_active
+            and speaker_label(record.content)[0] in names
+        ]
+        return out[: query.limit]
+
+
+class UnnamedVectorPath:
+    """The vector search of a question naming speakers, done without the names.
+
+    A question naming a speaker is embedded with the names taken out (whoever says
+    them), so that lines addressing the person ("Thanks, Melanie!") stop matching by
+    the name alone. When it answers, it takes the vector path's place in the fusion
+    (:data:`dreammem.recall.fusion.STANDS_IN`); a question naming no speaker gets
+    ``[]``, and the vector path's own list is fused as before.
+
+    Args:
+        store: The record store (labels of the candidates).
+        index: The vector index searched.
+        embedder: Embeds the question without the names.
+        sources: The earlier paths whose candidates' labels tell the store's speakers.
+    """
+
+    name = "unnamed"
+
+    def __init__(
+        self,
+        store: RecordStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        *,
+        sources: Sequence[str] = ("keyword", "vector", "temporal"),
+    ) -> None:
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self.sources = tuple(sources)
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """The nearest memories to the question without the speakers it names ([] if none)."""
+        names = named_speakers(self._store, query, self.sources)
+        rest = without_names(query.text, names)
+        if not names or not query_terms(rest):
+            return []
+        return nearest(self._index, query, self._embedder.embed_query(rest))
