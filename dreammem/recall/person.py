@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.speaker import named_speaker
+from dreammem.recall.speaker import speakers_in_question
 from dreammem.recall.vector import nearest
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.speakers import speaker_label
@@ -45,9 +45,10 @@ def named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str
     rowids = list(dict.fromkeys(c.rowid for name in sources for c in query.earlier.get(name, ())))
     if not rowids:
         return []
-    records = store.get_by_rowids(query.user_id, rowids)
-    speakers = dict.fromkeys(speaker_label(records[r].content)[0] for r in rowids if r in records)
-    return [s for s in speakers if s is not None and named_speaker(s, query.text)]
+    texts = store.active_texts(query.user_id, rowids)
+    named = speakers_in_question(texts.values(), query.text)
+    in_order = dict.fromkeys(speaker_label(texts[r])[0] for r in rowids if r in texts)
+    return [s for s in in_order if s in named]
 
 
 def without_names(text: str, names: Sequence[str]) -> str:
@@ -95,14 +96,8 @@ class PersonPath:
             return []
         deep = dataclasses.replace(query, limit=self.depth)
         found = nearest(self._index, deep, self._embedder.embed_query(rest))
-        records = self._store.get_by_rowids(query.user_id, [c.rowid for c in found])
-        out = [
-            c
-            for c in found
-            if (record := records.get(c.rowid)) is not None
-            and record.is_active
-            and speaker_label(record.content)[0] in names
-        ]
+        texts = self._store.active_texts(query.user_id, [c.rowid for c in found])
+        out = [c for c in found if c.rowid in texts and speaker_label(texts[c.rowid])[0] in names]
         return out[: query.limit]
 
 
