@@ -123,8 +123,12 @@ class RecordStore(ABC):
         """Delete records outright with their keyword rows (undo only); returns the ids that existed."""
 
     @abstractmethod
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
-        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped).
+
+        With ``for_update``, inside :meth:`transaction`, no other writer can change these
+        records until the transaction ends: a read-modify-write reads what it changes this way.
+        """
 
     @abstractmethod
     def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
