@@ -115,7 +115,7 @@ def _resolve_statements(
     now = utcnow()
     for outcome in resolve_updates(records, vectors, neighbours):
         for target in [outcome.old, *unit.store.twins(outcome.old)]:
-            current = unit.store.get(target.user_id, [target.id])
+            current = unit.store.get(target.user_id, [target.id], for_update=True)
             if current and current[0].is_active:
                 updated = applied(outcome, current[0], now=now)
                 unit.update([updated], read=current)
@@ -132,9 +132,13 @@ def _resolve_statements(
 
 
 def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:
-    """The stored active versions of ``old`` and of the turn it was written from (it says the same)."""
+    """The stored active versions of ``old`` and of the turn it was written from (it says the same).
+
+    Read for update: a forget elsewhere either lands first (and the record is left alone)
+    or waits for this write, never overwritten by it.
+    """
     turns = [t for t in unit.store.get(old.user_id, list(old.provenance)) if t.kind is Kind.TURN]
-    found = unit.store.get(old.user_id, [r.id for r in [old, *turns]])
+    found = unit.store.get(old.user_id, [r.id for r in [old, *turns]], for_update=True)
     return [r for r in found if r.is_active]
 
 
