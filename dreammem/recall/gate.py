@@ -18,6 +18,9 @@ query and a memory (the vector path's score):
   found by content and only ordered by time ("who was the concert I went to last
   time?", "when is our anniversary?") is judged like any other hit: the time word in
   the question does not make an unrelated memory relevant;
+* a hit found only by a path that follows its place beside other hits (the reply path,
+  :data:`BESIDE_PATHS`) is judged by its own stored vector's cosine, like a hit the vector
+  path returned: being next to a relevant memory does not make it relevant;
 * candidates a path returned as *sole* (a topic-free "what did we talk about last
   time?") are relevant by time, and pinned memories are never held back by it
   (they come from their own budget: :mod:`dreammem.recall.budget`).
@@ -64,6 +67,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed.models import MINILM, E5Embedder
 
 __all__ = [
+    "BESIDE_PATHS",
     "CALIBRATED_FLOORS",
     "MIN_BACKGROUND",
     "MUTUAL_FLOORS",
@@ -103,6 +107,12 @@ MUTUAL_FLOORS: Mapping[str, float] = {
 """Mutual floors (standard deviations above a memory's mean cosine to the background) per model,
 chosen by leave-one-conversation-out given the relative floor (docs/BENCHMARKS.md, "Relative
 floor"). Negative: e5 puts a question further from a memory than memories lie from each other."""
+
+BESIDE_PATHS = frozenset({"reply"})
+"""Paths that find a memory by where it sits (next to another hit), not by the query. A hit
+that only they found carries no sign of its own that it answers the question, so it is judged
+by its own cosine (read from its stored vector) against the floor, never let in because the
+query as a whole passes; one without a stored vector does not pass."""
 
 MIN_BACKGROUND = 10
 """Fewest background memories for which the relative floor applies."""

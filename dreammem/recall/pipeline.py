@@ -43,6 +43,7 @@ from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalli
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
 from dreammem.recall.gate import (
+    BESIDE_PATHS,
     RelativeFloor,
     floor_for,
     mutual_floor_for,
@@ -345,21 +346,28 @@ class RecallPipeline:
         condensed: set[str],
         background: npt.NDArray[np.float32] | None,
     ) -> tuple[dict[str, float], set[str]]:
-        """Under a relative floor: own cosines of hits the vector path missed, and mutual-floor misses.
+        """Own cosines of hits the vector path missed, and mutual-floor misses.
 
-        The cosines come from stored vectors (this user's records only); a miss is a hit whose own
-        cosine does not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`).
+        Read from stored vectors (this user's records only): every such hit under a relative
+        floor, else only the hits found beside other hits alone (:data:`BESIDE_PATHS`; one
+        without a stored vector gets -1, below any floor). A miss is a hit whose own cosine does
+        not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`).
         """
         model = self.embedder.name if self.embedder is not None else None
-        if background is None or model is None or query.embedding is None:
+        if model is None or query.embedding is None:
             return {}, set()
-        mutual = mutual_floor_for(model, self.config)
         judged = [s for s in kept if s.record.id not in condensed]
-        wanted = [s.record.id for s in judged if mutual is not None or "vector" not in s.fused.path_scores]
+        beside = [s.record.id for s in judged if set(s.fused.path_scores) <= BESIDE_PATHS]
+        mutual = None if background is None else mutual_floor_for(model, self.config)
+        wanted = beside
+        if background is not None:
+            missed = [s for s in judged if mutual is not None or "vector" not in s.fused.path_scores]
+            wanted = [s.record.id for s in missed]
         found = self._store.vectors_of(query.user_id, model, wanted) if wanted else {}
         own = {s.record.id: s.fused.path_scores["vector"] for s in judged if "vector" in s.fused.path_scores}
         missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
-        if mutual is None:
+        missing.update({rid: -1.0 for rid in beside if rid not in found})
+        if mutual is None or background is None:
             return missing, set()
         return missing, mutual_misses({**own, **missing}, found, background, mutual)
 

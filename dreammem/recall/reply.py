@@ -17,7 +17,10 @@ Only turns with a session take part (:meth:`RecordStore.session_neighbours`); a 
 without sessions gets ``[]`` and the path changes nothing. The keyword path matches a
 turn's previous turn too (its context column), but only by words; this path follows
 the conversation both ways from whatever the other paths found (vector matches
-included). Measured in docs/BENCHMARKS.md.
+included). A turn only this path found has no match of its own with the question, so the
+relevance floor judges it by its own stored cosine (:data:`dreammem.recall.gate.BESIDE_PATHS`):
+the neighbours of a relevant memory do not enter the injected block unless they are relevant
+too. Measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

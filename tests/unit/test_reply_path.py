@@ -10,7 +10,7 @@ import pytest
 from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
-from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.reply import ReplyPath, neighbour_votes
 
 T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
@@ -137,3 +137,33 @@ def test_fused_in_recall_it_lifts_the_turn_before_the_match() -> None:
 def test_seeds_must_be_positive() -> None:
     with _memory() as memory, pytest.raises(ValueError, match="seeds"):
         ReplyPath(memory.store, seeds=0)
+
+
+class _TopOne:
+    """The vector path cut to its best candidate (a large store: most turns lie below its last)."""
+
+    def __init__(self, path: RecallPath) -> None:
+        self.path = path
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        return self.path.search(query)[:1]
+
+
+def test_a_turn_found_only_beside_a_match_is_held_to_its_own_cosine() -> None:
+    # The words match Omar's answer; the question before it (FIRST[0]) is found by the reply
+    # path alone. With a floor, its own stored cosine decides, as for a vector hit, not whether
+    # the query as a whole passes (which lets a keyword-only hit in).
+    question = "what was made for a mother? a blue vase"
+
+    def recall(floor: float | None) -> dict[str, tuple[str, ...]]:
+        config = RecallConfig(paths=(*PATHS, "reply"), relevance_floor=floor)
+        with _memory() as memory:
+            memory.pipeline.config = config
+            memory.pipeline.paths["vector"] = _TopOne(memory.pipeline.paths["vector"])
+            return {h.record.content: h.paths for h in memory.recall(question, user_id="u1", k=6)}
+
+    assert recall(None)[FIRST[0]] == ("reply",)  # no floor: the neighbour is recalled
+    held = recall(0.2)
+    assert FIRST[1] in held and FIRST[0] not in held  # shares no word with the question
+    assert FIRST[2] in held and "vector" not in held[FIRST[2]]  # a keyword-only hit still passes
+    assert FIRST[0] in recall(-0.5)  # a floor its own cosine clears lets it in again
