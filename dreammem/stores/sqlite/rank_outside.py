@@ -194,7 +194,9 @@ class OutsideRanker:
             phrases: The query's phrases, one FTS5 token each (:meth:`phrases`).
             documents: Rows of the index holding each phrase.
             corpus: Rows and tokens of the index (:func:`corpus_of`).
-            limit: How many to return; equal scores keep the newer (higher) row id first.
+            limit: How many to return; equal scores keep the lower row id first, as FTS5
+                orders them (its statements scan row ids upwards and a sort keeps the first
+                of equal scores), so a cut between equal scores keeps FTS5's rows.
         """
         idfs = [bm25_idf(corpus.rows, n) for n in documents]
         weights, length_of = self.weights, self._lengths.__getitem__
@@ -224,5 +226,5 @@ class OutsideRanker:
                 self._learn({w for _, columns in unknown for words in columns for w in words})
                 hits = self._hits(phrases)
                 scored.extend((score(columns, hits), rowid) for rowid, columns in unknown)
-        scored.sort(reverse=True)
+        scored.sort(key=lambda pair: (-pair[0], pair[1]))
         return [(rowid, score) for score, rowid in scored[:limit]]
