@@ -212,19 +212,19 @@ class OutsideRanker:
                             freqs[i] += weight
             return bm25_row(freqs, length, idfs, corpus)
 
-        scored: list[tuple[float, int]] = []
+        ranked: list[tuple[float, int]] = []  # (bm25() as FTS5 returns it, negative, row id)
         unknown: list[tuple[int, tuple[list[str], list[str]]]] = []
         with self._lock:
             hits = self._hits(phrases)
             for rowid, own, context in rows:
                 columns = ((own or "").split(), (context or "").split())
                 try:
-                    scored.append((score(columns, hits), rowid))
+                    ranked.append((-score(columns, hits), rowid))
                 except KeyError:
                     unknown.append((rowid, columns))
             if unknown:
                 self._learn({w for _, columns in unknown for words in columns for w in words})
                 hits = self._hits(phrases)
-                scored.extend((score(columns, hits), rowid) for rowid, columns in unknown)
-        scored.sort(key=lambda pair: (-pair[0], pair[1]))
-        return [(rowid, score) for score, rowid in scored[:limit]]
+                ranked.extend((-score(columns, hits), rowid) for rowid, columns in unknown)
+        ranked.sort()
+        return [(rowid, -bm25) for bm25, rowid in ranked[:limit]]
