@@ -94,11 +94,15 @@ def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
 
 
 def _verify(engine: Engine, user_id: str, plan: WritePlan) -> None:
-    """Inside the transaction: fail if another writer changed what the plan was built on."""
+    """Inside the transaction: fail if another writer changed what the plan was built on.
+
+    The records are read locked for update, so no writer can change them between this
+    check and the plan's writes (on Neo4j a plain read would not stop a forget there).
+    """
     store = engine.store
     if plan.dequeue and len(store.queue_entries(user_id, plan.dequeue)) != len(plan.dequeue):
         raise BackendError("the queue changed during the dream (another dream ran?)", is_retryable=True)
-    current = {r.id: r for r in store.get(user_id, list(plan.updates))}
+    current = {r.id: r for r in store.get(user_id, list(plan.updates), for_update=True)}
     for record_id, (before, after) in list(plan.updates.items()):
         now_stored = current.get(record_id)
         if now_stored is None or not _same(now_stored, before):

@@ -29,7 +29,7 @@ from dreammem.engine.second import SecondVectors
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import Vectors
 from dreammem.engine.writes import context_texts, write_new
-from dreammem.errors import ConfigError, DreamMemError
+from dreammem.errors import ConfigError, DreamMemError, NotFoundError
 from dreammem.llm import LLM
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 from dreammem.stores.graph_sync import GraphSync
@@ -295,13 +295,30 @@ class Engine:
             work.update(records)
 
     def soft_delete(self, record: MemoryRecord, *, twins: bool) -> MemoryRecord:
-        """Mark a record (and, with ``twins``, its active twins) deleted; returns it as it is now."""
+        """Mark a record (and, with ``twins``, its active twins) deleted; returns it as it is now.
+
+        The records are read again inside the unit, locked for update: what another
+        writer (a dream, another process) changed since the caller's read is kept, and
+        no writer can change them between this read and the delete.
+
+        Raises:
+            NotFoundError: the record no longer exists (an undo deleted it meanwhile).
+        """
         if record.status is Status.DELETED:
             return record
-        now = utcnow()
-        doomed = [record, *(t for t in (self.store.twins(record) if twins else []) if t.is_active)]
-        deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
-        self.update(deleted)
+        user = record.user_id
+        with self.unit() as work:
+            twin_ids = [t.id for t in self.store.twins(record)] if twins else []
+            locked = {r.id: r for r in self.store.get(user, [record.id, *twin_ids], for_update=True)}
+            current = locked.pop(record.id, None)
+            if current is None:
+                raise NotFoundError(f"memory {record.id!r} not found for user {user!r}")
+            if current.status is Status.DELETED:
+                return current
+            now = utcnow()
+            doomed = [current, *(t for t in locked.values() if t.is_active)]
+            deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
+            work.update(deleted)
         return deleted[0]
 
     # -- graph -----------------------------------------------------------------------------

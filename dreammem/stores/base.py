@@ -2,7 +2,8 @@
 
 * :class:`RecordStore` holds the records (the source of truth), their full-text index
   and the dream queue.
-* :class:`VectorIndex` holds one embedding per active record, scoped by user.
+* :class:`VectorIndex` holds one embedding per active record, scoped by user
+  (defined in :mod:`dreammem.stores.vector_base`, re-exported here).
 * :class:`GraphStore` holds entity and memory nodes and the edges between them.
 
 Methods are sync and batch-first; each has an ``a``-prefixed async twin that runs it
@@ -12,7 +13,6 @@ in a worker thread unless a backend overrides it. Capabilities are declared in
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -32,6 +32,7 @@ from dreammem.stores.graph_base import (
     GraphStore,
     records_to_graph_items,
 )
+from dreammem.stores.vector_base import VectorIndex
 from dreammem.types import Kind, Layer, MemoryRecord, Status
 
 __all__ = [
@@ -122,8 +123,12 @@ class RecordStore(ABC):
         """Delete records outright with their keyword rows (undo only); returns the ids that existed."""
 
     @abstractmethod
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
-        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped).
+
+        With ``for_update``, inside :meth:`transaction`, no other writer can change these
+        records until the transaction ends: a read-modify-write reads what it changes this way.
+        """
 
     @abstractmethod
     def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
@@ -438,61 +443,3 @@ class RecordStore(ABC):
         capability every row is not grounded yet.
         """
         return {}, self.window_rowids(user_id, since=since, until=until, limit=limit, newest_first=False)
-
-
-class VectorIndex(ABC):
-    """Nearest-neighbour search over record embeddings, always inside one user's scope.
-
-    Ids are the integer row ids of the records in the record store; payloads never
-    live in the index.
-    """
-
-    capabilities: frozenset[str] = frozenset()
-
-    @property
-    @abstractmethod
-    def dim(self) -> int:
-        """The embedding dimension."""
-
-    @abstractmethod
-    def add(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
-        """Add (or replace) the vectors of these row ids for this user."""
-
-    @abstractmethod
-    def remove(self, ids: Sequence[int]) -> None:
-        """Remove the vectors of these row ids (unknown ids are ignored)."""
-
-    @abstractmethod
-    def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """The ``k`` nearest row ids of this user's vectors, best first, with cosine scores."""
-
-    def search_subset(
-        self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
-    ) -> list[tuple[int, float]]:
-        """The ``k`` nearest of the given row ids (inside this user's scope), best first.
-
-        The default ranks every vector of the user and keeps the given ids; backends
-        that can filter inside the search override it.
-        """
-        wanted = set(ids)
-        ranked = self.search(user_id, query, self.count(user_id))
-        return [(i, s) for i, s in ranked if i in wanted][:k]
-
-    @abstractmethod
-    def count(self, user_id: str | None = None) -> int:
-        """How many vectors the index holds (for one user, or in all)."""
-
-    @abstractmethod
-    def reset(self) -> None:
-        """Drop every vector."""
-
-    def flush(self) -> None:  # noqa: B027 - optional hook
-        """Persist pending changes (no-op for indexes that need none)."""
-
-    def close(self) -> None:
-        """Flush and release resources."""
-        self.flush()
-
-    async def asearch(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """Async twin of :meth:`search`."""
-        return await asyncio.to_thread(self.search, user_id, query, k)

@@ -135,15 +135,21 @@ class RecordNodes:
         )
         return [str(r["id"]) for r in rows]
 
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
-        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped).
+
+        Neo4j reads committed data without locking it, so ``for_update`` takes each
+        node's write lock the way Neo4j's manual does against lost updates (a property
+        set and removed), in id order so that two such reads cannot deadlock.
+        """
         if not ids:
             return []
+        lock = "SET r.dm_lock = true REMOVE r.dm_lock " if for_update else ""
         rows = self.client.run(
             "get",
-            "UNWIND $ids AS id MATCH (r:DMRecord {id: id}) WHERE r.user_id = $user_id "
+            f"UNWIND $ids AS id MATCH (r:DMRecord {{id: id}}) WHERE r.user_id = $user_id {lock}"
             f"RETURN {RECORD_FIELDS} AS r",
-            ids=list(dict.fromkeys(ids)),
+            ids=sorted(set(ids)) if for_update else list(dict.fromkeys(ids)),
             user_id=user_id,
         )
         found = {row["r"]["id"]: from_props(row["r"]) for row in rows}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 
 import numpy as np
@@ -13,10 +13,11 @@ from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_store import Neo4jRecordStore
 from dreammem.stores.neo4j_vectors import Neo4jVectorIndex
-from dreammem.testing import RecordStoreSuite, VectorIndexSuite
+from dreammem.testing import RecordStoreSuite, VectorIndexSuite, check_read_for_update_holds_off_writers
 from dreammem.testing.record_store_suite import T0, rec
 from dreammem.testing.vector_index_suite import unit_rows
 from dreammem.text.tokenize import tokenize
+from dreammem.types import MemoryRecord
 from tests.neo4j_server import Neo4jServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -28,6 +29,40 @@ class TestNeo4jRecordStore(RecordStoreSuite):
         store = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
         yield store
         store.close()
+
+
+class UnlockedReads(Neo4jRecordStore):
+    """A mutant: ``for_update`` reads lock nothing (Neo4j's plain read-committed read)."""
+
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        return super().get(user_id, ids)
+
+
+class TestNeo4jLockedReads:
+    """Two stores on one server, as two processes would hold them."""
+
+    def test_a_read_for_update_holds_off_another_writer(self, neo4j_server: Neo4jServer) -> None:
+        first, second = (
+            Neo4jRecordStore(Neo4jClient(neo4j_server.uri)),
+            Neo4jRecordStore(Neo4jClient(neo4j_server.uri)),
+        )
+        try:
+            check_read_for_update_holds_off_writers(first, second, f"lock-{uuid.uuid4().hex[:8]}")
+        finally:
+            first.close()
+            second.close()
+
+    def test_the_check_fails_a_store_whose_reads_lock_nothing(self, neo4j_server: Neo4jServer) -> None:
+        first, second = (
+            UnlockedReads(Neo4jClient(neo4j_server.uri)),
+            Neo4jRecordStore(Neo4jClient(neo4j_server.uri)),
+        )
+        try:
+            with pytest.raises(AssertionError, match="read for update"):
+                check_read_for_update_holds_off_writers(first, second, f"lock-{uuid.uuid4().hex[:8]}")
+        finally:
+            first.close()
+            second.close()
 
 
 class TestNeo4jVectorIndex(VectorIndexSuite):

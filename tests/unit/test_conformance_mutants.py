@@ -32,7 +32,7 @@ from dreammem.types import MemoryRecord
 class LeakyGet(SQLiteRecordStore):
     """``get`` finds records of any user."""
 
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
         found: list[MemoryRecord] = []
         for user in self.users():
             found += super().get(user, ids)
@@ -42,14 +42,14 @@ class LeakyGet(SQLiteRecordStore):
 class LossyCodec(SQLiteRecordStore):
     """Metadata does not survive the round trip."""
 
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
         return [dataclasses.replace(r, metadata={}) for r in super().get(user_id, ids)]
 
 
 class StorageOrder(SQLiteRecordStore):
     """``get`` answers in storage order, not in the order asked."""
 
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
         return sorted(super().get(user_id, ids), key=lambda r: r.created_at)
 
 

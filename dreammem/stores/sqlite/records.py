@@ -79,8 +79,12 @@ class RecordRows(SQLiteConnection):
             )
         return list(rowids)
 
-    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
-        """Records of this user with these ids, in the order asked (missing ids skipped)."""
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        """Records of this user with these ids, in the order asked (missing ids skipped).
+
+        ``for_update`` needs nothing more here: a transaction begins ``IMMEDIATE``, so it
+        holds the database's write lock from its first statement.
+        """
         if not ids:
             return []
         found: dict[str, MemoryRecord] = {}
