@@ -53,6 +53,7 @@ STAGES = (
     "temporal",
     "graph",
     "speaker",
+    "unnamed",
     "fuse",
     "load",
     "rerank",

@@ -69,15 +69,21 @@ class UnitOfWork:
             self._final[record.id] = record
         return rowids
 
-    def update(self, records: Sequence[MemoryRecord]) -> None:
+    def update(self, records: Sequence[MemoryRecord], *, read: Sequence[MemoryRecord] = ()) -> None:
         """Write changed records back (each must exist).
 
         A record whose content changed gets its keyword terms and its embedding
         rewritten too, so recall finds it by what it says now.
+
+        Args:
+            records: The records as they are to be stored.
+            read: The stored versions of some of them, as the caller read them in this
+                transaction and unchanged since: they are not read again.
         """
-        stored: dict[str, MemoryRecord] = {}
-        for user_id in {r.user_id for r in records}:
-            ids = [r.id for r in records if r.user_id == user_id]
+        stored = {r.id: r for r in read}
+        unread = [r for r in records if r.id not in stored]
+        for user_id in {r.user_id for r in unread}:
+            ids = [r.id for r in unread if r.user_id == user_id]
             stored.update((r.id, r) for r in self.store.get(user_id, ids))
         self.store.update(records)
         for record in records:

@@ -93,7 +93,7 @@ def _supersede_slot(unit: UnitOfWork, newer: MemoryRecord) -> list[MemoryRecord]
         # The older value's record says something else too ("I work at Globex. I live in Leeds."): mark it.
         note = {"rule": SAYS_MORE, "reason": f"a newer value of {newer.slot}; it also says {other!r}"}
         for record in _with_turns(unit, old):
-            unit.update([mark_possibly_outdated(record, newer.id, note)])
+            unit.update([mark_possibly_outdated(record, newer.id, note)], read=[record])
     return changed
 
 
@@ -118,14 +118,15 @@ def _resolve_statements(
             current = unit.store.get(target.user_id, [target.id], for_update=True)
             if current and current[0].is_active:
                 updated = applied(outcome, current[0], now=now)
-                unit.update([updated])
+                unit.update([updated], read=current)
                 changed.append(updated)
                 if not outcome.decision.replaces:
                     marked.setdefault((outcome.new.user_id, outcome.new.id), []).append(target.id)
     # The newer record notes what it marked, for a later dream to find the older one (dream.linked).
     for (user, newer_id), older in marked.items():
-        noted = [note_possibly_outdates(r, older) for r in unit.store.get(user, [newer_id])]
-        unit.update(noted)
+        newer = unit.store.get(user, [newer_id])
+        noted = [note_possibly_outdates(r, older) for r in newer]
+        unit.update(noted, read=newer)
         changed.extend(noted)
     return changed
 
@@ -150,7 +151,7 @@ def supersede_with_turns(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecor
     changed = []
     for current in _with_turns(unit, old):
         updated = superseded(current, newer)
-        unit.update([updated])
+        unit.update([updated], read=[current])
         changed.append(updated)
     return changed
 

@@ -19,8 +19,9 @@ question before they embed it:
 The names come from the speaker labels of this recall's earlier candidates
 (``RecallQuery.earlier``) that the question names as whole words; a question naming
 no speaker, or a store without labels, gets ``[]``. Cost, only for a question naming a
-speaker: one more query embedding and one index search. Both are off by default
-(``RecallConfig.paths`` may name them); measured in docs/BENCHMARKS.md.
+speaker: one more query embedding and one index search. ``unnamed`` is on by default
+(LoCoMo held out by folds: the folds chose weight 1.0 in every fold); ``person`` is off
+(``RecallConfig.paths`` may name it). Measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -277,12 +277,11 @@ class TemporalPath:
         return [f for f in scored if f.path_scores["vector"] >= best - self.order_margin]
 
     def _dated(self, query: RecallQuery, ranked: list[Fused]) -> list[Candidate]:
-        """The matches whose text mentions a time, in relevance order."""
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in ranked])
+        """The active matches whose text mentions a time, in relevance order."""
+        # Only the texts are needed; decoding whole records costs more (as on the speaker path).
+        texts = self._store.active_texts(query.user_id, [f.rowid for f in ranked])
         return [
-            Candidate(f.rowid, f.score)
-            for f in ranked
-            if f.rowid in records and mentions_time(records[f.rowid].content)
+            Candidate(f.rowid, f.score) for f in ranked if f.rowid in texts and mentions_time(texts[f.rowid])
         ]
 
 

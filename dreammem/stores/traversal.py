@@ -122,7 +122,7 @@ def traverse(
         found[memory_id] = (1, score + seeds[key], via, first)
         order += 1
 
-    if hops == 2:
+    if hops == 2 and _hop2_may_rank(found, seeds, limit):
         best = sorted(found, key=lambda m: (-found[m][1], found[m][3]))[: limits.bridge_sources]
         hop2 = _hop2(graph, user_id, seeds, set(found), best, total, limits, limit)
         for memory_id, (via, score) in hop2.items():
@@ -130,6 +130,21 @@ def traverse(
             order += 1
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][1], kv[1][3], kv[0]))
     return [GraphNeighbor(memory_id, h, round(s, 6), via) for memory_id, (h, s, via, _) in ranked[:limit]]
+
+
+def _hop2_may_rank(
+    found: dict[str, tuple[int, float, tuple[str, ...], int]], seeds: dict[str, float], limit: int
+) -> bool:
+    """False when no 2-hop memory can enter the top ``limit``: hop 1 alone fills it.
+
+    A 2-hop score is ``HOP2_DISCOUNT * w(seed) * w(bridge)`` with weights at most 1, so
+    never above ``HOP2_DISCOUNT`` times the best seed weight, and a 2-hop memory ranks
+    after a 1-hop one of equal score (it is reached later). When ``limit`` 1-hop memories
+    score at least that much, the walk's answer is theirs: hop 2's reads (most of a
+    2-hop walk's time) are skipped.
+    """
+    ceiling = HOP2_DISCOUNT * max(seeds.values())
+    return sum(1 for _, score, _, _ in found.values() if score >= ceiling) < limit
 
 
 def _hop2(

@@ -163,3 +163,37 @@ def test_a_crash_between_commit_and_faiss_is_repaired_on_reopen(
         assert again.vector_index.count("u1") == 2
         hits = again.recall("Climbing on Thursdays", user_id="u1", k=1, paths=["vector"])
         assert [h.record.id for h in hits] == [late.id]
+
+
+def test_an_update_with_the_records_already_read_does_not_read_them_again(
+    memory: DreamMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status_only = memory.add("My cousin Rui collects stamps", user_id="u1")
+    rewritten = memory.add("The parking code is 4471", user_id="u1")
+    unread = memory.add("My sister Ana plays the cello", user_id="u1")
+    asked: list[str] = []
+    get = memory.store.get
+
+    def counting_get(user_id: str, ids: list[str]) -> list[MemoryRecord]:
+        asked.extend(ids)
+        return get(user_id, ids)
+
+    with memory.engine.unit() as unit:
+        read = get("u1", [status_only.id, rewritten.id])
+        monkeypatch.setattr(memory.store, "get", counting_get)
+        unit.update(
+            [
+                dataclasses.replace(status_only, status=Status.ARCHIVED),
+                dataclasses.replace(rewritten, content="The gym locker number is 882"),
+                dataclasses.replace(unread, content="My sister Ana plays the viola"),
+            ],
+            read=read,
+        )
+        assert asked == [unread.id]
+    for record, text in [
+        (rewritten, "The gym locker number is 882"),
+        (unread, "My sister Ana plays the viola"),
+    ]:
+        fresh = memory.embedder.embed_query(text)
+        assert memory.vector_index.search("u1", fresh, 1)[0][0] == _rowid(memory, "u1", record.id)
+    assert _rowid(memory, "u1", status_only.id) not in _vector_ids(memory, "u1")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -11,7 +14,9 @@ from dreammem.recall import timeparse
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.fusion import Fused
 from dreammem.recall.temporal import TemporalPath
+from dreammem.stores.base import RecordStore
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.types import MemoryRecord, Status
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
 DAY = timedelta(days=1)
@@ -144,6 +149,37 @@ def test_when_question_prefers_memories_that_mention_a_time(memory: DreamMemory)
     )
     found = _temporal(memory, "When did I go to the support group?")
     assert found == ["I went to the support group yesterday"]
+
+
+class _TextsOnly:
+    """The record store with whole-record reads by row id refused: a path may read texts only."""
+
+    def __init__(self, inner: RecordStore) -> None:
+        self._inner = inner
+
+    def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        raise AssertionError("whole records decoded")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_when_question_reads_only_the_active_candidates_texts(memory: DreamMemory) -> None:
+    memory.add_many(
+        [
+            {"content": "The support group was lovely and welcoming", "user_id": "u1"},
+            {"content": "I went to the support group yesterday", "user_id": "u1"},
+            {"content": "I went to the support group last week", "user_id": "u1"},
+        ]
+    )
+    last_week = next(r for r in memory.store.find("u1") if r.content.endswith("last week"))
+    memory.store.update([dataclasses.replace(last_week, status=Status.SUPERSEDED)])
+    path = TemporalPath(_TextsOnly(memory.store), memory.vector_index, memory.embedder)  # type: ignore[arg-type]
+    found = path.search(
+        RecallQuery(text="When did I go to the support group?", user_id="u1", limit=10, now=NOW)
+    )
+    rows = memory.store.get_by_rowids("u1", [c.rowid for c in found])
+    assert [rows[c.rowid].content for c in found] == ["I went to the support group yesterday"]
 
 
 def test_stays_inside_the_user(diary: DreamMemory) -> None:
