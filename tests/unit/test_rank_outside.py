@@ -20,7 +20,7 @@ from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.stores import fts_query
-from dreammem.stores.fts5_terms import FTS5_TOKENIZER, SCOPE_TOKENS, Fts5Tokens
+from dreammem.stores.fts5_terms import FTS5_TOKENIZER, SCOPE_TOKENS, Corpus, Fts5Tokens
 from dreammem.stores.sqlite import rank_outside
 from dreammem.stores.sqlite.rank_outside import DocumentCounts, OutsideRanker, corpus_of, outside_pays
 
@@ -82,11 +82,10 @@ def _both(monkeypatch: pytest.MonkeyPatch, search: Callable[[], Ranked]) -> tupl
     return by_fts5, search()
 
 
-def _assert_same(by_fts5: Ranked, outside: Ranked, complete: bool) -> None:
-    """Same scores in the same order; the same rows when every match was returned (ties may swap at a cut)."""
+def _assert_same(by_fts5: Ranked, outside: Ranked) -> None:
+    """The same rows in the same order, equal scores and a cut between them included, with FTS5's scores."""
+    assert [rowid for rowid, _ in outside] == [rowid for rowid, _ in by_fts5]
     assert [s for _, s in outside] == pytest.approx([s for _, s in by_fts5], rel=1e-9)
-    if complete:
-        assert dict(outside) == pytest.approx(dict(by_fts5), rel=1e-9)
 
 
 @pytest.mark.parametrize("window", [None, 15])
@@ -103,7 +102,7 @@ def test_outside_scores_are_fts5s_for_every_user_step_and_limit(
                     monkeypatch, lambda u=user, t=terms, n=limit: store.keyword_search(u, t, n)
                 )
                 assert by_fts5 or user == "few"
-                _assert_same(by_fts5, outside, complete=limit == 1000)
+                _assert_same(by_fts5, outside)
     assert len(outside_runs) > 20
 
 
@@ -116,13 +115,22 @@ def test_outside_scores_are_fts5s_in_a_time_window_and_after_more_writes(
         by_fts5, outside = _both(
             monkeypatch, lambda t=terms: store.keyword_search("mid", t, 1000, since=since, until=until)
         )
-        _assert_same(by_fts5, outside, complete=True)
+        _assert_same(by_fts5, outside)
     runs = len(outside_runs)
     memory.add_many(_turns(9, 60))  # the cached counts are now stale by more than COUNT_DRIFT
     for terms in QUERIES:
         by_fts5, outside = _both(monkeypatch, lambda t=terms: store.keyword_search("mid", t, 1000))
-        _assert_same(by_fts5, outside, complete=True)
+        _assert_same(by_fts5, outside)
     assert len(outside_runs) > runs
+
+
+def test_equal_scores_keep_fts5s_order_lower_row_id_first() -> None:
+    ranker = OutsideRanker((1.0, 0.5))
+    rows = [(rowid, "kayak tea", None) for rowid in (7, 3, 9, 5)] + [(4, "kayak", None)]
+    corpus = Corpus(rows=100, tokens=300)
+    ranked = ranker.rank(rows, ["kayak"], [10], corpus, 3)
+    assert [rowid for rowid, _ in ranked] == [4, 3, 5]  # the shorter row first, then ties by row id
+    assert ranked[1][1] == ranked[2][1]
 
 
 def test_terms_of_several_tokens_are_left_to_fts5() -> None:

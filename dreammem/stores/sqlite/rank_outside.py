@@ -194,7 +194,9 @@ class OutsideRanker:
             phrases: The query's phrases, one FTS5 token each (:meth:`phrases`).
             documents: Rows of the index holding each phrase.
             corpus: Rows and tokens of the index (:func:`corpus_of`).
-            limit: How many to return; equal scores keep the newer (higher) row id first.
+            limit: How many to return; equal scores keep the lower row id first, as FTS5
+                orders them (its statements scan row ids upwards and a sort keeps the first
+                of equal scores), so a cut between equal scores keeps FTS5's rows.
         """
         idfs = [bm25_idf(corpus.rows, n) for n in documents]
         weights, length_of = self.weights, self._lengths.__getitem__
@@ -210,19 +212,19 @@ class OutsideRanker:
                             freqs[i] += weight
             return bm25_row(freqs, length, idfs, corpus)
 
-        scored: list[tuple[float, int]] = []
+        ranked: list[tuple[float, int]] = []  # (bm25() as FTS5 returns it, negative, row id)
         unknown: list[tuple[int, tuple[list[str], list[str]]]] = []
         with self._lock:
             hits = self._hits(phrases)
             for rowid, own, context in rows:
                 columns = ((own or "").split(), (context or "").split())
                 try:
-                    scored.append((score(columns, hits), rowid))
+                    ranked.append((-score(columns, hits), rowid))
                 except KeyError:
                     unknown.append((rowid, columns))
             if unknown:
                 self._learn({w for _, columns in unknown for words in columns for w in words})
                 hits = self._hits(phrases)
-                scored.extend((score(columns, hits), rowid) for rowid, columns in unknown)
-        scored.sort(reverse=True)
-        return [(rowid, score) for score, rowid in scored[:limit]]
+                ranked.extend((-score(columns, hits), rowid) for rowid, columns in unknown)
+        ranked.sort()
+        return [(rowid, -bm25) for bm25, rowid in ranked[:limit]]
