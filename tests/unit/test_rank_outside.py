@@ -196,6 +196,7 @@ def test_document_counts_are_counted_again_once_the_index_moved() -> None:
 
 
 def test_only_statements_whose_phrases_outnumber_their_rows_are_ranked_outside() -> None:
-    assert outside_pays(1_000, [113_000, 98_000])  # a user of a million-row store
+    assert outside_pays(211, [113_000, 98_000])  # a 1,000-row user's expected matches in a million rows
+    assert not outside_pays(2_000, [113_000, 98_000, 300_000])  # a newest window at a million rows
     assert not outside_pays(2_000, [40_000, 30_000])  # a newest window at 300k rows
     assert not outside_pays(600, [300, 200])  # a small store: FTS5's own plan

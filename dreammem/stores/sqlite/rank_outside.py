@@ -38,12 +38,14 @@ __all__ = ["COUNT_DRIFT", "OUTSIDE_RATIO", "DocumentCounts", "OutsideRanker", "c
 
 COUNT_DRIFT = 0.01
 """Share of a cached document count by which the index may change before it is counted again."""
-OUTSIDE_RATIO = 200
+OUTSIDE_RATIO = 325
 """Postings FTS5 would count per row a statement ranks, from which the rows are ranked here.
 
-A row ranked here (read, split, scored in Python: about 9 us on the 2-core machine)
-costs what FTS5 spends counting about 200 postings for ``bm25()`` beyond its own
-per-row work (about 40 ns a posting; a million rows, docs/BENCHMARKS.md).
+Measured on a one-user store of a million turns (2-core machine, docs/BENCHMARKS.md,
+session 10): FTS5 counts postings for ``bm25()`` at 21-31 ns each; a row costs FTS5
+1.2-5.8 us of its own work and this path 8.5-13.9 us; the break-even per query word was
+237-486, median about 325. (At 200, recall p95 at one user x 1M was 90-145 ms; at 325,
+51-71 ms, with FTS5 alone 51-62.) The results do not depend on it, only the cost.
 """
 _MAX_WORDS = 400_000
 """Words whose tokens are kept (the cache starts over beyond it)."""
