@@ -93,11 +93,14 @@ def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
     )
 
 
-def _verify(engine: Engine, user_id: str, plan: WritePlan) -> None:
+def _verify(engine: Engine, user_id: str, plan: WritePlan) -> list[MemoryRecord]:
     """Inside the transaction: fail if another writer changed what the plan was built on.
 
     The records are read locked for update, so no writer can change them between this
     check and the plan's writes (on Neo4j a plain read would not stop a forget there).
+
+    Returns:
+        The records as stored, read here (the unit of work need not read them again).
     """
     store = engine.store
     if plan.dequeue and len(store.queue_entries(user_id, plan.dequeue)) != len(plan.dequeue):
@@ -113,6 +116,7 @@ def _verify(engine: Engine, user_id: str, plan: WritePlan) -> None:
                 after, last_accessed_at=now_stored.last_accessed_at, access_count=now_stored.access_count
             ),
         )
+    return list(current.values())
 
 
 def commit(
@@ -137,9 +141,9 @@ def commit(
         vectors = embed_inserts(engine, user_id, plan.inserts)
     terms = [" ".join(tokenize(r.content)) for r in plan.inserts]
     with engine.unit() as unit:
-        _verify(engine, user_id, plan)
+        stored = _verify(engine, user_id, plan)
         unit.insert(plan.inserts, vectors, terms=terms, model=embedder.name)
-        unit.update([after for _, after in plan.updates.values()])
+        unit.update([after for _, after in plan.updates.values()], read=stored)
         engine.store.dequeue(user_id, plan.dequeue)
         log_entry()
 

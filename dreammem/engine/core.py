@@ -318,7 +318,7 @@ class Engine:
             now = utcnow()
             doomed = [current, *(t for t in locked.values() if t.is_active)]
             deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
-            work.update(deleted)
+            work.update(deleted, read=doomed)
         return deleted[0]
 
     # -- graph -----------------------------------------------------------------------------
