@@ -54,6 +54,7 @@ STAGES = (
     "graph",
     "speaker",
     "unnamed",
+    "reply",
     "fuse",
     "load",
     "rerank",

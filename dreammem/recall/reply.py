@@ -20,7 +20,8 @@ the conversation both ways from whatever the other paths found (vector matches
 included). A turn only this path found has no match of its own with the question, so the
 relevance floor judges it by its own stored cosine (:data:`dreammem.recall.gate.BESIDE_PATHS`):
 the neighbours of a relevant memory do not enter the injected block unless they are relevant
-too. Measured in docs/BENCHMARKS.md.
+too. On by default (weight 1.0: LoCoMo held out by folds, the folds chose it in every fold);
+measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
