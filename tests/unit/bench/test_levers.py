@@ -54,6 +54,7 @@ def test_a_lever_setting_adds_its_paths_and_weights_to_a_copy() -> None:
     assert "session=0.5" in setting.label and setting.to_dict()["levers"] == {"session": 0.5}
 
 
+@pytest.mark.usefixtures("counted_ids")
 def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
     conversations: list[LocomoConversation],
 ) -> None:
@@ -130,6 +131,7 @@ def test_unknown_levers_and_bad_weights_are_refused() -> None:
     assert isinstance(result.exception, ConfigError) and "--levers needs --loco" in str(result.exception)
 
 
+@pytest.mark.usefixtures("counted_ids")
 def test_the_e5_lever_is_the_librarys_second_vector_path(conversations: list[LocomoConversation]) -> None:
     config = with_second_model(DreamMemConfig(), ["session", "e5"])
     assert config.embedding.second_model == "e5"

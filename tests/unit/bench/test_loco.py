@@ -72,6 +72,7 @@ def test_each_fold_chooses_on_the_other_conversations_and_scores_the_held_out_on
     assert folds["a"].chosen == 0 and folds["a"].tuned["overall"]["hit@5"] == 0.5
 
 
+@pytest.mark.usefixtures("counted_ids")
 def test_scoring_with_cached_paths_matches_plain_recall_and_restores_the_pipeline(
     conversations: list[LocomoConversation],
 ) -> None:
