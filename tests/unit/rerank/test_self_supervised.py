@@ -63,7 +63,7 @@ def test_no_pair_crosses_a_thread_or_stays_with_one_speaker() -> None:
 
 
 def test_turns_without_speakers_pair_with_the_next_turn() -> None:
-    turns = [StoredTurn("where did we park the red van?", "t"), StoredTurn("behind the old mill by the river", "t")]
+    turns = [StoredTurn("where did we park the red van?", "t"), StoredTurn("behind the old mill", "t")]
     queries = self_queries(turns)
     assert [(q.kind, q.positive) for q in queries] == [("question", 1), ("reply", 0)]
 
@@ -85,7 +85,8 @@ def test_guarded_turns_are_never_negatives_and_mine_pairs_labels_the_rest() -> N
 
 
 def test_the_guard_widens_around_the_pair_inside_its_thread() -> None:
-    wide = next(q for q in self_queries(TURNS, SelfSupervisedConfig(guard=1)) if q.query.startswith("How was"))
+    queries = self_queries(TURNS, SelfSupervisedConfig(guard=1))
+    wide = next(q for q in queries if q.query.startswith("How was"))
     assert wide.guarded == frozenset({0, 1, 2, 3})
     edge = next(q for q in self_queries(TURNS, SelfSupervisedConfig(guard=3)) if "kitten" in q.query)
     assert edge.guarded == frozenset({5, 6})  # thread s2 only
@@ -112,13 +113,20 @@ def test_max_groups_is_a_seeded_sample_in_order() -> None:
 
 
 def test_chinese_question_marks_count() -> None:
-    turns = [StoredTurn("你上周末去哪里爬山了？", "z", "甲"), StoredTurn("我们去了香山，红叶很美。", "z", "乙")]
+    turns = [StoredTurn("你上周末去哪里爬山了？", "z", "甲"), StoredTurn("我们去了香山。", "z", "乙")]
     assert any(q.kind == "question" for q in self_queries(turns, SelfSupervisedConfig(min_query_words=1)))
 
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"kinds": ()}, {"kinds": ("cloze",)}, {"min_query_words": 0}, {"depth": 0}, {"guard": -1}, {"max_groups": 0}],
+    [
+        {"kinds": ()},
+        {"kinds": ("cloze",)},
+        {"min_query_words": 0},
+        {"depth": 0},
+        {"guard": -1},
+        {"max_groups": 0},
+    ],
 )
 def test_bad_settings_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
