@@ -22,7 +22,7 @@ from dreammem.embed.base import Embedder
 from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder, resolve_embedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
-from dreammem.rerank.self_supervised import SelfSupervisedConfig
+from dreammem.rerank.self_supervised import SelfSupervisedConfig, parse_kinds
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
 from dreammem_bench.loco_cli import parse_levers, run_loco_command
@@ -147,6 +147,9 @@ def locomo(
         int | None,
         typer.Option(help="With --train-source self/both: at most N queries per conversation.", min=1),
     ] = None,
+    self_kinds: Annotated[
+        str, typer.Option(help="With --train-source self/both: comma-separated kinds (question, reply).")
+    ] = "question,reply",
     rerank_weights: Annotated[
         str | None,
         typer.Option(
@@ -238,7 +241,7 @@ def locomo(
             only=only_fold,
             source=train_source,
             train=train_cfg,
-            self_config=SelfSupervisedConfig(max_groups=self_max_groups),
+            self_config=SelfSupervisedConfig(kinds=parse_kinds(self_kinds), max_groups=self_max_groups),
             observations=train_observations,
             max_length=rerank_max_length,
             quantize=rerank_quantize,
@@ -247,6 +250,7 @@ def locomo(
         runs, conversations = _run_folds(conversations, methods_with, k, plan, cfg, own)
         extra["training_observations"] = train_observations
         extra.update(training_source=train_source, self_max_groups=self_max_groups, pairs=plan.pairs)
+        extra["self_kinds"] = list(plan.self_config.kinds)
         label: str | None = (
             f"{folds} folds: MiniLM cross-encoder trained without the scored conversations' questions"
         )

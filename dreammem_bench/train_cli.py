@@ -16,7 +16,7 @@ from rich.console import Console
 
 from dreammem.cli_common import open_store
 from dreammem.errors import ConfigError
-from dreammem.rerank.self_supervised import SelfSupervisedConfig
+from dreammem.rerank.self_supervised import SelfSupervisedConfig, parse_kinds
 from dreammem.rerank.training import QueryGroup, TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem.self_training import store_groups
 from dreammem_bench.locomo import load_locomo
@@ -43,6 +43,9 @@ def train_reranker(
     self_max_groups: Annotated[
         int | None, typer.Option(help="With --store: at most N self-supervised queries per user.", min=1)
     ] = None,
+    self_kinds: Annotated[
+        str, typer.Option(help="With --store: comma-separated query kinds (question, reply).")
+    ] = "question,reply",
     epochs: Annotated[float, typer.Option(help="Training epochs.")] = 2.0,
     learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 5e-5,
     negatives: Annotated[int, typer.Option(help="Hard negatives per query.", min=0)] = 3,
@@ -74,7 +77,9 @@ def train_reranker(
         groups += locomo_query_groups(conversations, depth=cfg.depth, observations=observations)
         console.print(f"{len(groups)} annotated queries from {len(conversations)} conversations")
     if store is not None:
-        self_cfg = SelfSupervisedConfig(depth=cfg.depth, max_groups=self_max_groups, seed=seed)
+        self_cfg = SelfSupervisedConfig(
+            kinds=parse_kinds(self_kinds), depth=cfg.depth, max_groups=self_max_groups, seed=seed
+        )
         with open_store(store) as memory:
             for user in users or memory.store.users():
                 found = store_groups(memory, user_id=user, config=self_cfg)

@@ -38,6 +38,7 @@ __all__ = [
     "SelfQuery",
     "SelfSupervisedConfig",
     "StoredTurn",
+    "parse_kinds",
     "self_queries",
     "self_supervised_groups",
 ]
@@ -110,6 +111,26 @@ class SelfSupervisedConfig:
             raise ConfigError("min_query_words and depth must be at least 1, guard at least 0")
         if self.max_groups is not None and self.max_groups < 1:
             raise ConfigError("max_groups must be at least 1 (or None for all)")
+
+
+def parse_kinds(spec: str) -> tuple[PairKind, ...]:
+    """``"question,reply"`` as kinds, in order, without repeats.
+
+    Raises:
+        ConfigError: an unknown kind, or none.
+    """
+    names = list(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
+    kinds: list[PairKind] = []
+    for name in names:
+        if name == "question":
+            kinds.append("question")
+        elif name == "reply":
+            kinds.append("reply")
+        else:
+            raise ConfigError(f"unknown self-supervised kind {name!r}: use question and/or reply")
+    if not kinds:
+        raise ConfigError("name at least one self-supervised kind (question, reply)")
+    return tuple(kinds)
 
 
 class CandidateSource(Protocol):

@@ -10,6 +10,7 @@ from dreammem.errors import ConfigError
 from dreammem.rerank.self_supervised import (
     SelfSupervisedConfig,
     StoredTurn,
+    parse_kinds,
     self_queries,
     self_supervised_groups,
 )
@@ -131,3 +132,11 @@ def test_chinese_question_marks_count() -> None:
 def test_bad_settings_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         SelfSupervisedConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_kinds_parse_in_order_without_repeats() -> None:
+    assert parse_kinds("reply, question,reply") == ("reply", "question")
+    assert parse_kinds("question") == ("question",)
+    for bad in ("", " , ", "question,cloze"):
+        with pytest.raises(ConfigError):
+            parse_kinds(bad)
