@@ -13,7 +13,8 @@ The build runs in this process; the measurements in a fresh one that opens the s
 from disk, so its RSS is what a process holding the store open pays. Baselines in
 that run: the bare query encoder, and encoder + exact FAISS (``IndexFlatIP``) over the
 same user's vectors. Vector-index recall@10 is the library's search against that
-exact search on the same query vectors, for several ``nprobe``.
+exact search on the same query vectors, at the default (``nprobe``, or ``probe_share``
+of the lists when more) and for several fixed ``nprobe``.
 
     HF_HUB_OFFLINE=1 nice -n 5 python benchmarks/scale.py --store /tmp/scale1 --memories 1000000 --users 1
     HF_HUB_OFFLINE=1 nice -n 5 python benchmarks/scale.py --store /tmp/scale2 --memories 1000000 --users 1000
@@ -215,16 +216,21 @@ def index_recall(
         del flat
     result: dict[str, Any] = {"exact_search": lat(exact_ms)}
     default = index.ann
-    for nprobe in nprobes:
-        index.ann = replace(default, nprobe=nprobe)
+    # The default first (nprobe, or probe_share of the lists when more), then fixed nprobes.
+    settings = {"default": default} | {
+        f"nprobe {n}": replace(default, nprobe=n, probe_share=0.0) for n in nprobes
+    }
+    for name, ann in settings.items():
+        index.ann = ann
         hits, times = 0, []
         for user, text in asks:
             t0 = time.perf_counter()
             got = index.search(user, qvec[text], 10)
             times.append((time.perf_counter() - t0) * 1000)
             hits += len({i for i, _ in got} & truth[(user, text)])
-        result[f"nprobe {nprobe}"] = {"recall@10": round(hits / (10 * len(asks)), 4), "search": lat(times)}
+        result[name] = {"recall@10": round(hits / (10 * len(asks)), 4), "search": lat(times)}
     index.ann = default
+    result["default"]["probes"] = {user: index.probes(user) for user in list(by_user)[:3]}
     return result
 
 

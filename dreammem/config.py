@@ -289,9 +289,17 @@ class VectorIndexConfig(_Frozen):
     ann_threshold: int = Field(
         20_000, ge=0, description="A user's vector count from which search is IVF; 0: always exact."
     )
-    nprobe: int = Field(32, ge=1, description="IVF lists probed per query (more: slower, fewer misses).")
+    nprobe: int = Field(
+        32, ge=1, description="The fewest IVF lists probed per query (more: slower, fewer misses)."
+    )
     lists_per_sqrt: float = Field(
         2.0, gt=0, description="IVF lists per square root of the user's vector count at training."
+    )
+    probe_share: float = Field(
+        0.06,
+        ge=0,
+        le=1,
+        description="Share of a user's IVF lists probed per query (at least nprobe), as lists grow.",
     )
 
 

@@ -342,7 +342,9 @@ def _baselines(memory: DreamMemory, texts: Sequence[str]) -> tuple[dict[str, Sta
         recalls.append(recall_at(found, exact[0], 10))
     approximate = isinstance(index, FaissVectorIndex) and index.is_approximate(user)
     kind = (
-        f"ivf, nprobe {index.ann.nprobe}" if isinstance(index, FaissVectorIndex) and approximate else "exact"
+        f"ivf, nprobe {index.probes(user)}"
+        if isinstance(index, FaissVectorIndex) and approximate
+        else "exact"
     )
     return {
         "encoder only": _stats(encode),

@@ -75,8 +75,14 @@ def bench_latency(
         int, typer.Option(help="A user's vectors from which FAISS search is IVF (0: always exact).", min=0)
     ] = VectorIndexConfig().ann_threshold,
     nprobe: Annotated[
-        int, typer.Option(help="IVF lists probed per query.", min=1)
+        int, typer.Option(help="The fewest IVF lists probed per query.", min=1)
     ] = VectorIndexConfig().nprobe,
+    probe_share: Annotated[
+        float,
+        typer.Option(
+            help="Share of a user's IVF lists probed per query (at least --nprobe).", min=0.0, max=1.0
+        ),
+    ] = VectorIndexConfig().probe_share,
     ablate: Annotated[bool, typer.Option(help="Also run with each recall path switched off in turn.")] = True,
     keyword_max_term_share: Annotated[
         float,
@@ -102,7 +108,7 @@ def bench_latency(
     config = DreamMemConfig(
         embedding=EmbeddingConfig(model=model),
         recall=recall,
-        vector_index=VectorIndexConfig(ann_threshold=ann_threshold, nprobe=nprobe),
+        vector_index=VectorIndexConfig(ann_threshold=ann_threshold, nprobe=nprobe, probe_share=probe_share),
     )
     rr = load_reranker(
         reranker, max_length=rerank_max_length, quantize=rerank_quantize, threads=rerank_threads

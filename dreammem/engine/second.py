@@ -69,7 +69,7 @@ class SecondVectors:
         self._first_file = first_file
         self.model = model
         self._embedding = embedding
-        self._ann = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)
+        self._ann = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt, ann.probe_share)
         self._embedder = embedder
         self._lock = threading.RLock()
         self._sync: VectorSync | None = None

@@ -101,7 +101,7 @@ class VectorLifecycle:
     def __init__(self, store: SQLiteRecordStore, path: Path | None, ann: VectorIndexConfig) -> None:
         self._store = store
         self._path = path
-        self._ann = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt)
+        self._ann = AnnSettings(ann.ann_threshold, ann.nprobe, ann.lists_per_sqrt, ann.probe_share)
         self.embedder: Embedder | None = None
         self.index: FaissVectorIndex | None = None
         self._sync: VectorSync | None = None

@@ -87,6 +87,12 @@ class FaissVectorIndex(VectorIndex):
             shard = self._shards.get(user_id)
             return shard is not None and shard.approximate
 
+    def probes(self, user_id: str) -> int:
+        """Inverted lists a search of this user's shard probes (0: the search is exact)."""
+        with self._lock:
+            shard = self._shards.get(user_id)
+            return 0 if shard is None or not shard.approximate else self.ann.probes(shard.nlist)
+
     def load_file(self) -> bool:
         """Load the index file if it exists, is whole, and has this format and dimension.
 
@@ -181,8 +187,8 @@ class FaissVectorIndex(VectorIndex):
     def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """The k nearest of this user's vectors (cosine), best first.
 
-        Approximate (IVF, ``ann.nprobe`` lists) once the user's shard is past the
-        threshold; exact below it.
+        Approximate (IVF, ``ann.probes(nlist)`` lists) once the user's shard is past
+        the threshold; exact below it.
         """
         with self._lock:
             shard = self._shards.get(user_id)

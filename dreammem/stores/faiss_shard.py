@@ -9,6 +9,13 @@ periodic rebuilds. IVF's price is a training step (k-means over a sample of the
 shard's own vectors, about a second at 100k) once the shard passes the threshold,
 and again each time it has grown fourfold since, so the lists stay balanced.
 
+Each retraining doubles the list count (``lists_per_sqrt`` per square root of the size),
+so a fixed ``nprobe`` would probe a halving share of the shard: at 1M vectors (trained
+at 320k, 1,131 lists) 32 lists are 2.8 % of it, and recall@10 against exact fell to
+0.95-0.97 where at 100k (565 lists, 5.7 %) it was 0.99. A search therefore probes
+``probe_share`` of the lists (``nprobe`` at least), so the share scanned, and with it
+recall, stays put as the shard grows (docs/BENCHMARKS.md, session 11).
+
 A shard holds one user's vectors only, so per-user isolation is exact by
 construction: no filter to get wrong, and search cost follows the user's size, not
 the store's.
@@ -38,17 +45,24 @@ class AnnSettings:
     Attributes:
         threshold: A user's vector count from which the shard is an IVF index
             (below it, search is exact). ``0`` never switches.
-        nprobe: Inverted lists probed per query (more: slower, fewer misses).
+        nprobe: The fewest inverted lists probed per query.
         lists_per_sqrt: Inverted lists per square root of the vector count at training.
+        probe_share: The share of a shard's inverted lists probed per query (when more
+            than ``nprobe``), so that recall does not fall as retraining adds lists.
     """
 
     threshold: int = 20_000
     nprobe: int = 32
     lists_per_sqrt: float = 2.0
+    probe_share: float = 0.06
 
     def nlist(self, count: int) -> int:
         """Inverted lists for a shard trained on ``count`` vectors."""
         return max(8, int(self.lists_per_sqrt * math.sqrt(count)))
+
+    def probes(self, nlist: int) -> int:
+        """Inverted lists a search probes in a shard of ``nlist`` lists."""
+        return min(nlist, max(self.nprobe, math.ceil(self.probe_share * nlist)))
 
 
 class FaissShard:
@@ -69,6 +83,11 @@ class FaissShard:
     def approximate(self) -> bool:
         """True once the shard is an IVF index."""
         return isinstance(self.index, faiss.IndexIVFFlat)
+
+    @property
+    def nlist(self) -> int:
+        """Inverted lists of an IVF shard (0 while exact)."""
+        return int(self.index.nlist) if isinstance(self.index, faiss.IndexIVFFlat) else 0
 
     @property
     def ntotal(self) -> int:
@@ -164,7 +183,7 @@ class FaissShard:
         if isinstance(self.index, faiss.IndexIVFFlat):
             # A filtered search probes every list: exact over the allowed ids.
             nlist = self.index.nlist
-            nprobe = nlist if selector is not None else min(ann.nprobe, nlist)
+            nprobe = nlist if selector is not None else ann.probes(nlist)
             params = faiss.SearchParametersIVF(sel=selector, nprobe=nprobe)  # type: ignore[call-arg]
         else:
             params = None if selector is None else faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]

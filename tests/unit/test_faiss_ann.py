@@ -180,3 +180,55 @@ def test_holds_tells_rows_kept_with_the_same_vector_from_changed_or_foreign_ones
     assert index.holds("small", [99_999], small[:1]) == [False]
     assert index.is_approximate("big")  # IVF shards do not look ids up: always "replace"
     assert index.holds("big", [0], big[:1]) == [False]
+
+
+def _recall_and_probes(
+    shard: FaissShard, data: npt.NDArray[np.float32], ann: AnnSettings
+) -> tuple[float, float]:
+    """Mean recall@10 against exact and lists probed per query, for queries off the data."""
+    rng = np.random.default_rng(3)
+    queries = rng.standard_normal((40, DIM)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    ids = np.arange(len(data), dtype=np.int64)
+    faiss.cvar.indexIVF_stats.reset()
+    found = [{i for i, _ in shard.search(q, 10, ann)} for q in queries]
+    probed = faiss.cvar.indexIVF_stats.nlist / len(queries)
+    truth = [set(_exact(ids, data, q, 10)) for q in queries]
+    return float(np.mean([len(f & t) / 10 for f, t in zip(found, truth, strict=True)])), probed
+
+
+def test_a_shard_that_retrains_into_more_lists_probes_the_same_share_and_keeps_its_recall() -> None:
+    # Each retraining (at 4x growth) doubles the lists: a fixed nprobe probes half the share
+    # it did, and recall falls with it (0.95 -> 0.87 -> 0.76 here with nprobe 4 alone).
+    ann = AnnSettings(threshold=400, nprobe=4, lists_per_sqrt=1.0, probe_share=0.2)
+    data = _clustered(6400, 1)
+    shard = FaissShard(DIM)
+    seen = []
+    for size in (400, 1600, 6400):
+        shard.add(np.arange(shard.ntotal, size, dtype=np.int64), data[shard.ntotal : size], ann)
+        recall, probed = _recall_and_probes(shard, data[:size], ann)
+        assert probed == ann.probes(shard.nlist) == max(4, int(np.ceil(0.2 * shard.nlist)))
+        seen.append((shard.nlist, recall))
+    assert [nlist for nlist, _ in seen] == [20, 40, 80]
+    assert min(recall for _, recall in seen) >= seen[0][1] - 0.01 and seen[-1][1] >= 0.94
+    fixed = AnnSettings(threshold=400, nprobe=4, lists_per_sqrt=1.0, probe_share=0.0)
+    assert _recall_and_probes(shard, data, fixed) == (pytest.approx(0.76, abs=0.05), 4)
+
+
+def test_probes_are_the_share_of_the_lists_at_least_nprobe_at_most_all() -> None:
+    ann = AnnSettings(nprobe=32, probe_share=0.06)
+    assert [ann.probes(n) for n in (8, 100, 565, 1131, 2262)] == [8, 32, 34, 68, 136]
+    assert AnnSettings(nprobe=4, probe_share=0.0).probes(1131) == 4
+    assert AnnSettings(nprobe=4, probe_share=1.0).probes(1131) == 1131
+
+
+def test_the_store_config_sets_the_probed_share(tmp_path: Path) -> None:
+    default = VectorIndexConfig()
+    assert (default.nprobe, default.probe_share) == (AnnSettings().nprobe, AnnSettings().probe_share)
+    config = DreamMemConfig(vector_index=VectorIndexConfig(ann_threshold=150, nprobe=2, probe_share=0.5))
+    with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
+        memory.add_many({"content": f"note {n} on topic {n % 13}", "user_id": "u1"} for n in range(200))
+        index = memory.vector_index
+        assert isinstance(index, FaissVectorIndex) and index.is_approximate("u1")
+        assert index.ann.probe_share == 0.5 and index.probes("u1") > 2
+        assert index.probes("nobody") == 0

@@ -124,7 +124,16 @@ def test_distinct_pool_builds_with_context_window_off(tmp_path: Path) -> None:
 def test_cli_index_past_the_threshold_reports_its_recall(tmp_path: Path) -> None:
     out = tmp_path / "lat.json"
     args = ["bench", "latency", "--memories", "400", "--users", "1", "--queries", "8", "--model", "hashing"]
-    extra = ["--ann-threshold", "300", "--nprobe", "2", "--keyword-max-term-share", "0.2"]
+    extra = [
+        "--ann-threshold",
+        "300",
+        "--nprobe",
+        "2",
+        "--probe-share",
+        "0",
+        "--keyword-max-term-share",
+        "0.2",
+    ]
     result = CliRunner().invoke(
         app, [*args, *extra, "--store", str(tmp_path / "s"), "--json", str(out)], catch_exceptions=False
     )
