@@ -18,7 +18,8 @@ __all__ = ["HARNESS_COMMANDS", "INSTALL_HINT", "register_harness"]
 
 HARNESS_COMMANDS = {
     "bench": "Benchmarks: retrieval quality, throughput and latency (dreammem bench --help).",
-    "train-reranker": "Fine-tune the offline cross-encoder on LoCoMo-style data (--help for options).",
+    "train-reranker": "Fine-tune the offline cross-encoder on LoCoMo-style data or a store's own turns "
+    "(--help for options).",
 }
 """Top-level command names served by the harness, with their one-line help."""
 INSTALL_HINT = "pip install 'dreammem[bench]'"

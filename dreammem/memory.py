@@ -44,7 +44,6 @@ from dreammem.validation import (
 )
 from dreammem.write.inputs import check_turns, memory_kind, turn_input
 from dreammem.write.records import build_core_memory
-from dreammem.write.revert import reverted
 
 __all__ = ["DreamMemory", "Turn", "store_files"]
 
@@ -349,15 +348,7 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
             NotFoundError: no such record for this user.
             ValidationError: it was not superseded by an update decision.
         """
-        record = self.get(memory_id, user_id=user_id)
-        now = utcnow()
-        by = record.superseded_by
-        restored = [reverted(record, now=now)]
-        restored += [reverted(t, now=now) for t in self.store.twins(record) if t.superseded_by == by]
-        with self.engine.unit() as work:
-            work.update(restored)
-            work.rebuild_vectors()  # a record that is active again needs its vector back
-        return restored[0]
+        return self.engine.revert_update(self.get(memory_id, user_id=user_id))
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.

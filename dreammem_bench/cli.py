@@ -22,15 +22,29 @@ from dreammem.embed.base import Embedder
 from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder, resolve_embedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
+from dreammem.rerank.self_supervised import SelfSupervisedConfig, parse_kinds
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
 from dreammem_bench.loco_cli import parse_levers, run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
-from dreammem_bench.pairs import locomo_query_groups
 from dreammem_bench.report import build_report, render_table
+from dreammem_bench.rerank_folds import (
+    TRAIN_SOURCES,
+    CachedReranker,
+    TrainSource,
+    WeightFold,
+    choose_weight_by_folds,
+    fold_groups,
+)
 from dreammem_bench.runner import MethodRun, merge_runs, run_benchmark, total_steps
-from dreammem_bench.suite import build_methods, close_methods, load_reranker, parse_methods
+from dreammem_bench.suite import (
+    build_methods,
+    close_methods,
+    load_reranker,
+    parse_methods,
+    weight_method_name,
+)
 from dreammem_bench.throughput import run_throughput
 
 __all__ = ["bench_app"]
@@ -122,6 +136,30 @@ def locomo(
     train_observations: Annotated[
         bool, typer.Option(help="With --folds: also train on the annotated observations.")
     ] = True,
+    train_source: Annotated[
+        str,
+        typer.Option(
+            help="With --folds: supervised (the other conversations' questions), self (the scored "
+            "conversation's own turns, no questions, first-stage negatives) or both."
+        ),
+    ] = "supervised",
+    self_max_groups: Annotated[
+        int | None,
+        typer.Option(help="With --train-source self/both: at most N queries per conversation.", min=1),
+    ] = None,
+    self_kinds: Annotated[
+        str, typer.Option(help="With --train-source self/both: comma-separated kinds (question, reply).")
+    ] = "question,reply",
+    rerank_weights: Annotated[
+        str | None,
+        typer.Option(
+            help="With --folds: comma-separated rerank_weight values, each a variant sharing the "
+            "reranker's scores; the folds choose among them and no rerank."
+        ),
+    ] = None,
+    only_fold: Annotated[
+        int | None, typer.Option(help="With --folds: run this fold only (1-based).", min=1)
+    ] = None,
     loco: Annotated[
         bool,
         typer.Option(
@@ -160,6 +198,8 @@ def locomo(
     baseline = SentenceTransformerEmbedder()
     own = _dreammem_embedder(cfg, baseline)
 
+    weights = _parse_weights(rerank_weights)
+
     def methods_with(rr: Reranker | None) -> Callable[[], list[BenchMethod]]:
         return lambda: build_methods(
             names,
@@ -169,6 +209,7 @@ def locomo(
             reranker=rr,
             ablate=ablate,
             rerank_variants=ablate or bool(folds),  # folds measure the reranker: keep its baseline
+            rerank_weights=weights,
         )
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}
@@ -193,12 +234,32 @@ def locomo(
         train_cfg = TrainingConfig(
             num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
         )
-        options = {"max_length": rerank_max_length, "quantize": rerank_quantize}
-        options["observations"] = train_observations
-        runs = _run_folds(conversations, methods_with, k, folds, train_cfg, options)
+        if train_source not in TRAIN_SOURCES:
+            raise ConfigError(f"--train-source must be one of {', '.join(TRAIN_SOURCES)}")
+        plan = FoldPlan(
+            folds=folds,
+            only=only_fold,
+            source=train_source,
+            train=train_cfg,
+            self_config=SelfSupervisedConfig(kinds=parse_kinds(self_kinds), max_groups=self_max_groups),
+            observations=train_observations,
+            max_length=rerank_max_length,
+            quantize=rerank_quantize,
+            cache=bool(weights),
+        )
+        runs, conversations = _run_folds(conversations, methods_with, k, plan, cfg, own)
         extra["training_observations"] = train_observations
-        label: str | None = f"{folds} folds: MiniLM cross-encoder trained without the scored conversations"
+        extra.update(training_source=train_source, self_max_groups=self_max_groups, pairs=plan.pairs)
+        extra["self_kinds"] = list(plan.self_config.kinds)
+        label: str | None = (
+            f"{folds} folds: MiniLM cross-encoder trained without the scored conversations' questions"
+        )
         extra["training"] = dataclasses.asdict(train_cfg)
+        if weights:
+            candidates = ["dreammem-no-rerank", *(weight_method_name(w) for w in weights)]
+            chosen = choose_weight_by_folds(runs, conversations, candidates)
+            console.print(_weight_table(chosen))
+            extra["blend_by_folds"] = [dataclasses.asdict(f) for f in chosen]
     else:
         rr = load_reranker(reranker, max_length=rerank_max_length, quantize=rerank_quantize)
         runs = _run(conversations, methods_with(rr), k, "locomo")
@@ -219,27 +280,96 @@ def _dreammem_embedder(cfg: DreamMemConfig, baseline: SentenceTransformerEmbedde
     return resolve_embedder(model, batch_size=cfg.embedding.batch_size)
 
 
+@dataclasses.dataclass(slots=True)
+class FoldPlan:
+    """How ``--folds`` trains and loads each fold's reranker (``pairs``: filled per fold)."""
+
+    folds: int
+    only: int | None
+    source: TrainSource
+    train: TrainingConfig
+    self_config: SelfSupervisedConfig
+    observations: bool
+    max_length: int | None
+    quantize: bool
+    cache: bool
+    pairs: list[int] = dataclasses.field(default_factory=list)
+
+
 def _run_folds(
     conversations: Sequence[LocomoConversation],
     methods_with: Callable[[Reranker | None], Callable[[], list[BenchMethod]]],
     k: int,
-    folds: int,
-    train_cfg: TrainingConfig,
-    options: dict[str, Any],
-) -> dict[str, MethodRun]:
+    plan: FoldPlan,
+    config: DreamMemConfig,
+    embedder: Embedder,
+) -> tuple[dict[str, MethodRun], list[LocomoConversation]]:
     runs: dict[str, MethodRun] = {}
-    for fold in range(min(folds, len(conversations))):
-        scored = [c for i, c in enumerate(conversations) if i % folds == fold]
-        rest = [c for i, c in enumerate(conversations) if i % folds != fold]
-        groups = locomo_query_groups(rest, depth=train_cfg.depth, observations=options["observations"])
-        pairs = mine_pairs(groups, negatives=train_cfg.negatives, seed=train_cfg.seed)
+    order: list[LocomoConversation] = []
+    for fold in range(min(plan.folds, len(conversations))):
+        if plan.only is not None and fold + 1 != plan.only:
+            continue
+        scored = [c for i, c in enumerate(conversations) if i % plan.folds == fold]
+        rest = [c for i, c in enumerate(conversations) if i % plan.folds != fold]
+        groups = fold_groups(
+            plan.source,
+            scored=scored,
+            rest=rest,
+            train=plan.train,
+            observations=plan.observations,
+            config=config,
+            embedder=embedder,
+            self_config=plan.self_config,
+        )
+        pairs = mine_pairs(groups, negatives=plan.train.negatives, seed=plan.train.seed)
+        plan.pairs.append(len(pairs))
         names = ",".join(c.sample_id for c in scored)
-        err_console.print(f"fold {fold + 1}/{folds} ({names}): training on {len(pairs)} pairs")
+        err_console.print(
+            f"fold {fold + 1}/{plan.folds} ({names}): training on {len(pairs)} pairs ({plan.source})"
+        )
         with tempfile.TemporaryDirectory(prefix="dreammem-fold-") as out:
-            train_cross_encoder(pairs, out, config=train_cfg)
-            rr = load_reranker(out, max_length=options["max_length"], quantize=options["quantize"])
+            train_cross_encoder(pairs, out, config=plan.train)
+            rr = load_reranker(out, max_length=plan.max_length, quantize=plan.quantize)
+            if rr is not None and plan.cache:
+                rr = CachedReranker(rr)
             merge_runs(runs, _run(scored, methods_with(rr), k, f"fold {fold + 1}"))
-    return runs
+        order += scored
+    return runs, order
+
+
+def _parse_weights(spec: str | None) -> list[float]:
+    if spec is None:
+        return []
+    try:
+        weights = [float(w) for w in spec.split(",") if w.strip()]
+    except ValueError as exc:
+        raise ConfigError(f"--rerank-weights must be numbers, got {spec!r}") from exc
+    if not weights or any(w <= 0 for w in weights):
+        raise ConfigError("--rerank-weights must be positive numbers")
+    return weights
+
+
+def _weight_table(folds: Sequence[WeightFold]) -> Table:
+    table = Table(title="rerank_weight chosen by folds (on the other conversations), held out")
+    columns = [
+        "held out",
+        "chosen",
+        "train hit@5",
+        "hit@5",
+        "MRR",
+        "hit@1",
+        "no-rerank hit@5",
+        "MRR",
+        "hit@1",
+        "n",
+    ]
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("held out", "chosen") else "right")
+    for f in folds:
+        row = [f.held_out, f.chosen, f"{f.train_hit5:.3f}"]
+        row += [f"{m[key]:.3f}" for m in (f.held, f.baseline) for key in ("hit@5", "mrr", "hit@1")]
+        table.add_row(*row, str(f.held["n"]))
+    return table
 
 
 @bench_app.command("throughput")

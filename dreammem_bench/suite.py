@@ -21,7 +21,14 @@ from dreammem_bench.methods import (
     VectorMethod,
 )
 
-__all__ = ["METHOD_NAMES", "build_methods", "close_methods", "load_reranker", "parse_methods"]
+__all__ = [
+    "METHOD_NAMES",
+    "build_methods",
+    "close_methods",
+    "load_reranker",
+    "parse_methods",
+    "weight_method_name",
+]
 
 METHOD_NAMES = ("dreammem", "vector", "bm25", "fusion", "recency")
 
@@ -61,6 +68,7 @@ def build_methods(
     reranker: Reranker | None = None,
     ablate: bool = False,
     rerank_variants: bool | None = None,
+    rerank_weights: Sequence[float] = (),
 ) -> list[BenchMethod]:
     """The methods to run, in the given order.
 
@@ -68,6 +76,8 @@ def build_methods(
     off, follows the dreammem method; with a reranker also one without it and one
     with the other ``rerank_blend`` (cross-encoder order alone, or fused with the
     first stage). ``rerank_variants`` asks for those two alone (default: with ``ablate``).
+    With a reranker, each of ``rerank_weights`` adds a variant blended at that
+    ``rerank_weight`` (give them a caching reranker to score each pair once).
     """
     with_rerank_variants = ablate if rerank_variants is None else rerank_variants
     methods: list[BenchMethod] = []
@@ -90,7 +100,30 @@ def build_methods(
                     methods.append(DreamMemPathsVariant(base, kept, name=f"dreammem-no-{off}"))
             if with_rerank_variants:
                 methods.extend(_reranker_variants(base, reranker))
+            methods.extend(_weight_variants(base, reranker, rerank_weights))
     return methods
+
+
+def weight_method_name(weight: float) -> str:
+    """The report name of the dreammem variant blended at ``rerank_weight`` = ``weight``."""
+    return f"dreammem-rerank-w{weight:g}"
+
+
+def _weight_variants(
+    base: DreamMemMethod, reranker: Reranker | None, weights: Sequence[float]
+) -> list[BenchMethod]:
+    if reranker is None:
+        return []
+    recall = base.memory.pipeline.config
+    return [
+        DreamMemStageVariant(
+            base,
+            name=weight_method_name(w),
+            reranker=reranker,
+            recall=recall.model_copy(update={"rerank_weight": w, "rerank_blend": "rrf"}),
+        )
+        for w in weights
+    ]
 
 
 def _reranker_variants(base: DreamMemMethod, reranker: Reranker | None) -> list[BenchMethod]:

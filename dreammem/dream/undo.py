@@ -94,7 +94,8 @@ def _written_since(
     """
     inserted = set(undo.inserted)
     known = inserted | {str(d["id"]) for d in undo.before}
-    pointing = [r for r in store.superseded_by_any(user_id, undo.inserted) if r.id not in known]
+    found = [r.id for r in store.superseded_by_any(user_id, undo.inserted) if r.id not in known]
+    pointing = store.get(user_id, found, for_update=True)  # no other writer changes them before the commit
     versions = [r.id for r in pointing if edit_target(r) in inserted]
     replaced = [
         dataclasses.replace(r, status=Status.ACTIVE, superseded_by=None, valid_to=None)
@@ -109,7 +110,7 @@ def _restore(
 ) -> tuple[list[MemoryRecord], list[str]]:
     store = unit.store
     befores = [MemoryRecord.from_dict(d) for d in undo.before]
-    current = {r.id: r for r in store.get(user_id, [b.id for b in befores])}
+    current = {r.id: r for r in store.get(user_id, [b.id for b in befores], for_update=True)}
     restored: list[MemoryRecord] = []
     skipped: list[str] = []
     for before in befores:
@@ -120,7 +121,7 @@ def _restore(
         record = dataclasses.replace(
             before, last_accessed_at=now_stored.last_accessed_at, access_count=now_stored.access_count
         )
-        unit.update([record])
+        unit.update([record], read=[now_stored])
         restored.append(record)
     restored += replaced
     # A value restored here may have been replaced by a write after the dream: that write

@@ -36,6 +36,7 @@ from dreammem.stores.graph_sync import GraphSync
 from dreammem.text.tokenize import contains_cjk, tokenize
 from dreammem.types import MemoryRecord, Status, utcnow
 from dreammem.write.records import TurnInput, build_records
+from dreammem.write.revert import reverted
 
 if TYPE_CHECKING:
     from dreammem.engine.server import ServerBackend
@@ -320,6 +321,32 @@ class Engine:
             deleted = [dataclasses.replace(r, status=Status.DELETED, valid_to=now) for r in doomed]
             work.update(deleted, read=doomed)
         return deleted[0]
+
+    def revert_update(self, record: MemoryRecord) -> MemoryRecord:
+        """Undo the update decision that superseded ``record``: it (and its twins) are current again.
+
+        As in :meth:`soft_delete`, the records are read again inside the unit, locked
+        for update: a forget or another revert that landed since the caller's read is
+        what gets checked, and no writer can change them before the commit.
+
+        Raises:
+            NotFoundError: the record no longer exists.
+            ValidationError: it is (no longer) superseded by an update decision.
+        """
+        user = record.user_id
+        with self.unit() as work:
+            twin_ids = [t.id for t in self.store.twins(record)]
+            locked = {r.id: r for r in self.store.get(user, [record.id, *twin_ids], for_update=True)}
+            current = locked.pop(record.id, None)
+            if current is None:
+                raise NotFoundError(f"memory {record.id!r} not found for user {user!r}")
+            now = utcnow()
+            by = current.superseded_by
+            read = [current, *(t for t in locked.values() if t.superseded_by == by)]
+            restored = [reverted(r, now=now) for r in read]
+            work.update(restored, read=read)
+            work.rebuild_vectors()  # a record that is active again needs its vector back
+        return restored[0]
 
     # -- graph -----------------------------------------------------------------------------
 

@@ -77,6 +77,19 @@ def test_bench_locomo_folds_trains_without_the_scored_conversation(tmp_path: Pat
     assert report["methods"]["bm25"]["overall"]["n"] == 6
 
 
+def test_bench_locomo_folds_self_supervised_with_blend_weights_chosen_by_folds(tmp_path: Path) -> None:
+    out = tmp_path / "self.json"
+    args = ["bench", "locomo", "--data", str(FIXTURE), "--methods", "dreammem", "--folds", "2"]
+    args += ["--train-layers", "1", "--train-epochs", "1", "--rerank-max-length", "32", "--json", str(out)]
+    result = runner.invoke(app, [*args, "--train-source", "both", "--rerank-weights", "0.5,1"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["training_source"] == "both" and len(report["pairs"]) == 2
+    assert {"dreammem-rerank-w0.5", "dreammem-rerank-w1", "dreammem-no-rerank"} <= set(report["methods"])
+    assert [f["held_out"] for f in report["blend_by_folds"]] == ["tiny-1", "tiny-2"]
+    assert "chosen by folds" in result.output
+
+
 def test_bench_locomo_loco_reports_held_out_folds_beside_the_default(tmp_path: Path) -> None:
     plain, loco = tmp_path / "plain.json", tmp_path / "loco.json"
     base = ["bench", "locomo", "--data", str(FIXTURE)]
