@@ -196,12 +196,17 @@ class EmbeddedGraphStore(GraphStore):
         return total, df
 
     def memories_of(self, user_id: str, keys: Sequence[str], *, per_entity: int) -> list[tuple[str, str]]:
-        """Up to ``per_entity`` memories per key, newest first, keys in the order given."""
+        """Up to ``per_entity`` memories per key, newest first, keys in the order given.
+
+        Ties of equal event time go by the record's row id in the shared file (newest
+        first): the index orders by time, so only the tied rows are sorted.
+        """
         out: list[tuple[str, str]] = []
         for key in dict.fromkeys(keys):
             rows = self._db.fetchall(
-                "SELECT memory_id FROM graph_mentions WHERE user_id = ? AND entity_key = ? "
-                "ORDER BY event_time DESC, memory_id DESC LIMIT ?",
+                "SELECT m.memory_id FROM graph_mentions m LEFT JOIN records r ON r.id = m.memory_id "
+                "WHERE m.user_id = ? AND m.entity_key = ? "
+                "ORDER BY m.event_time DESC, r.rowid DESC, m.memory_id DESC LIMIT ?",
                 (user_id, key, per_entity),
             )
             out.extend((key, r[0]) for r in rows)

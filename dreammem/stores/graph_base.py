@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -48,13 +48,16 @@ class GraphRelation:
 class GraphItem:
     """What the graph learns from one memory: the entities it mentions and relations.
 
-    The endpoints of every relation count as mentioned by the memory too.
+    The endpoints of every relation count as mentioned by the memory too. ``rowid`` is
+    the record's row id in its store (its insertion order): it breaks ties of equal
+    event time (the embedded graph reads it from the records' table it shares).
     """
 
     memory_id: str
     entities: tuple[GraphEntity, ...]
     relations: tuple[GraphRelation, ...] = ()
     event_time: datetime | None = None
+    rowid: int | None = None
 
     @property
     def time_key(self) -> str:
@@ -132,7 +135,9 @@ class GraphStore(ABC):
     def memories_of(self, user_id: str, keys: Sequence[str], *, per_entity: int) -> list[tuple[str, str]]:
         """``(entity_key, memory_id)`` pairs: at most ``per_entity`` memories per key.
 
-        Newest ``event_time`` first within a key (ties by memory id, descending).
+        Newest ``event_time`` first within a key; ties by the record's row id, newest
+        first (:attr:`GraphItem.rowid`), then by memory id, descending, so stores holding
+        the same memories under other random ids list (and cut) them alike.
         """
 
     @abstractmethod
@@ -189,12 +194,20 @@ class GraphStore(ABC):
         await asyncio.to_thread(self.remove, user_id, memory_ids)
 
 
-def records_to_graph_items(records: Sequence[MemoryRecord]) -> list[GraphItem]:
-    """Graph items for records, from the entities stored on each record."""
+def records_to_graph_items(
+    records: Sequence[MemoryRecord], rowids: Mapping[str, int] | None = None
+) -> list[GraphItem]:
+    """Graph items for records, from the entities stored on each record.
+
+    ``rowids``: the records' row ids by id (their insertion order; ties are broken by it).
+    """
+    rowids = rowids or {}
     items: list[GraphItem] = []
     for record in records:
         entities = tuple(
             GraphEntity(key=e.key, name=e.text, kind=e.kind) for e in extract_entities(record.content)
         )
-        items.append(GraphItem(record.id, entities, event_time=record.event_time))
+        items.append(
+            GraphItem(record.id, entities, event_time=record.event_time, rowid=rowids.get(record.id))
+        )
     return items

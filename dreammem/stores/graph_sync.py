@@ -86,13 +86,17 @@ class GraphSync:
             if inactive:
                 self.graph.remove(user_id, inactive)
             if active:
-                self.graph.upsert(user_id, _items(active))
+                self.graph.upsert(user_id, self._items(user_id, active))
 
     @property
     def _box(self) -> SQLiteRecordStore:
         """The outbox's store (only an outbox graph has one)."""
         assert self._outbox is not None, "a transactional graph has no outbox"
         return self._outbox
+
+    def _items(self, user_id: str, records: Sequence[MemoryRecord]) -> list[GraphItem]:
+        """Graph items of one user's records, with their row ids (the graph's tie-break)."""
+        return records_to_graph_items(records, self._store.rowids(user_id, [r.id for r in records]))
 
     def pending(self) -> int:
         """How many memories wait in the outbox."""
@@ -152,7 +156,7 @@ class GraphSync:
             if gone:
                 self.graph.remove(user_id, gone)
             if active:
-                self.graph.upsert(user_id, _items(active))
+                self.graph.upsert(user_id, self._items(user_id, active))
         # Only entries not re-staged meanwhile (same version) leave the outbox.
         with self._box.transaction() as conn:
             conn.executemany(
@@ -199,7 +203,3 @@ class GraphSync:
                     self.graph.clear(user_id)
                 self.flush(force=True)
         return total
-
-
-def _items(records: Sequence[MemoryRecord]) -> list[GraphItem]:
-    return records_to_graph_items(records)

@@ -3,7 +3,7 @@
 Model (labels and relationship types are constants; every node and edge has a
 ``user_id`` property and every query takes the user id as a parameter)::
 
-    (:DreamMemMemory {user_id, id, id_hash, event_time})
+    (:DreamMemMemory {user_id, id, id_hash, event_time, rowid})   rowid: the record's, ties
         -[:MENTIONS {user_id}]->
     (:DreamMemEntity {user_id, key, key_hash, name, kind})
         -[:RELATES_TO {user_id, memory_hash, relation}]-> (:DreamMemEntity)
@@ -81,7 +81,7 @@ _MERGE_MENTIONS = """
 UNWIND $rows AS row
 MERGE (m:DreamMemMemory {user_id: $user_id, id_hash: row.id_hash})
   ON CREATE SET m.id = row.id
-SET m.event_time = row.time
+SET m.event_time = row.time, m.rowid = row.rowid
 WITH m, row
 UNWIND row.entities AS ent
 MERGE (e:DreamMemEntity {user_id: $user_id, key_hash: ent.key_hash})
@@ -154,12 +154,12 @@ UNWIND range(0, size($keys) - 1) AS i
 MATCH (e:DreamMemEntity {user_id: $user_id, key_hash: $keys[i]})
 CALL (e) {
   MATCH (e)<-[:MENTIONS]-(m:DreamMemMemory {user_id: $user_id})
-  RETURN m.id AS id, m.event_time AS t
-  ORDER BY t DESC, id DESC
+  RETURN m.id AS id, m.event_time AS t, coalesce(m.rowid, -1) AS o
+  ORDER BY t DESC, o DESC, id DESC
   LIMIT $per_entity
 }
 RETURN i, e.key AS key, id
-ORDER BY i ASC, t DESC, id DESC
+ORDER BY i ASC, t DESC, o DESC, id DESC
 """
 
 _ENTITIES_OF = """
@@ -216,6 +216,7 @@ def _rows(items: Sequence[GraphItem]) -> list[dict[str, Any]]:
             "id": item.memory_id,
             "id_hash": _h(item.memory_id),
             "time": item.time_key,
+            "rowid": item.rowid,
             "entities": [
                 {"key": e.key, "key_hash": _h(e.key), "name": e.name, "kind": e.kind}
                 for e in item.mentions().values()

@@ -102,8 +102,9 @@ def traverse(
 ) -> list[GraphNeighbor]:
     """Walk 1-2 hops from the query entities to memories, best first.
 
-    Ties are broken by recency (the order the backend lists a key's memories in),
-    then by memory id, so every backend returns the same order for the same graph.
+    Ties are broken by the order the backend lists a key's memories in (newest event
+    time, then newest record: :meth:`GraphStore.memories_of`), never by the random
+    memory ids, so every backend, and every store of the same memories, ranks alike.
     """
     if hops not in (1, 2):
         raise ValidationError(f"hops must be 1 or 2, got {hops!r}")
