@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.memory import BaseMemoryBlock, Memory, StaticMemoryBlock
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from dreammem import DreamMemory, ScopeError, ValidationError
 from llamaindex_dreammem import DreamMemBlock
@@ -21,9 +24,27 @@ def assistant(text: str) -> ChatMessage:
     return ChatMessage(role=MessageRole.ASSISTANT, content=text)
 
 
-def short_term(*blocks: BaseMemoryBlock[Any], **kwargs: Any) -> Memory:
+_ENGINES: list[AsyncEngine] = []
+
+
+@pytest.fixture(autouse=True)
+def _close_chat_stores() -> Iterator[None]:
+    """Dispose the chat stores' engines the test opened (else aiosqlite warns at exit)."""
+    yield
+    while _ENGINES:
+        asyncio.run(_ENGINES.pop().dispose())
+
+
+def short_term(*blocks: BaseMemoryBlock[Any], session_id: str = "s1", **kwargs: Any) -> Memory:
+    """LlamaIndex's Memory on its default in-memory chat store, disposed after the test."""
+    engine = create_async_engine("sqlite+aiosqlite:///:memory:")
+    _ENGINES.append(engine)
     return Memory.from_defaults(
-        session_id="s1", memory_blocks=list(blocks), tokenizer_fn=approximate_tokenizer, **kwargs
+        session_id=session_id,
+        memory_blocks=list(blocks),
+        tokenizer_fn=approximate_tokenizer,
+        async_engine=engine,
+        **kwargs,
     )
 
 
@@ -94,9 +115,7 @@ def test_priority_zero_is_never_truncated_and_one_goes_first(memory: DreamMemory
 
     dropped = DreamMemBlock(memory=memory, user_id="u1", name="dm2", priority=1)
     small = StaticMemoryBlock(name="notes", static_content="short note", priority=0)
-    mem2 = Memory.from_defaults(
-        session_id="s2", memory_blocks=[dropped, small], tokenizer_fn=approximate_tokenizer, token_limit=25
-    )
+    mem2 = short_term(dropped, small, session_id="s2", token_limit=25)
     mem2.put(user("peanut snacks?"))
     system2 = mem2.get()[0].content or ""
     assert "short note" in system2 and "peanuts" not in system2  # p1 goes before p0
