@@ -89,6 +89,10 @@ class FusionSetting:
         return f"k={self.rrf_k} {weights}".strip()
 
 
+_GRIDDED = ("graph", "keyword", "temporal", "vector")
+"""The paths whose weights the grid searches."""
+
+
 @dataclass(frozen=True, slots=True)
 class FusionGrid:
     """The values searched.
@@ -103,14 +107,18 @@ class FusionGrid:
     graph: tuple[float, ...] = (0.0, 0.25, 0.5)
 
     def settings(self, default: FusionSetting) -> list[FusionSetting]:
-        """Every combination, the default first (it is also the baseline)."""
+        """Every combination, the default first (it is also the baseline).
+
+        The weights of the paths not searched here (``person``) stay the default's.
+        """
         out = [default]
+        kept = {p: w for p, w in default.path_weights if p not in _GRIDDED}
         for k in self.rrf_k:
             for v in self.vector:
                 for t in self.temporal:
                     for g in self.graph:
-                        weights = (("graph", g), ("keyword", 1.0), ("temporal", t), ("vector", v))
-                        setting = FusionSetting(k, weights)
+                        weights = {**kept, "graph": g, "keyword": 1.0, "temporal": t, "vector": v}
+                        setting = FusionSetting(k, tuple(sorted(weights.items())))
                         if _normalised(setting) != _normalised(default):
                             out.append(setting)
         return out
@@ -122,7 +130,7 @@ DEFAULT_GRID = FusionGrid()
 
 def _normalised(setting: FusionSetting) -> tuple[int, tuple[tuple[str, float], ...]]:
     # A path left out of path_weights weighs 1.0: compare settings with that filled in.
-    weights = {"graph": 1.0, "keyword": 1.0, "temporal": 1.0, "vector": 1.0, **dict(setting.path_weights)}
+    weights = {**dict.fromkeys(_GRIDDED, 1.0), **dict(setting.path_weights)}
     return setting.rrf_k, tuple(sorted(weights.items()))
 
 
