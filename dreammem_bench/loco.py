@@ -49,12 +49,14 @@ class FusionSetting:
     """One point of the grid: the RRF constant, the weight of each path's rank, and levers.
 
     ``levers`` are extra paths (``dreammem_bench.levers``) run beside the configured
-    ones, each with its weight; a lever not named is off.
+    ones, each with its weight; a lever not named is off. ``off`` names configured paths
+    taken out unless a lever names them (a lever the shipped config already runs).
     """
 
     rrf_k: int
     path_weights: tuple[tuple[str, float], ...]
     levers: tuple[tuple[str, float], ...] = ()
+    off: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, recall: RecallConfig) -> FusionSetting:
@@ -62,8 +64,8 @@ class FusionSetting:
         return cls(recall.rrf_k, tuple(sorted(recall.path_weights.items())))
 
     def with_levers(self, levers: tuple[tuple[str, float], ...]) -> FusionSetting:
-        """The same fusion with these levers on."""
-        return FusionSetting(self.rrf_k, self.path_weights, levers)
+        """The same fusion with these levers on (the ``off`` paths a lever names come back)."""
+        return FusionSetting(self.rrf_k, self.path_weights, levers, self.off)
 
     def apply(self, recall: RecallConfig) -> RecallConfig:
         """``recall`` with this setting's fusion (a new object; presets stay untouched)."""
@@ -71,21 +73,28 @@ class FusionSetting:
             "rrf_k": self.rrf_k,
             "path_weights": {**dict(self.path_weights), **dict(self.levers)},
         }
-        if self.levers:
-            update["paths"] = (*recall.paths, *(name for name, _ in self.levers if name not in recall.paths))
+        if self.levers or self.off:
+            named = {name for name, _ in self.levers}
+            kept = tuple(p for p in recall.paths if p not in self.off or p in named)
+            update["paths"] = (*kept, *(name for name, _ in self.levers if name not in kept))
         return recall.model_copy(update=update)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: ``{"rrf_k": .., "path_weights": {..}}`` (and ``"levers"`` when any)."""
+        """JSON form: ``{"rrf_k": .., "path_weights": {..}}`` (and ``"levers"``, ``"off"`` when any)."""
         out: dict[str, Any] = {"rrf_k": self.rrf_k, "path_weights": dict(self.path_weights)}
         if self.levers:
             out["levers"] = dict(self.levers)
+        if self.off:
+            out["off"] = list(self.off)
         return out
 
     @property
     def label(self) -> str:
-        """Short text for tables, e.g. ``k=10 vector=0.5 graph=0.25``."""
-        weights = " ".join(f"{p}={w:g}" for p, w in (*self.path_weights, *self.levers))
+        """Short text for tables, e.g. ``k=10 vector=0.5 graph=0.25`` (``person=off``: taken out)."""
+        levers = dict(self.levers)
+        off = [p for p in self.off if p not in levers]
+        named = {p: w for p, w in (dict(self.path_weights) | levers).items() if p not in off}
+        weights = " ".join([*(f"{p}={w:g}" for p, w in named.items()), *(f"{p}=off" for p in off)])
         return f"k={self.rrf_k} {weights}".strip()
 
 
