@@ -55,6 +55,7 @@ STAGES = (
     "speaker",
     "unnamed",
     "reply",
+    "person",
     "fuse",
     "load",
     "rerank",

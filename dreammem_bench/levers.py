@@ -2,10 +2,11 @@
 
 A lever is an extra recall path fused with the shipped ones. Each runs once per
 question (its candidates are cached like the shipped paths'); the grid is every
-combination of lever weights (0 = the lever off), the shipped fusion otherwise. Folds
+combination of lever weights (0 = the lever off, also a lever the shipped config runs,
+such as ``person``: it is taken out), the shipped fusion otherwise. Folds
 then choose, per held-out conversation, among the settings of one *family*: a single
 lever's weights (the others off), or every combination. A lever earns its place when
-its family's pooled held-out score beats the shipped setting's and no fold loses much.
+its family's pooled held-out score beats the all-off setting's and no fold loses much.
 
 Levers:
 
@@ -32,6 +33,7 @@ Levers:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -226,7 +228,9 @@ def run_levers(
         raise ValueError("leave-one-conversation-out needs at least two conversations")
     if not levers:
         raise ValueError("name at least one lever")
-    base = FusionSetting.of(method.memory.pipeline.config)
+    config = method.memory.pipeline.config
+    # A lever the shipped config already runs is taken out at weight 0, so 0 means off for every lever.
+    base = dataclasses.replace(FusionSetting.of(config), off=tuple(n for n in levers if n in config.paths))
     combos = lever_settings(levers, weights)
     settings = [base.with_levers(c) for c in combos]
     scores = score_settings(

@@ -49,12 +49,14 @@ class FusionSetting:
     """One point of the grid: the RRF constant, the weight of each path's rank, and levers.
 
     ``levers`` are extra paths (``dreammem_bench.levers``) run beside the configured
-    ones, each with its weight; a lever not named is off.
+    ones, each with its weight; a lever not named is off. ``off`` names configured paths
+    taken out unless a lever names them (a lever the shipped config already runs).
     """
 
     rrf_k: int
     path_weights: tuple[tuple[str, float], ...]
     levers: tuple[tuple[str, float], ...] = ()
+    off: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, recall: RecallConfig) -> FusionSetting:
@@ -62,8 +64,8 @@ class FusionSetting:
         return cls(recall.rrf_k, tuple(sorted(recall.path_weights.items())))
 
     def with_levers(self, levers: tuple[tuple[str, float], ...]) -> FusionSetting:
-        """The same fusion with these levers on."""
-        return FusionSetting(self.rrf_k, self.path_weights, levers)
+        """The same fusion with these levers on (the ``off`` paths a lever names come back)."""
+        return FusionSetting(self.rrf_k, self.path_weights, levers, self.off)
 
     def apply(self, recall: RecallConfig) -> RecallConfig:
         """``recall`` with this setting's fusion (a new object; presets stay untouched)."""
@@ -71,22 +73,33 @@ class FusionSetting:
             "rrf_k": self.rrf_k,
             "path_weights": {**dict(self.path_weights), **dict(self.levers)},
         }
-        if self.levers:
-            update["paths"] = (*recall.paths, *(name for name, _ in self.levers if name not in recall.paths))
+        if self.levers or self.off:
+            named = {name for name, _ in self.levers}
+            kept = tuple(p for p in recall.paths if p not in self.off or p in named)
+            update["paths"] = (*kept, *(name for name, _ in self.levers if name not in kept))
         return recall.model_copy(update=update)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: ``{"rrf_k": .., "path_weights": {..}}`` (and ``"levers"`` when any)."""
+        """JSON form: ``{"rrf_k": .., "path_weights": {..}}`` (and ``"levers"``, ``"off"`` when any)."""
         out: dict[str, Any] = {"rrf_k": self.rrf_k, "path_weights": dict(self.path_weights)}
         if self.levers:
             out["levers"] = dict(self.levers)
+        if self.off:
+            out["off"] = list(self.off)
         return out
 
     @property
     def label(self) -> str:
-        """Short text for tables, e.g. ``k=10 vector=0.5 graph=0.25``."""
-        weights = " ".join(f"{p}={w:g}" for p, w in (*self.path_weights, *self.levers))
+        """Short text for tables, e.g. ``k=10 vector=0.5 graph=0.25`` (``person=off``: taken out)."""
+        levers = dict(self.levers)
+        off = [p for p in self.off if p not in levers]
+        named = {p: w for p, w in (dict(self.path_weights) | levers).items() if p not in off}
+        weights = " ".join([*(f"{p}={w:g}" for p, w in named.items()), *(f"{p}=off" for p in off)])
         return f"k={self.rrf_k} {weights}".strip()
+
+
+_GRIDDED = ("graph", "keyword", "temporal", "vector")
+"""The paths whose weights the grid searches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +116,18 @@ class FusionGrid:
     graph: tuple[float, ...] = (0.0, 0.25, 0.5)
 
     def settings(self, default: FusionSetting) -> list[FusionSetting]:
-        """Every combination, the default first (it is also the baseline)."""
+        """Every combination, the default first (it is also the baseline).
+
+        The weights of the paths not searched here (``person``) stay the default's.
+        """
         out = [default]
+        kept = {p: w for p, w in default.path_weights if p not in _GRIDDED}
         for k in self.rrf_k:
             for v in self.vector:
                 for t in self.temporal:
                     for g in self.graph:
-                        weights = (("graph", g), ("keyword", 1.0), ("temporal", t), ("vector", v))
-                        setting = FusionSetting(k, weights)
+                        weights = {**kept, "graph": g, "keyword": 1.0, "temporal": t, "vector": v}
+                        setting = FusionSetting(k, tuple(sorted(weights.items())))
                         if _normalised(setting) != _normalised(default):
                             out.append(setting)
         return out
@@ -122,7 +139,7 @@ DEFAULT_GRID = FusionGrid()
 
 def _normalised(setting: FusionSetting) -> tuple[int, tuple[tuple[str, float], ...]]:
     # A path left out of path_weights weighs 1.0: compare settings with that filled in.
-    weights = {"graph": 1.0, "keyword": 1.0, "temporal": 1.0, "vector": 1.0, **dict(setting.path_weights)}
+    weights = {**dict.fromkeys(_GRIDDED, 1.0), **dict(setting.path_weights)}
     return setting.rrf_k, tuple(sorted(weights.items()))
 
 

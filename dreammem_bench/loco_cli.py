@@ -68,7 +68,7 @@ def parse_levers(levers: str | None, weights: str) -> Levers | None:
 
 
 def lever_table(run: LeverRun) -> Table:
-    """Pooled held-out numbers per lever family beside the shipped setting, and the fold spread."""
+    """Pooled held-out numbers per lever family beside the all-off setting, and the fold spread."""
     table = Table(title=f"LoCoMo leave-one-conversation-out: levers, {len(run.settings)} settings scored")
     columns = ("family", "hit@5", "MRR", "hit@1", "base hit@5", "base MRR", "1 / 2 / 3 / 4 hit@5")
     for column in (*columns, "fold min / med / max", "fold minus base"):

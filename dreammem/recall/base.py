@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -12,7 +12,27 @@ import numpy.typing as npt
 
 from dreammem.recall.filters import RecallFilter
 
-__all__ = ["Candidate", "RecallPath", "RecallQuery"]
+__all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo"]
+
+
+class SearchMemo:
+    """One recall's searches by key, so paths asking the same search share it.
+
+    A search ``depth`` deep answers every request for the same key that is as deep or
+    shallower (its first ``depth``), and any request when it found fewer than it asked
+    for (it holds them all); only a deeper request searches again.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[Hashable, tuple[int, list[Candidate]]] = {}
+
+    def nearest(self, key: Hashable, depth: int, search: Callable[[int], list[Candidate]]) -> list[Candidate]:
+        """The first ``depth`` candidates for ``key``: held, or ``search(depth)`` (then held)."""
+        held = self._held.get(key)
+        if held is None or (held[0] < depth and len(held[1]) == held[0]):
+            held = (depth, search(depth))
+            self._held[key] = held
+        return held[1][:depth]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +53,8 @@ class RecallQuery:
         allowed: With a filter, the row ids of the user's active memories that may
             meet it (a superset; None when there are too many to list): the vector
             path searches only these.
+        searches: This recall's searches, shared by the paths that ask the same one
+            (the pipeline gives each run a fresh one).
     """
 
     text: str
@@ -44,6 +66,7 @@ class RecallQuery:
     earlier: Mapping[str, Sequence[Candidate]] = field(default_factory=dict, compare=False)
     filter: RecallFilter | None = None
     allowed: frozenset[int] | None = field(default=None, compare=False)
+    searches: SearchMemo = field(default_factory=SearchMemo, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

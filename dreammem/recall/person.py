@@ -19,26 +19,26 @@ question before they embed it:
 The names come from the speaker labels of this recall's earlier candidates
 (``RecallQuery.earlier``) that the question names as whole words; a question naming
 no speaker, or a store without labels, gets ``[]``. Cost, only for a question naming a
-speaker: one more query embedding and one index search. ``unnamed`` is on by default
-(LoCoMo held out by folds: the folds chose weight 1.0 in every fold); ``person`` is off
-(``RecallConfig.paths`` may name it). Measured in docs/BENCHMARKS.md.
+speaker: one more query embedding and one index search, shared by the two paths (both
+search :data:`DEPTH` deep through ``RecallQuery.searches``). Both are on by default,
+chosen by LoCoMo folds held out: ``unnamed`` at weight 1.0 in every fold, ``person`` at
+0.5 in every fold (multi-hop 0.662 -> 0.683). Measured in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.speaker import speakers_in_question
-from dreammem.recall.vector import nearest
+from dreammem.recall.vector import nearest_to_text
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import query_terms
 
-__all__ = ["PersonPath", "UnnamedVectorPath", "named_speakers", "without_names"]
+__all__ = ["DEPTH", "PersonPath", "UnnamedVectorPath", "named_speakers", "without_names"]
 
 
 def named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str]) -> list[str]:
@@ -59,7 +59,44 @@ def without_names(text: str, names: Sequence[str]) -> str:
     return " ".join(text.split())
 
 
-class PersonPath:
+DEPTH = 200
+"""How deep both paths search the question without the names: the person path needs that
+depth, and the unnamed path asking as deep lets one search serve the two."""
+
+
+class _WithoutNames:
+    """The search both paths share: the question without the speakers it names."""
+
+    def __init__(
+        self,
+        store: RecordStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        *,
+        depth: int = DEPTH,
+        sources: Sequence[str] = ("keyword", "vector", "temporal"),
+    ) -> None:
+        if depth < 1:
+            raise ValueError("depth must be at least 1")
+        self._store = store
+        self._index = index
+        self._embedder = embedder
+        self.depth = depth
+        self.sources = tuple(sources)
+
+    def _nearest(self, query: RecallQuery, depth: int) -> tuple[list[str], list[Candidate]]:
+        """The named speakers and the ``depth`` memories nearest the question without them.
+
+        ``[]`` when the question names no speaker, or asks nothing but the names.
+        """
+        names = named_speakers(self._store, query, self.sources)
+        rest = without_names(query.text, names)
+        if not names or not query_terms(rest):
+            return names, []
+        return names, nearest_to_text(self._index, self._embedder, query, rest, depth)
+
+
+class PersonPath(_WithoutNames):
     """The named speakers' own lines, nearest to the question without the names.
 
     Args:
@@ -72,37 +109,17 @@ class PersonPath:
 
     name = "person"
 
-    def __init__(
-        self,
-        store: RecordStore,
-        index: VectorIndex,
-        embedder: Embedder,
-        *,
-        depth: int = 200,
-        sources: Sequence[str] = ("keyword", "vector", "temporal"),
-    ) -> None:
-        if depth < 1:
-            raise ValueError("depth must be at least 1")
-        self._store = store
-        self._index = index
-        self._embedder = embedder
-        self.depth = depth
-        self.sources = tuple(sources)
-
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The named speakers' lines, most similar to the question without the names first."""
-        names = named_speakers(self._store, query, self.sources)
-        rest = without_names(query.text, names)
-        if not names or not query_terms(rest):  # no speaker named, or nothing asked but the name
+        names, found = self._nearest(query, self.depth)
+        if not found:
             return []
-        deep = dataclasses.replace(query, limit=self.depth)
-        found = nearest(self._index, deep, self._embedder.embed_query(rest))
         texts = self._store.active_texts(query.user_id, [c.rowid for c in found])
         out = [c for c in found if c.rowid in texts and speaker_label(texts[c.rowid])[0] in names]
         return out[: query.limit]
 
 
-class UnnamedVectorPath:
+class UnnamedVectorPath(_WithoutNames):
     """The vector search of a question naming speakers, done without the names.
 
     A question naming a speaker is embedded with the names taken out (whoever says
@@ -115,28 +132,13 @@ class UnnamedVectorPath:
         store: The record store (labels of the candidates).
         index: The vector index searched.
         embedder: Embeds the question without the names.
+        depth: How deep it searches (it returns the first ``query.limit``); as deep as
+            the person path, so that with both on one search serves the two.
         sources: The earlier paths whose candidates' labels tell the store's speakers.
     """
 
     name = "unnamed"
 
-    def __init__(
-        self,
-        store: RecordStore,
-        index: VectorIndex,
-        embedder: Embedder,
-        *,
-        sources: Sequence[str] = ("keyword", "vector", "temporal"),
-    ) -> None:
-        self._store = store
-        self._index = index
-        self._embedder = embedder
-        self.sources = tuple(sources)
-
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The nearest memories to the question without the speakers it names ([] if none)."""
-        names = named_speakers(self._store, query, self.sources)
-        rest = without_names(query.text, names)
-        if not names or not query_terms(rest):
-            return []
-        return nearest(self._index, query, self._embedder.embed_query(rest))
+        return self._nearest(query, max(self.depth, query.limit))[1][: query.limit]

@@ -38,7 +38,7 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
@@ -149,6 +149,7 @@ class RecallPipeline:
         if paths is not None and (unknown := sorted(set(paths) - set(self.paths))):
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
         names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
+        query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
         query = self._embed(query, names, clock, degraded)
         ranked = self._run_paths(query, names, clock, degraded)
         # A path that claims the query answers alone (see Candidate.sole).

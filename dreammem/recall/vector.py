@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import numpy.typing as npt
 
@@ -9,7 +11,7 @@ from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.stores.base import VectorIndex
 
-__all__ = ["VectorPath", "nearest"]
+__all__ = ["VectorPath", "nearest", "nearest_to_text"]
 
 
 def nearest(index: VectorIndex, query: RecallQuery, vector: npt.NDArray[np.float32]) -> list[Candidate]:
@@ -19,6 +21,21 @@ def nearest(index: VectorIndex, query: RecallQuery, vector: npt.NDArray[np.float
     else:
         found = index.search(query.user_id, vector, query.limit)
     return [Candidate(rowid, score) for rowid, score in found]
+
+
+def nearest_to_text(
+    index: VectorIndex, embedder: Embedder, query: RecallQuery, text: str, depth: int
+) -> list[Candidate]:
+    """The ``depth`` nearest memories to ``text``, embedded and searched once per recall.
+
+    Paths asking for the same text of the same recall share one embedding and one index
+    search (``query.searches``); ask as deep as the deepest of them, so one search serves all.
+    """
+
+    def search(limit: int) -> list[Candidate]:
+        return nearest(index, dataclasses.replace(query, limit=limit), embedder.embed_query(text))
+
+    return query.searches.nearest((id(index), embedder.name, text), depth, search)
 
 
 class VectorPath:

@@ -54,6 +54,37 @@ def test_a_lever_setting_adds_its_paths_and_weights_to_a_copy() -> None:
     assert "session=0.5" in setting.label and setting.to_dict()["levers"] == {"session": 0.5}
 
 
+def test_a_lever_the_shipped_config_runs_is_taken_out_at_weight_0() -> None:
+    base = RecallConfig()
+    assert "person" in base.paths and base.path_weights["person"] == 0.5
+    off = FusionSetting(base.rrf_k, tuple(sorted(base.path_weights.items())), off=("person",))
+    assert off.apply(base).paths == tuple(p for p in base.paths if p != "person")
+    assert "person=off" in off.label and off.to_dict()["off"] == ["person"]
+    on = off.with_levers((("person", 1.0),)).apply(base)
+    assert "person" in on.paths and on.path_weights["person"] == 1.0
+    assert "person=1" in off.with_levers((("person", 1.0),)).label
+    assert FusionSetting.of(base).apply(base).paths == base.paths  # nothing off: the shipped paths
+
+
+@pytest.mark.usefixtures("counted_ids")
+def test_the_person_lever_toggles_the_shipped_person_path(conversations: list[LocomoConversation]) -> None:
+    method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
+    try:
+        setup = setup_levers(["person"])
+        run = run_levers(method, conversations, ["person"], weights=(0.0, 1.0), setup=setup, k=5)
+        assert ["person=off" in s.label for s in run.settings] == [True, False]
+        assert "person=1" in run.settings[1].label
+        pipeline, shipped = method.memory.pipeline, method.memory.pipeline.config
+        voted = []
+        for setting in run.settings:  # the same question under each setting: person votes only when on
+            pipeline.config = setting.apply(shipped)
+            hits = method.memory.recall("What is the name of Ava's cat?", user_id="tiny-1", k=5).hits
+            voted.append(any("person" in h.paths for h in hits))
+        assert voted == [False, True]
+    finally:
+        method.close()
+
+
 @pytest.mark.usefixtures("counted_ids")
 def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
     conversations: list[LocomoConversation],
