@@ -15,7 +15,8 @@ without dateparser (:mod:`dreammem.recall.timewords`). Each record is grounded o
 the write path stores the window with the record (:func:`ground_records`, in the
 write's transaction), and a record without one (an older store, a changed text) is
 grounded on first use and written back (:class:`GroundedTimes`). A store without the
-``grounded_times`` capability keeps the windows in a per-process cache instead.
+``grounded_times`` capability keeps the windows in a per-process cache instead, keyed by
+the record's text and time, so an edit (in any process) is grounded again.
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ class GroundedTimes:
 
     With the store's ``grounded_times`` capability the windows live in the store (written
     at write time; a row without one is grounded on first use and written back), so
-    every process shares them. Without it they are kept here, per process.
+    every process shares them. Without it they are kept here, per process, under the
+    row's text and time (:func:`_version`): a row edited since, here or in another
+    process sharing the store, misses the cache and is grounded again.
 
     Args:
         store: The record store.
@@ -99,22 +102,20 @@ class GroundedTimes:
         self._store = store
         self._stored = "grounded_times" in store.capabilities
         self.capacity = capacity
-        self._cache: OrderedDict[int, TimeWindow | None] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, int], TimeWindow | None] = OrderedDict()
 
     def __len__(self) -> int:
         """Rows in the per-process cache."""
         return len(self._cache)
 
-    def known(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeWindow | None]:
-        """The windows of the rows grounded already (``None``: points nowhere else)."""
-        if self._stored:
-            stored = self._store.grounded_times(user_id, rowids)
-            return {rowid: None if span is None else TimeWindow(*span) for rowid, span in stored.items()}
+    def known(self, records: Mapping[int, MemoryRecord]) -> dict[int, TimeWindow | None]:
+        """The cached windows of these rows as they are now (``None``: points nowhere else)."""
         found: dict[int, TimeWindow | None] = {}
-        for rowid in rowids:
-            if rowid in self._cache:
-                self._cache.move_to_end(rowid)
-                found[rowid] = self._cache[rowid]
+        for rowid, record in records.items():
+            key = _version(rowid, record)
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                found[rowid] = self._cache[key]
         return found
 
     def said_between(
@@ -122,7 +123,8 @@ class GroundedTimes:
     ) -> tuple[dict[int, TimeWindow], list[int]]:
         """The ``limit`` oldest rows said inside ``window``, by their grounded windows.
 
-        Returns the windows that point somewhere, and the rows not grounded yet.
+        Returns the windows that point somewhere, and the rows not grounded yet (the
+        cache grounds its rows here: it reads them anyway, to see their text and time).
         """
         if self._stored:
             spans, missing = self._store.pointing_times(
@@ -132,9 +134,10 @@ class GroundedTimes:
         rowids = self._store.window_rowids(
             user_id, since=window.start, until=window.end, limit=limit, newest_first=False
         )
-        known = self.known(user_id, rowids)
-        pointing = {rowid: w for rowid, w in known.items() if w is not None}
-        return pointing, [rowid for rowid in rowids if rowid not in known]
+        records = self._store.get_by_rowids(user_id, rowids)
+        windows = self.known(records)
+        windows.update(self.ground(user_id, {i: r for i, r in records.items() if i not in windows}))
+        return {rowid: w for rowid, w in windows.items() if w is not None}, []
 
     def ground(self, user_id: str, records: Mapping[int, MemoryRecord]) -> dict[int, TimeWindow | None]:
         """Ground rows not grounded yet and keep their windows; returns them."""
@@ -146,7 +149,12 @@ class GroundedTimes:
                 log.warning("could not store %d grounded windows (%s)", len(windows), exc)
             return windows
         for rowid, window in windows.items():
-            self._cache[rowid] = window
+            self._cache[_version(rowid, records[rowid])] = window
             if len(self._cache) > self.capacity:
                 self._cache.popitem(last=False)
         return windows
+
+
+def _version(rowid: int, record: MemoryRecord) -> tuple[int, int]:
+    """The cache key of a row: its id and what its window depends on (its text and time)."""
+    return rowid, hash((record.content, record.event_time))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -84,17 +85,42 @@ def test_every_written_record_is_grounded_in_its_write(memory: DreamMemory) -> N
     assert any(span is None for span in stored.values()) and any(stored.values())
 
 
-def test_a_windowed_recall_reads_no_record_to_ground_and_matches_the_cache_path(memory: DreamMemory) -> None:
+def test_a_windowed_recall_reads_no_record_to_ground_and_matches_the_cache_path(
+    memory: DreamMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _fill(memory)
     counting = _Counting(memory.store)
     stored = _search(TemporalPath(counting, memory.vector_index, memory.embedder))  # type: ignore[arg-type]
     assert any(stored) and counting.rows_read == 0
-    # A backend without the capability keeps today's per-process cache: the same candidates.
+    # A backend without the capability keeps a per-process cache: the same candidates, and
+    # a second search grounds (parses) nothing again.
+    parsed: list[str] = []
+
+    def counted(text: str, said_at: datetime) -> TimeWindow | None:
+        parsed.append(text)
+        return grounded_window(text, said_at)
+
+    monkeypatch.setattr("dreammem.recall.grounding.grounded_window", counted)
     cached = _Counting(memory.store, capabilities=frozenset())
     path = TemporalPath(cached, memory.vector_index, memory.embedder)  # type: ignore[arg-type]
-    assert _search(path) == stored and cached.rows_read > 0
-    read, cached.rows_read = cached.rows_read, 0
-    assert _search(path) == stored and cached.rows_read < read / 4
+    assert _search(path) == stored and parsed
+    parsed.clear()
+    assert _search(path) == stored and parsed == []
+
+
+def test_the_cache_grounds_an_edited_row_again(memory: DreamMemory) -> None:
+    """Without the capability, a row whose text changed since it was cached is grounded anew."""
+    kayak = memory.add("Bought a kayak yesterday", user_id="u1", event_time=datetime(2022, 9, 2, tzinfo=UTC))
+    rowid = memory.store.rowids("u1", [kayak.id])[kayak.id]
+    cached = _Counting(memory.store, capabilities=frozenset())
+    path = TemporalPath(cached, memory.vector_index, memory.embedder)  # type: ignore[arg-type]
+
+    def found(question: str) -> list[int]:
+        return [c.rowid for c in path.search(RecallQuery(text=question, user_id="u1", limit=5, now=NOW))]
+
+    assert rowid in found("kayak on 1 September 2022") and rowid not in found("kayak in July 2022")
+    memory.update(kayak.id, "Bought a kayak last summer", user_id="u1")
+    assert rowid in found("kayak in July 2022")
 
 
 def test_an_older_store_is_grounded_on_first_use_and_written_back(memory: DreamMemory) -> None:
@@ -178,7 +204,9 @@ def test_a_store_without_the_capability_is_left_alone_at_write_time() -> None:
     cache = GroundedTimes(store, capacity=2)
     windows = cache.ground("u1", {n: record for n in range(5)})
     assert windows[0] == grounded_window(record.content, SAID) and len(cache) == 2
-    assert cache.known("u1", [3, 4]) == {3: windows[3], 4: windows[4]} and cache.known("u1", [0]) == {}
+    assert cache.known({3: record, 4: record}) == {3: windows[3], 4: windows[4]}
+    assert cache.known({0: record}) == {}
+    assert cache.known({3: dataclasses.replace(record, content="we met last week")}) == {}  # an edit
 
 
 def test_a_store_that_cannot_keep_the_windows_still_answers(
