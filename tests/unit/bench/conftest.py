@@ -12,9 +12,10 @@ import pytest
 def counted_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     """Memory ids that grow with insertion (1, 2, 3, ...), so two stores of the same turns agree.
 
-    The turns of one session share its time, and the graph walk breaks such ties by memory id
-    (``dreammem.stores.traversal``); with random ids two stores may order them apart, and a
-    test comparing their rankings would fail now and then.
+    The turns of one session share its time; the graph walk breaks such ties by row id
+    (``GraphStore.memories_of``, tests/unit/test_tie_order.py), but other orders (index search
+    ties) may still fall back to the id, so the tests comparing two stores' rankings keep ids
+    that agree.
     """
     counter = itertools.count(1)
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=next(counter)))
