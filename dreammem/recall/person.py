@@ -46,7 +46,7 @@ def named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str
     rowids = list(dict.fromkeys(c.rowid for name in sources for c in query.earlier.get(name, ())))
     if not rowids:
         return []
-    texts = store.active_texts(query.user_id, rowids)
+    texts = query.searches.active_texts(store, query.user_id, rowids)
     named = speakers_in_question(texts.values(), query.text)
     in_order = dict.fromkeys(speaker_label(texts[r])[0] for r in rowids if r in texts)
     return [s for s in in_order if s in named]
@@ -114,7 +114,7 @@ class PersonPath(_WithoutNames):
         names, found = self._nearest(query, self.depth)
         if not found:
             return []
-        texts = self._store.active_texts(query.user_id, [c.rowid for c in found])
+        texts = query.searches.active_texts(self._store, query.user_id, [c.rowid for c in found])
         out = [c for c in found if c.rowid in texts and speaker_label(texts[c.rowid])[0] in names]
         return out[: query.limit]
 
