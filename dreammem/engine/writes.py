@@ -14,12 +14,13 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.engine.resolution import apply_outcomes, stored_neighbours
 from dreammem.engine.unit import UnitOfWork
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, utcnow
-from dreammem.write.relations import mark_possibly_outdated, note_possibly_outdates
-from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, applied, other_fact, resolve_updates
+from dreammem.write.relations import mark_possibly_outdated
+from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, other_fact, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
 __all__ = ["context_texts", "supersede_with_turns", "write_new"]
@@ -105,30 +106,12 @@ def _resolve_statements(
 ) -> list[MemoryRecord]:
     """Beyond slots: supersede (or mark possibly outdated) the older statements new ones change."""
 
-    def neighbours(record: MemoryRecord, vector: npt.NDArray[np.float32], k: int) -> list[Candidate]:
-        hits = index.search(record.user_id, vector, k)
-        found = unit.store.get_by_rowids(record.user_id, [rowid for rowid, _ in hits])
-        return [Candidate(found[rowid], score) for rowid, score in hits if rowid in found]
+    def neighbours(
+        asking: Sequence[MemoryRecord], rows: npt.NDArray[np.float32], k: int
+    ) -> list[list[Candidate]]:
+        return stored_neighbours(unit.store, index, asking, rows, k)
 
-    changed: list[MemoryRecord] = []
-    marked: dict[tuple[str, str], list[str]] = {}  # (user, newer id) -> the older ids it marked
-    now = utcnow()
-    for outcome in resolve_updates(records, vectors, neighbours):
-        for target in [outcome.old, *unit.store.twins(outcome.old)]:
-            current = unit.store.get(target.user_id, [target.id], for_update=True)
-            if current and current[0].is_active:
-                updated = applied(outcome, current[0], now=now)
-                unit.update([updated], read=current)
-                changed.append(updated)
-                if not outcome.decision.replaces:
-                    marked.setdefault((outcome.new.user_id, outcome.new.id), []).append(target.id)
-    # The newer record notes what it marked, for a later dream to find the older one (dream.linked).
-    for (user, newer_id), older in marked.items():
-        newer = unit.store.get(user, [newer_id])
-        noted = [note_possibly_outdates(r, older) for r in newer]
-        unit.update(noted, read=newer)
-        changed.extend(noted)
-    return changed
+    return apply_outcomes(unit, resolve_updates(records, vectors, neighbours), now=utcnow())
 
 
 def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:

@@ -73,9 +73,12 @@ def ground_records(store: RecordStore, records: Sequence[MemoryRecord], rowids: 
     if "grounded_times" not in store.capabilities:
         return
     by_user: dict[str, dict[int, TimeSpan | None]] = {}
+    windows: dict[tuple[str, str], TimeWindow | None] = {}  # a turn and its semantic twin: one parse
     for record, rowid in zip(records, rowids, strict=True):
-        window = grounded_window(record.content, record.event_time)
-        by_user.setdefault(record.user_id, {})[rowid] = _span(window)
+        said = (record.content, record.event_time.isoformat())  # the offset too: it moves "yesterday"
+        if said not in windows:
+            windows[said] = grounded_window(record.content, record.event_time)
+        by_user.setdefault(record.user_id, {})[rowid] = _span(windows[said])
     for user_id, times in by_user.items():
         store.put_grounded_times(user_id, times)
 

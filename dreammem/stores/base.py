@@ -183,6 +183,14 @@ class RecordStore(ABC):
     def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
         """Records with the same text linked to this one by provenance (either way)."""
 
+    def twins_many(self, records: Sequence[MemoryRecord]) -> dict[str, list[MemoryRecord]]:
+        """:meth:`twins` of each record (each in its own user's scope), by record id.
+
+        A backend that can read them all at once overrides this (the write path asks
+        for the twins of every record a write's decisions touch).
+        """
+        return {r.id: self.twins(r) for r in records}
+
     @abstractmethod
     def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
         """For each of these records that has a twin (see :meth:`twins`), the twin's id."""

@@ -199,6 +199,14 @@ class RecordStoreSuite:
             twin.id: turn.id,
         }
         assert record_store.twins_of(alice, []) == {}
+        many = record_store.twins_many([turn, twin, summary, alone, turn])
+        assert {i: [r.id for r in found] for i, found in many.items()} == {
+            turn.id: [twin.id],
+            twin.id: [turn.id],
+            summary.id: [],
+            alone.id: [],
+        }
+        assert record_store.twins_many([]) == {}
         assert {r.id for r in record_store.derived_from(alice, [turn.id])} == {twin.id, summary.id}
         assert record_store.derived_from(bob, [turn.id]) == []
 

@@ -7,6 +7,7 @@ once). Everything here is regular expressions over the text; no model is needed.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -229,8 +230,17 @@ def _names(text: str) -> list[str]:
     return names
 
 
+_CACHED_CHARS = 2_000
+"""A text up to this long keeps its entities in a small cache: a write reads each turn's
+entities three times (its record, its statement's analysis, its graph item)."""
+
+
 def extract_entities(text: str) -> list[Entity]:
     """All entities in the text, each surface form once, in order of appearance."""
+    return list(_cached(text) if len(text) <= _CACHED_CHARS else _extract(text))
+
+
+def _extract(text: str) -> tuple[Entity, ...]:
     found: list[tuple[int, Entity]] = []
     # One byte per character, 1 where an earlier match lies: overlap tests stay linear.
     taken = bytearray(len(text))
@@ -259,7 +269,10 @@ def extract_entities(text: str) -> list[Entity]:
         if entity.key not in seen:
             seen.add(entity.key)
             result.append(entity)
-    return result
+    return tuple(result)
+
+
+_cached = functools.lru_cache(maxsize=4096)(_extract)
 
 
 def _cjk_names(text: str) -> list[tuple[int, str]]:

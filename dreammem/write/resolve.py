@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -77,8 +77,10 @@ class Outcome:
     decision: Decision
 
 
-Neighbours = Callable[[MemoryRecord, npt.NDArray[np.float32], int], Sequence[Candidate]]
-"""``(new record, its vector, k) -> the user's k most similar active records``."""
+Neighbours = Callable[[Sequence[MemoryRecord], npt.NDArray[np.float32], int], Sequence[Sequence[Candidate]]]
+"""``(new records, their vectors, k) -> for each record, its user's k most similar stored active records``.
+
+Batch-first: one call per write, so a store can read every candidate in one query."""
 
 
 def is_statement(record: MemoryRecord) -> bool:
@@ -125,7 +127,7 @@ def resolve_updates(
     Args:
         records: The records of one write, in batch order (turns and their semantic twins).
         vectors: Their embeddings, row for row (normalised).
-        neighbours: Finds a user's most similar stored active records.
+        neighbours: Finds each asking record's most similar stored active records (one call).
 
     Returns:
         The decisions that change something (supersede, refine, unsure), in order.
@@ -137,22 +139,18 @@ def resolve_updates(
         raise ValidationError("one vector per record is required")
     position = {r.id: i for i, r in enumerate(records)}
     # A turn and the semantic record written from it are one statement: decide once, for the semantic one.
-    twin_of = {r.metadata.get("from_turn"): r for r in records if r.layer is Layer.SEMANTIC}
+    twinned = {r.metadata.get("from_turn") for r in records if r.layer is Layer.SEMANTIC}
     outcomes: list[Outcome] = []
     seen_old: set[str] = set()
     said = [is_statement(r) for r in records]
-    for i, record in enumerate(records):
-        if record.id in twin_of or not said[i]:
-            continue
-        new = analyse_record(record)
-        if not new.states_value or not (new.families or new.strong_cues):
-            continue
+    asking = list(_deciding(records, said, twinned))
+    stored = neighbours([records[i] for i, _ in asking], vectors[[i for i, _ in asking]], _NEIGHBOURS)
+    if len(stored) != len(asking):
+        raise ValidationError("neighbours must give one list of candidates per record")
+    for (i, new), found in zip(asking, stored, strict=True):
+        record = records[i]
         same_statement = {record.id, str(record.metadata.get("from_turn"))}
-        pool = [
-            c
-            for c in neighbours(record, vectors[i], _NEIGHBOURS)
-            if c.record.id not in position and c.record.id not in same_statement
-        ]
+        pool = [c for c in found if c.record.id not in position and c.record.id not in same_statement]
         pool += _earlier_in_batch(records, vectors, said, i, same_statement)
         for candidate in pool:
             if candidate.record.user_id != record.user_id:
@@ -165,10 +163,26 @@ def resolve_updates(
             and c.record.id not in seen_old
             and _is_older(c.record, record, position)
         ]
-        found = _decide_all(new, older)
-        outcomes += [Outcome(c.record, record, d) for c, d in found]
-        seen_old.update(c.record.id for c, d in found if d.replaces)
+        decided = _decide_all(new, older)
+        outcomes += [Outcome(c.record, record, d) for c, d in decided]
+        seen_old.update(c.record.id for c, d in decided if d.replaces)
     return outcomes
+
+
+def _deciding(
+    records: Sequence[MemoryRecord], said: Sequence[bool], twinned: Container[object]
+) -> Iterator[tuple[int, Statement]]:
+    """The position and statement of each record whose older statements are looked up, in order.
+
+    A statement that states no value of a known attribute family (and has no strong cue)
+    cannot change an older one: it is analysed but never looked up.
+    """
+    for i, record in enumerate(records):
+        if record.id in twinned or not said[i]:
+            continue
+        new = analyse_record(record)
+        if new.states_value and (new.families or new.strong_cues):
+            yield i, new
 
 
 def is_compact(text: str) -> bool:

@@ -29,6 +29,8 @@ def test_twins_are_the_linked_records_with_the_whole_same_text() -> None:
     assert [r.id for r in store.twins(twin)] == [turn.id]
     assert store.twins(same_head) == [] and store.twins(unlinked) == []
     assert [r.id for r in store.twins(short)] == [short_twin.id]
+    everyone = [turn, twin, same_head, unlinked, other_user, short, short_twin]
+    assert store.twins_many(everyone) == {r.id: store.twins(r) for r in everyone}
 
 
 def test_the_text_head_index_exists_on_a_new_store() -> None:
@@ -45,6 +47,24 @@ def test_a_text_said_many_times_still_finds_only_the_linked_twin() -> None:
     assert [r.id for r in store.twins(said[7])] == [twin.id]
     assert [r.id for r in store.twins(twin)] == [said[7].id]
     assert all(store.twins(r) == [] for r in said if r is not said[7])
+    assert store.twins_many([*said, twin]) == {r.id: store.twins(r) for r in [*said, twin]}
+
+
+def test_the_twins_of_many_records_are_each_ones_twins_in_order() -> None:
+    # Twins of twins, across users and texts, more texts than one statement takes (400).
+    store = SQLiteRecordStore()
+    turns = [rec(f"u{n % 3}", f"{LONG} number {n % 450}", n) for n in range(900)]
+    twins = [
+        rec(t.user_id, t.content, 1000 + n, layer=Layer.SEMANTIC, kind=Kind.FACT, provenance=(t.id,))
+        for n, t in enumerate(turns)
+        if n % 4 != 0
+    ]
+    again = [rec(t.user_id, t.content, 3000 + n, provenance=(t.id,)) for n, t in enumerate(twins[::5])]
+    put(store, [*turns, *twins, *again])
+    asked = [*turns[::3], *twins[::2], *again]
+    many = store.twins_many(asked)
+    assert many == {r.id: store.twins(r) for r in asked}
+    assert sum(len(found) for found in many.values()) > len(asked) // 2
 
 
 class _Recording(SQLiteRecordStore):

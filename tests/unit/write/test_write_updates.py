@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -98,14 +99,18 @@ def test_another_users_statements_are_never_touched(memory: DreamMemory) -> None
     assert all(r.is_active for r in memory.get_all(user_id="alice", status=None))
 
 
+def _no_neighbours(records: Sequence[MemoryRecord], *_: object) -> list[list[Candidate]]:
+    return [[] for _ in records]
+
+
 def test_a_foreign_candidate_is_a_scope_error() -> None:
     new = MemoryRecord(user_id="bob", content="I switched to oat milk.", role=Role.USER, event_time=T0)
     foreign = MemoryRecord(
         user_id="alice", content="I drink regular milk.", role=Role.USER, event_time=T0 - timedelta(days=1)
     )
 
-    def neighbours(record: MemoryRecord, vector: np.ndarray, k: int) -> list[Candidate]:  # type: ignore[type-arg]
-        return [Candidate(foreign, 0.9)]
+    def neighbours(records: Sequence[MemoryRecord], vectors: np.ndarray, k: int) -> list[list[Candidate]]:  # type: ignore[type-arg]
+        return [[Candidate(foreign, 0.9)] for _ in records]
 
     with pytest.raises(ScopeError):
         resolve_updates([new], np.ones((1, 4), dtype=np.float32), neighbours)
@@ -116,7 +121,7 @@ def test_bad_input_is_a_typed_error_and_huge_text_is_bounded() -> None:
         analyse_record(MemoryRecord(user_id="u1", content="  "))
     with pytest.raises(ValidationError):
         resolve_updates(
-            [MemoryRecord(user_id="u1", content="x")], np.ones((2, 4), dtype=np.float32), lambda *_: []
+            [MemoryRecord(user_id="u1", content="x")], np.ones((2, 4), dtype=np.float32), _no_neighbours
         )
     huge = analyse_record(MemoryRecord(user_id="u1", content="I switched to oat milk. " + "milk " * 200_000))
     assert "milk" in huge.topics and len(huge.text) == MAX_ANALYSED_CHARS
@@ -297,7 +302,7 @@ def test_a_batch_compares_each_statement_with_its_closest_earlier_ones_only() ->
     vectors[-1] = vectors[0] + 0.1 * vectors[-1]  # the new statement is closest to the old one
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
 
-    outcomes = resolve_updates(batch, vectors, lambda *_: [])
+    outcomes = resolve_updates(batch, vectors, _no_neighbours)
 
     replaced = [o for o in outcomes if o.new.id == new.id and o.decision.replaces]
     assert [o.old.id for o in replaced] == [old.id]
