@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +13,8 @@ import numpy.typing as npt
 from dreammem.recall.filters import RecallFilter
 
 __all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo", "TextSource"]
+
+T = TypeVar("T")
 
 
 class SearchMemo:
@@ -27,6 +29,13 @@ class SearchMemo:
     def __init__(self) -> None:
         self._held: dict[Hashable, tuple[int, list[Candidate]]] = {}
         self._texts: dict[int, str | None] = {}
+        self._once: dict[Hashable, object] = {}
+
+    def once(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()`` the first time ``key`` is asked in this recall, the held value after."""
+        if key not in self._once:
+            self._once[key] = compute()
+        return self._once[key]  # type: ignore[return-value]
 
     def active_texts(self, store: TextSource, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
         """``store.active_texts(user_id, rowids)``, reading only the rows not read before."""

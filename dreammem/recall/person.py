@@ -42,7 +42,15 @@ __all__ = ["DEPTH", "PersonPath", "UnnamedVectorPath", "named_speakers", "withou
 
 
 def named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str]) -> list[str]:
-    """The (casefolded) speakers of the earlier candidates that the question names."""
+    """The (casefolded) speakers of the earlier candidates that the question names.
+
+    Worked out once per recall for the same earlier lists (the person and unnamed paths both ask).
+    """
+    lists = tuple((name, id(query.earlier.get(name))) for name in sources)
+    return query.searches.once(("named speakers", lists), lambda: _named_speakers(store, query, sources))
+
+
+def _named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str]) -> list[str]:
     rowids = list(dict.fromkeys(c.rowid for name in sources for c in query.earlier.get(name, ())))
     if not rowids:
         return []
