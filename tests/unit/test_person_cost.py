@@ -198,3 +198,12 @@ def test_the_paths_of_one_recall_read_a_rows_text_at_most_once(
     hits = memory.recall(NAMED, user_id="u1", k=3, now=T0 + timedelta(days=1)).hits
     assert hits and asked
     assert len(asked) == len(set(asked))
+
+
+def test_a_value_worked_out_once_per_recall_is_held_by_its_key() -> None:
+    memo = SearchMemo()
+    calls: list[str] = []
+    assert memo.once("a", lambda: calls.append("a") or 1) == 1
+    assert memo.once("a", lambda: calls.append("a again") or 2) == 1
+    assert memo.once("b", lambda: calls.append("b") or 3) == 3
+    assert calls == ["a", "b"]
