@@ -25,10 +25,14 @@ from dreammem.stores.fts_query import TermShares
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite.codec import backend_error, split_sql
 from dreammem.stores.sqlite.rank_outside import DocumentCounts, OutsideRanker
+from dreammem.stores.sqlite.touches import PendingTouches
 
 __all__ = ["SQLiteConnection"]
 
 log = logging.getLogger(__name__)
+
+_BUSY_SECONDS = 30.0
+"""How long a statement waits for another connection's write lock before SQLite answers busy."""
 
 _OPEN_RETRY_SECONDS = 30.0
 """How long opening a store keeps retrying a file that other processes have locked."""
@@ -52,7 +56,7 @@ class SQLiteConnection:
         self._closed = False
         try:
             self._conn = sqlite3.connect(
-                self.path, check_same_thread=False, isolation_level=None, timeout=30.0
+                self.path, check_same_thread=False, isolation_level=None, timeout=_BUSY_SECONDS
             )
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
@@ -60,6 +64,7 @@ class SQLiteConnection:
         self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
         self._documents = DocumentCounts(lambda match: self._fts_count(match, 2**62))
         self._outside = OutsideRanker((1.0, self.context_weight))
+        self._touches = PendingTouches()  # recall's accesses waiting for the write lock
         try:
             self._prepare_with_retry()
         except BackendError:
@@ -148,29 +153,70 @@ class SQLiteConnection:
             BackendError: SQLite failed; the whole unit of work was rolled back.
         """
         with self._lock:
-            outer = self._depth == 0
-            if outer:
+            if self._depth == 0:
                 with self._translated():
                     self._open().execute("BEGIN IMMEDIATE")
-            self._depth += 1
-            try:
-                yield self._conn
-            except BaseException as exc:
-                self._depth -= 1
-                if outer and self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise backend_error(exc, self.path) from exc
-                raise
-            else:
-                self._depth -= 1
-                if outer:
-                    try:
-                        with self._translated():
-                            self._conn.execute("COMMIT")
-                    finally:
-                        if self._conn.in_transaction:  # the commit failed: leave nothing half-open
-                            self._conn.execute("ROLLBACK")
+            with self._unit() as conn:
+                yield conn
+
+    @contextmanager
+    def transaction_if_free(self) -> Iterator[sqlite3.Connection | None]:
+        """:meth:`transaction` when the write lock is free at once, else ``None``: nothing waits.
+
+        Free means no other thread of this process holds the store and no other process
+        holds the file's write lock (SQLite is asked without its busy timeout). Inside this
+        thread's own transaction it joins that transaction.
+        """
+        if not self._lock.acquire(blocking=False):
+            yield None
+            return
+        try:
+            if self._depth == 0 and not self._begin_at_once():
+                yield None
+                return
+            with self._unit() as conn:
+                yield conn
+        finally:
+            self._lock.release()
+
+    def _begin_at_once(self) -> bool:
+        """``BEGIN IMMEDIATE`` without waiting: False when another connection holds the write lock."""
+        conn = self._open()
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            error = backend_error(exc, self.path)
+            if error.is_retryable:
+                return False
+            raise error from exc
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_SECONDS * 1000)}")
+        return True
+
+    @contextmanager
+    def _unit(self) -> Iterator[sqlite3.Connection]:
+        """The body of a transaction whose ``BEGIN`` ran, or that joins the outer one (lock held)."""
+        outer = self._depth == 0
+        self._depth += 1
+        try:
+            yield self._conn
+        except BaseException as exc:
+            self._depth -= 1
+            if outer and self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise backend_error(exc, self.path) from exc
+            raise
+        else:
+            self._depth -= 1
+            if outer:
+                try:
+                    with self._translated():
+                        self._conn.execute("COMMIT")
+                finally:
+                    if self._conn.in_transaction:  # the commit failed: leave nothing half-open
+                        self._conn.execute("ROLLBACK")
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Run one statement under the store's lock (for sibling stores sharing the file)."""
@@ -202,6 +248,11 @@ class SQLiteConnection:
         if self._closed:
             raise BackendError(f"the store {self.path} is closed; open a new DreamMemory to use it")
         return self._conn
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` ran."""
+        return self._closed
 
     def close(self) -> None:
         """Close the connection (idempotent); later calls raise :class:`BackendError`."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -10,6 +11,8 @@ from dreammem.errors import BackendError
 from dreammem.stores.sqlite.codec import COLUMNS, INSERT_FTS, MUTABLE, chunks, from_row, to_row
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.types import Kind, Layer, MemoryRecord, Status
+
+log = logging.getLogger(__name__)
 
 __all__ = ["RecordRows"]
 
@@ -347,15 +350,44 @@ class RecordRows(SQLiteConnection):
         return found
 
     def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
-        """Record that recall returned these records (access time and count only)."""
-        if not ids:
+        """Record that recall returned these records (access time and count only).
+
+        Never waits for a writer: while another process or thread holds the write lock,
+        the accesses are held in memory and written by the next touch that finds the lock
+        free, or when the store closes (:mod:`dreammem.stores.sqlite.touches`).
+        """
+        if ids:
+            self._touches.add(user_id, ids, at)
+        self._write_touches(wait=False)
+
+    def _write_touches(self, *, wait: bool) -> None:
+        """Write the held accesses (``wait``: for the write lock, else only if it is free now)."""
+        rows = self._touches.take()
+        if not rows:
             return
-        with self.transaction() as conn:
-            conn.executemany(
-                "UPDATE records SET last_accessed_at = ?, access_count = access_count + 1 "
-                "WHERE user_id = ? AND id = ?",
-                [(at.isoformat(), user_id, i) for i in ids],
-            )
+        try:
+            with self.transaction() if wait else self.transaction_if_free() as conn:
+                if conn is None:
+                    self._touches.put_back(rows)
+                    return
+                conn.executemany(
+                    "UPDATE records SET last_accessed_at = ?, access_count = access_count + ? "
+                    "WHERE user_id = ? AND id = ?",
+                    rows,
+                )
+        except BackendError:
+            self._touches.put_back(rows)
+            raise
+
+    def close(self) -> None:
+        """Write the held accesses (waiting for the write lock), then close (idempotent)."""
+        try:
+            if not self.closed:
+                self._write_touches(wait=True)
+        except BackendError as exc:  # closing must not fail on bookkeeping
+            log.warning("could not record %d held accesses: %s", len(self._touches), exc)
+        finally:
+            super().close()
 
     def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:
         """How many records (of one user, of one status)."""
