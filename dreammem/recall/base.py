@@ -5,26 +5,45 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from dreammem.recall.filters import RecallFilter
 
-__all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo"]
+__all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo", "TextSource"]
+
+T = TypeVar("T")
 
 
 class SearchMemo:
-    """One recall's searches by key, so paths asking the same search share it.
+    """One recall's searches by key, and the texts it read, so paths asking the same share them.
 
     A search ``depth`` deep answers every request for the same key that is as deep or
     shallower (its first ``depth``), and any request when it found fewer than it asked
-    for (it holds them all); only a deeper request searches again.
+    for (it holds them all); only a deeper request searches again. Texts are read once
+    per row (nothing is written during a recall).
     """
 
     def __init__(self) -> None:
         self._held: dict[Hashable, tuple[int, list[Candidate]]] = {}
+        self._texts: dict[int, str | None] = {}
+        self._once: dict[Hashable, object] = {}
+
+    def once(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()`` the first time ``key`` is asked in this recall, the held value after."""
+        if key not in self._once:
+            self._once[key] = compute()
+        return self._once[key]  # type: ignore[return-value]
+
+    def active_texts(self, store: TextSource, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        """``store.active_texts(user_id, rowids)``, reading only the rows not read before."""
+        missing = [r for r in dict.fromkeys(rowids) if r not in self._texts]
+        if missing:
+            found = store.active_texts(user_id, missing)
+            self._texts.update((r, found.get(r)) for r in missing)
+        return {r: text for r in rowids if (text := self._texts[r]) is not None}
 
     def nearest(self, key: Hashable, depth: int, search: Callable[[int], list[Candidate]]) -> list[Candidate]:
         """The first ``depth`` candidates for ``key``: held, or ``search(depth)`` (then held)."""
@@ -33,6 +52,14 @@ class SearchMemo:
             held = (depth, search(depth))
             self._held[key] = held
         return held[1][:depth]
+
+
+class TextSource(Protocol):
+    """Where a recall reads the texts of rows (the record store)."""
+
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        """The text of each active record of this user among these row ids (others left out)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

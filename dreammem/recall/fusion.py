@@ -56,7 +56,9 @@ def reciprocal_rank_fusion(
         weight = 1.0 if weights is None else weights.get(path, 1.0)
         rank = 0
         for candidate in candidates:
-            entry = merged.setdefault(candidate.rowid, Fused(candidate.rowid))
+            entry = merged.get(candidate.rowid)
+            if entry is None:
+                entry = merged[candidate.rowid] = Fused(candidate.rowid)
             entry.timed = entry.timed or candidate.timed
             if path in entry.ranks:
                 continue

@@ -42,11 +42,19 @@ __all__ = ["DEPTH", "PersonPath", "UnnamedVectorPath", "named_speakers", "withou
 
 
 def named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str]) -> list[str]:
-    """The (casefolded) speakers of the earlier candidates that the question names."""
+    """The (casefolded) speakers of the earlier candidates that the question names.
+
+    Worked out once per recall for the same earlier lists (the person and unnamed paths both ask).
+    """
+    lists = tuple((name, id(query.earlier.get(name))) for name in sources)
+    return query.searches.once(("named speakers", lists), lambda: _named_speakers(store, query, sources))
+
+
+def _named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[str]) -> list[str]:
     rowids = list(dict.fromkeys(c.rowid for name in sources for c in query.earlier.get(name, ())))
     if not rowids:
         return []
-    texts = store.active_texts(query.user_id, rowids)
+    texts = query.searches.active_texts(store, query.user_id, rowids)
     named = speakers_in_question(texts.values(), query.text)
     in_order = dict.fromkeys(speaker_label(texts[r])[0] for r in rowids if r in texts)
     return [s for s in in_order if s in named]
@@ -114,7 +122,7 @@ class PersonPath(_WithoutNames):
         names, found = self._nearest(query, self.depth)
         if not found:
             return []
-        texts = self._store.active_texts(query.user_id, [c.rowid for c in found])
+        texts = query.searches.active_texts(self._store, query.user_id, [c.rowid for c in found])
         out = [c for c in found if c.rowid in texts and speaker_label(texts[c.rowid])[0] in names]
         return out[: query.limit]
 

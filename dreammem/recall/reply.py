@@ -96,7 +96,7 @@ class ReplyPath:
         around = self._store.session_neighbours(query.user_id, fused)
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
-        texts = self._store.active_texts(query.user_id, [*seeds, *votes])
+        texts = query.searches.active_texts(self._store, query.user_id, [*seeds, *votes])
         if named := speakers_in_question(texts.values(), query.text):
             # A question about a person is answered by that person's lines (the speaker
             # path's rule): the other speaker's replies around them get no vote.

@@ -72,7 +72,7 @@ class SpeakerPath:
         if not ranked:
             return []
         fused = reciprocal_rank_fusion(ranked, k=self.rrf_k)
-        texts = self._store.active_texts(query.user_id, [f.rowid for f in fused])
+        texts = query.searches.active_texts(self._store, query.user_id, [f.rowid for f in fused])
         out: list[Candidate] = []
         for entry in fused:
             text = texts.get(entry.rowid)

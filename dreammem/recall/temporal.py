@@ -279,7 +279,7 @@ class TemporalPath:
     def _dated(self, query: RecallQuery, ranked: list[Fused]) -> list[Candidate]:
         """The active matches whose text mentions a time, in relevance order."""
         # Only the texts are needed; decoding whole records costs more (as on the speaker path).
-        texts = self._store.active_texts(query.user_id, [f.rowid for f in ranked])
+        texts = query.searches.active_texts(self._store, query.user_id, [f.rowid for f in ranked])
         return [
             Candidate(f.rowid, f.score) for f in ranked if f.rowid in texts and mentions_time(texts[f.rowid])
         ]

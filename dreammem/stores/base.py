@@ -284,7 +284,11 @@ class RecordStore(ABC):
         limit: int,
         newest_first: bool = True,
     ) -> list[int]:
-        """Row ids of this user's active records with ``since <= event_time < until``."""
+        """Row ids of this user's active records with ``since <= event_time < until``.
+
+        In time order, newest first unless asked otherwise; equal times by row id in the
+        same direction (:mod:`dreammem.stores.ties`).
+        """
 
     @abstractmethod
     def set_match_text(self, rowid: int, terms: str, context: str = "") -> None:
@@ -427,7 +431,11 @@ class RecordStore(ABC):
     def index_search(
         self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
     ) -> list[tuple[int, int]]:
-        """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first."""
+        """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first.
+
+        Best: most facets matched, then importance, then the newest event time, then
+        the later row (:mod:`dreammem.stores.ties`).
+        """
 
     # -- grounded times (capability "grounded_times"; without it a backend keeps none)
     def grounded_times(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeSpan | None]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from dreammem.errors import ConfigError, DreamMemError
 from dreammem.stores.base import GraphItem, GraphStore, RecordStore, records_to_graph_items
@@ -94,9 +94,16 @@ class GraphSync:
         assert self._outbox is not None, "a transactional graph has no outbox"
         return self._outbox
 
-    def _items(self, user_id: str, records: Sequence[MemoryRecord]) -> list[GraphItem]:
-        """Graph items of one user's records, with their row ids (the graph's tie-break)."""
-        return records_to_graph_items(records, self._store.rowids(user_id, [r.id for r in records]))
+    def _items(
+        self, user_id: str, records: Sequence[MemoryRecord], rowids: Mapping[str, int] | None = None
+    ) -> list[GraphItem]:
+        """Graph items of one user's records, with their row ids (the graph's tie-break).
+
+        ``rowids``: the records' row ids when the caller has them (else they are read).
+        """
+        if rowids is None:
+            rowids = self._store.rowids(user_id, [r.id for r in records])
+        return records_to_graph_items(records, rowids)
 
     def pending(self) -> int:
         """How many memories wait in the outbox."""
@@ -127,10 +134,7 @@ class GraphSync:
                 self.graph.retry_now()
             done = 0
             try:
-                while batch := self._box.fetchall(
-                    "SELECT user_id, memory_id, version FROM graph_outbox ORDER BY version LIMIT ?",
-                    (_REPLAY_BATCH,),
-                ):
+                while batch := self._pending_batch():
                     self._replay(batch)
                     done += len(batch)
             except DreamMemError as exc:  # degradation boundary: the records are safe in SQLite
@@ -145,10 +149,27 @@ class GraphSync:
                 log.info("graph outbox replayed: %d memories", done)
             return done
 
-    def _replay(self, batch: Sequence[Sequence[object]]) -> None:
+    def _pending_batch(self) -> list[tuple[str, str, int, int | None]]:
+        """The oldest outbox entries: ``(user_id, memory_id, version, rowid)``.
+
+        The record's row id comes with its entry (``None`` once the record is gone), so
+        a replay reads no row ids of its own.
+        """
+        rows = self._box.fetchall(
+            "SELECT o.user_id, o.memory_id, o.version, r.rowid FROM graph_outbox o "
+            "LEFT JOIN records r ON r.id = o.memory_id AND r.user_id = o.user_id "
+            "ORDER BY o.version LIMIT ?",
+            (_REPLAY_BATCH,),
+        )
+        return [(str(r[0]), str(r[1]), int(r[2]), None if r[3] is None else int(r[3])) for r in rows]
+
+    def _replay(self, batch: Sequence[tuple[str, str, int, int | None]]) -> None:
         by_user: dict[str, list[str]] = {}
-        for user_id, memory_id, _ in batch:
-            by_user.setdefault(str(user_id), []).append(str(memory_id))
+        rowids: dict[str, int] = {}
+        for user_id, memory_id, _, rowid in batch:
+            by_user.setdefault(user_id, []).append(memory_id)
+            if rowid is not None:
+                rowids[memory_id] = rowid
         for user_id, ids in by_user.items():
             current = {r.id: r for r in self._store.get(user_id, ids)}
             active = [current[i] for i in ids if i in current and current[i].is_active]
@@ -156,12 +177,12 @@ class GraphSync:
             if gone:
                 self.graph.remove(user_id, gone)
             if active:
-                self.graph.upsert(user_id, self._items(user_id, active))
+                self.graph.upsert(user_id, self._items(user_id, active, rowids))
         # Only entries not re-staged meanwhile (same version) leave the outbox.
         with self._box.transaction() as conn:
             conn.executemany(
                 "DELETE FROM graph_outbox WHERE user_id = ? AND memory_id = ? AND version = ?",
-                [tuple(row) for row in batch],
+                [row[:3] for row in batch],
             )
 
     def _note_failure(self, exc: BaseException) -> None:

@@ -309,7 +309,7 @@ class DreamNodes:
             "MATCH (m:DMIndexRow {user_id: $user_id}) WHERE [m.facet, m.key] IN $wanted "
             "MATCH (r:DMRecord {id: m.record_id}) WHERE r.user_id = $user_id AND r.status = 'active' "
             "WITH r, count(*) AS hits RETURN r.rowid AS rowid, hits "
-            "ORDER BY hits DESC, r.importance DESC, r.event_time DESC LIMIT $limit",
+            "ORDER BY hits DESC, r.importance DESC, r.event_time DESC, rowid DESC LIMIT $limit",
             user_id=user_id,
             wanted=[[f, k] for f, k in wanted],
             limit=limit,

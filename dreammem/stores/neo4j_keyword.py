@@ -227,7 +227,7 @@ class KeywordNodes:
             "window_rowids",
             "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'active' "
             "AND ($since IS NULL OR r.event_time >= $since) AND ($until IS NULL OR r.event_time < $until) "
-            f"RETURN r.rowid AS rowid ORDER BY r.event_time {order} LIMIT $limit",
+            f"RETURN r.rowid AS rowid ORDER BY r.event_time {order}, rowid {order} LIMIT $limit",
             user_id=user_id,
             since=_iso(since),
             until=_iso(until),

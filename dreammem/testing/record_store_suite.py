@@ -351,6 +351,19 @@ class RecordStoreSuite:
         found = record_store.window_rowids(alice, since=T0 + timedelta(minutes=1), limit=3)
         assert found == [rowids[4], rowids[3], rowids[2]]
 
+    def test_ties_go_by_row_id(self, record_store: RecordStore, users: tuple[str, str]) -> None:
+        """Equal times: the later write first when newest first, else the earlier (stores/ties.py)."""
+        alice, _ = users
+        records = [rec(alice, f"lease note {n}", m) for n, m in enumerate((0, 1, 1, 1, 1, 1, 2))]
+        early, *tied, late = put(record_store, records)
+        assert record_store.window_rowids(alice, limit=4) == [late, *tied[::-1][:3]]
+        assert record_store.window_rowids(alice, limit=4, newest_first=False) == [early, *tied[:3]]
+        since, until = T0 + timedelta(minutes=1), T0 + timedelta(minutes=2)
+        assert record_store.window_rowids(alice, since=since, until=until, limit=2) == tied[::-1][:2]
+        record_store.replace_index_rows(alice, [("counterpart", "dana", r.id) for r in records[1:6]])
+        found = record_store.index_search(alice, [("counterpart", "dana")], 3)
+        assert found == [(r, 1) for r in tied[::-1][:3]]
+
     def test_session_neighbours_follow_the_session_order(
         self, record_store: RecordStore, users: tuple[str, str]
     ) -> None:

@@ -155,6 +155,33 @@ class PointsFromEveryStatus(SQLiteRecordStore):
         return {i: s for i, s in stored.items() if s is not None}, [i for i in rowids if i not in stored]
 
 
+class WindowTiesInStorageOrder(SQLiteRecordStore):
+    """Equal times in a window come earlier write first, newest first too (storage order, sorted stably)."""
+
+    def window_rowids(
+        self,
+        user_id: str,
+        *,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int,
+        newest_first: bool = True,
+    ) -> list[int]:
+        rowids = sorted(super().window_rowids(user_id, since=since, until=until, limit=1_000_000))
+        times = {i: r.event_time for i, r in self.get_by_rowids(user_id, rowids).items()}
+        return sorted(rowids, key=lambda i: times[i], reverse=newest_first)[:limit]
+
+
+class IndexTiesInStorageOrder(SQLiteRecordStore):
+    """The memory index ranks by facets matched alone, equals in storage order."""
+
+    def index_search(
+        self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
+    ) -> list[tuple[int, int]]:
+        found = sorted(super().index_search(user_id, wanted, 1_000_000))
+        return sorted(found, key=lambda hit: -hit[1])[:limit]
+
+
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
@@ -169,6 +196,8 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (NeighboursBothWays, "test_session_neighbours_follow_the_session_order"),
     (TextsOfEveryStatus, "test_active_texts_are_this_users_active_records"),
     (PointsFromEveryStatus, "test_pointing_times_are_the_windows_said_in_a_window"),
+    (WindowTiesInStorageOrder, "test_ties_go_by_row_id"),
+    (IndexTiesInStorageOrder, "test_ties_go_by_row_id"),
 ]
 
 

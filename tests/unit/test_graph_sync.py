@@ -7,7 +7,7 @@ declares itself non-transactional, as an external graph does.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -93,11 +93,50 @@ def test_an_entry_staged_again_during_replay_stays_queued(stores) -> None:  # ty
     sync = GraphSync(records, graph)
     first = record("u1", "Caroline adopted Rex.")
     write(records, sync, [first])
-    batch = records.fetchall("SELECT user_id, memory_id, version FROM graph_outbox")
+    batch = sync._pending_batch()  # noqa: SLF001 - white-box: the batch a replay started from
     sync.stage([first])  # a newer version arrives while the old one is being replayed
     sync._replay(batch)  # noqa: SLF001 - white-box: a replay racing a newer staged version
     assert sync.pending() == 1
     assert sync.flush() == 1 and sync.pending() == 0
+
+
+class RecordingGraph(SeparateFileGraph):
+    """An outbox graph that keeps the items it was given."""
+
+    def __init__(self, db: SQLiteRecordStore) -> None:
+        super().__init__(db)
+        self.upserted: list[GraphItem] = []
+
+    def upsert(self, user_id: str, items: Sequence[GraphItem]) -> None:
+        self.upserted.extend(items)
+        super().upsert(user_id, items)
+
+
+class NoRowidReads(SQLiteRecordStore):
+    """A record store that fails any separate row-id read."""
+
+    def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
+        raise AssertionError("the replay read row ids in a query of its own")
+
+
+def test_a_replay_gets_the_row_ids_with_the_outbox_entries(tmp_path: Path) -> None:
+    records, graph_db = NoRowidReads(tmp_path / "records.db"), SQLiteRecordStore(tmp_path / "graph.db")
+    graph = RecordingGraph(graph_db)
+    sync = GraphSync(records, graph)
+    batch = [
+        record("u1", "Caroline adopted Rex."),
+        record("u2", "Tom Becker approves."),
+        record("u1", "Rex runs."),
+    ]
+    with records.transaction():
+        rowids = records.insert(batch, [r.content for r in batch])
+        sync.stage(batch)
+    assert sync.flush() == 3
+    assert sorted((i.memory_id, i.rowid) for i in graph.upserted) == sorted(
+        (r.id, n) for r, n in zip(batch, rowids, strict=True)
+    )
+    records.close()
+    graph_db.close()
 
 
 def test_rebuild_marks_then_replays_every_active_record(stores) -> None:  # type: ignore[no-untyped-def]

@@ -161,3 +161,49 @@ def test_a_held_search_answers_shallower_asks_and_a_deeper_one_searches_again() 
     assert len(memo.nearest("a", 9, search)) == 5 and calls == [3, 4, 9]
     assert len(memo.nearest("a", 50, search)) == 5 and calls == [3, 4, 9]  # 9 found 5: all there are
     assert len(memo.nearest("b", 2, search)) == 2 and calls == [3, 4, 9, 2]
+
+
+class _Texts:
+    """A text source holding some rows' texts, recording the row ids each read asks for."""
+
+    def __init__(self, texts: dict[int, str]) -> None:
+        self.texts = texts
+        self.asked: list[list[int]] = []
+
+    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        self.asked.append(list(rowids))
+        return {r: self.texts[r] for r in rowids if r in self.texts}
+
+
+def test_a_recall_reads_each_rows_text_once_rows_without_one_included() -> None:
+    source = _Texts({1: "a", 2: "b", 3: "c"})
+    memo = SearchMemo()
+    assert memo.active_texts(source, "u1", [2, 1, 9]) == {2: "b", 1: "a"}
+    assert memo.active_texts(source, "u1", [9, 3, 2, 3]) == {3: "c", 2: "b"}
+    assert memo.active_texts(source, "u1", [1, 9]) == {1: "a"}
+    assert source.asked == [[2, 1, 9], [3]]  # 9 (inactive or another user's) is not asked again
+
+
+def test_the_paths_of_one_recall_read_a_rows_text_at_most_once(
+    memory: DreamMemory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = memory.store
+    asked: list[int] = []
+
+    def counted(user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+        asked.extend(rowids)
+        return type(store).active_texts(store, user_id, rowids)
+
+    monkeypatch.setattr(store, "active_texts", counted)
+    hits = memory.recall(NAMED, user_id="u1", k=3, now=T0 + timedelta(days=1)).hits
+    assert hits and asked
+    assert len(asked) == len(set(asked))
+
+
+def test_a_value_worked_out_once_per_recall_is_held_by_its_key() -> None:
+    memo = SearchMemo()
+    calls: list[str] = []
+    assert memo.once("a", lambda: calls.append("a") or 1) == 1
+    assert memo.once("a", lambda: calls.append("a again") or 2) == 1
+    assert memo.once("b", lambda: calls.append("b") or 3) == 3
+    assert calls == ["a", "b"]

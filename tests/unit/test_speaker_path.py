@@ -10,6 +10,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.speaker import SpeakerPath, named_speaker
+from dreammem.text.speakers import speaker_label
 
 T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
 LINES = [
@@ -104,3 +105,13 @@ def test_a_chinese_transcript_ranks_the_named_speakers_lines() -> None:
 
         assert sorted(_content(memory, found)) == sorted(lines[0::2])
         assert named_speaker("小王", "小王周末做了什么？") and not named_speaker("小王", "老李周末做了什么？")
+
+
+def test_a_long_line_is_labelled_as_a_short_one_is() -> None:
+    words = " ".join(["we walked by the river"] * 300)
+    assert speaker_label(f"Priya: {words}") == ("priya", words)
+    assert speaker_label(f"Priya: {words}") == (
+        "priya",
+        words,
+    )  # again: the same answer
+    assert speaker_label("Note: bring the map") == (None, "Note: bring the map")

@@ -222,7 +222,7 @@ class DreamRows(SQLiteConnection):
         rows = self.fetchall(
             "SELECT r.rowid, COUNT(*) AS hits FROM memory_index m JOIN records r ON r.id = m.record_id "
             f"WHERE m.user_id = ? AND r.status = 'active' AND ({clauses}) "
-            "GROUP BY r.rowid ORDER BY hits DESC, r.importance DESC, r.event_time DESC LIMIT ?",
+            "GROUP BY r.rowid ORDER BY hits DESC, r.importance DESC, r.event_time DESC, r.rowid DESC LIMIT ?",
             params,
         )
         return [(int(r[0]), int(r[1])) for r in rows]

@@ -289,14 +289,15 @@ class KeywordRows(SQLiteConnection):
     ) -> list[int]:
         """Row ids of this user's active records with ``since <= event_time < until``.
 
-        Ordered by event time (newest first unless asked otherwise); served by the
-        ``(user_id, status, event_time)`` index.
+        Ordered by event time (newest first unless asked otherwise), equal times by row
+        id the same way (:mod:`dreammem.stores.ties`); served by the
+        ``(user_id, status, event_time)`` index, whose entries end in the row id.
         """
         where, params = time_filter(since, until, "")
         order = "DESC" if newest_first else "ASC"
         rows = self.fetchall(
             f"SELECT rowid FROM records WHERE user_id = ? AND status = 'active'{where} "
-            f"ORDER BY event_time {order} LIMIT ?",
+            f"ORDER BY event_time {order}, rowid {order} LIMIT ?",
             (user_id, *params, limit),
         )
         return [int(r[0]) for r in rows]

@@ -85,8 +85,9 @@ class VectorRows(SQLiteConnection):
         for chunk in chunks(list(ids), 500):
             marks = ", ".join("?" * len(chunk))
             rows = self.fetchall(
+                # "+r.user_id": the id index finds the rows; a user index would read all of theirs.
                 "SELECT r.id, v.vec FROM vectors v JOIN records r ON r.rowid = v.rowid "
-                f"WHERE r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
+                f"WHERE +r.user_id = ? AND v.model = ? AND r.id IN ({marks})",
                 (user_id, model, *chunk),
             )
             found.update((str(r[0]), np.frombuffer(r[1], dtype=np.float32)) for r in rows)
