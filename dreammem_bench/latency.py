@@ -130,6 +130,16 @@ class LatencyReport:
     ann_recall_at_10: float | None = None
     runs: dict[str, dict[str, StageStats]] = field(default_factory=dict)
 
+    def over_encoder(self) -> dict[str, float] | None:
+        """Recall with every path (``all``) over the bare query encoder: p50 and p95 ratios.
+
+        Issue 16's target is p95 at most 1.5 at 3,000 memories. None without both runs.
+        """
+        recall, encoder = self.runs.get("all", {}).get("total"), self.baselines.get("encoder only")
+        if recall is None or encoder is None or min(encoder.p50, encoder.p95) <= 0:
+            return None
+        return {"p50": recall.p50 / encoder.p50, "p95": recall.p95 / encoder.p95}
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
 
@@ -144,6 +154,7 @@ class LatencyReport:
             "baselines": {k: stats(v) for k, v in self.baselines.items()},
             "ann_recall_at_10": self.ann_recall_at_10,
             "runs": {name: {k: stats(v) for k, v in run.items()} for name, run in self.runs.items()},
+            "over_encoder": {k: round(v, 3) for k, v in (self.over_encoder() or {}).items()} or None,
         }
 
 

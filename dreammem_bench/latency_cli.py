@@ -176,3 +176,7 @@ def _print(
     console.print(base)
     if report.ann_recall_at_10 is not None:
         console.print(f"vector index recall@10 against exact search: {report.ann_recall_at_10:.3f}")
+    if (ratio := report.over_encoder()) is not None:
+        console.print(
+            f"recall with every path over the bare encoder: p50 {ratio['p50']:.2f}x, p95 {ratio['p95']:.2f}x"
+        )

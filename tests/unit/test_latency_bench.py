@@ -89,6 +89,10 @@ def test_measure_reports_every_stage_and_configuration(tmp_path: Path) -> None:
     assert report.ann_recall_at_10 == 1.0  # an exact index misses nothing
     data = report.to_dict()
     assert data["runs"]["all"]["total"]["p95"] >= data["runs"]["all"]["total"]["p50"]
+    ratio = report.over_encoder()
+    assert ratio is not None
+    assert ratio["p95"] == report.runs["all"]["total"].p95 / report.baselines["encoder only"].p95
+    assert data["over_encoder"] == {k: round(v, 3) for k, v in ratio.items()}
 
 
 def test_cli_prints_table_and_writes_json(tmp_path: Path) -> None:
@@ -104,6 +108,7 @@ def test_cli_prints_table_and_writes_json(tmp_path: Path) -> None:
     assert data["memories"] == 80 and data["store"] == str(store) and data["distinct"] == 0
     assert data["ann_recall_at_10"] == 1.0 and data["reranker"] is None
     assert "recall@10 against exact search" in result.output
+    assert "over the bare encoder: p50" in result.output and data["over_encoder"]["p95"] > 0
     again = CliRunner().invoke(app, [*args, "--store", str(store)], catch_exceptions=False)
     assert again.exit_code == 0 and "reused store" in again.output
     wrong = CliRunner().invoke(
