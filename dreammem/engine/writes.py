@@ -55,32 +55,63 @@ def write_new(
         The records changed on the way (superseded, marked possibly outdated, or noting
         the older records they marked), by id, as they are after the write.
     """
-    terms = [" ".join(tokenize(r.content)) for r in records]
-    context_terms = [" ".join(tokenize(c)) if c else "" for c in contexts]
+    words: dict[str, str] = {"": ""}  # a turn and its semantic twin share their text: tokenise it once
+    for text in (*(r.content for r in records), *contexts):
+        if text not in words:
+            words[text] = " ".join(tokenize(text))
+    terms = [words[r.content] for r in records]
+    context_terms = [words[c] for c in contexts]
     unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=model)
     unit.store.enqueue(enqueue)
     changed: list[MemoryRecord] = []
+    values = _SlotValues(unit.store)
     for record in records if supersede else ():
         if record.slot is not None and record.layer is Layer.SEMANTIC:
-            changed.extend(_supersede_slot(unit, record))
+            done = _supersede_slot(unit, record, values.others(record))
+            values.forget_inactive(done)
+            changed.extend(done)
     if resolve_with is not None:
         changed.extend(_resolve_statements(unit, resolve_with, records, vectors))
     return {r.id: r for r in changed}
 
 
-def _supersede_slot(unit: UnitOfWork, newer: MemoryRecord) -> list[MemoryRecord]:
-    """Mark older active records of the same slot as superseded by ``newer``.
+class _SlotValues:
+    """The active semantic records of each slot a write touches: read once, kept as the write supersedes.
+
+    A write of n values of one slot used to read the slot's active records n times (n²/2
+    rows). Only superseding changes which are active (a mark does not), and the slot rule
+    reads their times, ids and texts, which no write changes.
+    """
+
+    def __init__(self, store: RecordStore) -> None:
+        self._store = store
+        self._active: dict[tuple[str, str], list[MemoryRecord]] = {}
+
+    def others(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """The active records of ``record``'s slot but itself, in :meth:`RecordStore.find`'s order."""
+        assert record.slot is not None
+        key = (record.user_id, record.slot)
+        if key not in self._active:
+            self._active[key] = self._store.find(record.user_id, slot=record.slot, layers=[Layer.SEMANTIC])
+        return [r for r in self._active[key] if r.id != record.id]
+
+    def forget_inactive(self, changed: Sequence[MemoryRecord]) -> None:
+        """Drop the records these changes left inactive."""
+        gone = {r.id for r in changed if not r.is_active}
+        if gone:
+            self._active = {k: [r for r in v if r.id not in gone] for k, v in self._active.items()}
+
+
+def _supersede_slot(
+    unit: UnitOfWork, newer: MemoryRecord, same_slot: Sequence[MemoryRecord]
+) -> list[MemoryRecord]:
+    """Mark older active records of the same slot (``same_slot``) as superseded by ``newer``.
 
     A value written late for an earlier time (a replayed or backfilled turn) is
     itself superseded at once by the newest active value of its slot, so a slot
     never has two active values.
     """
     assert newer.slot is not None
-    same_slot = [
-        r
-        for r in unit.store.find(newer.user_id, slot=newer.slot, layers=[Layer.SEMANTIC])
-        if r.id != newer.id
-    ]
     winner = later_value(newer, same_slot)
     if winner is not None:
         return supersede_with_turns(unit, newer, winner)

@@ -143,6 +143,8 @@ def resolve_updates(
     outcomes: list[Outcome] = []
     seen_old: set[str] = set()
     said = [is_statement(r) for r in records]
+    # A stored record is a candidate of many statements of a write: judge it once.
+    stated = {r.id: s for r, s in zip(records, said, strict=True)}
     asking = list(_deciding(records, said, twinned))
     stored = neighbours([records[i] for i, _ in asking], vectors[[i for i, _ in asking]], _NEIGHBOURS)
     if len(stored) != len(asking):
@@ -158,7 +160,7 @@ def resolve_updates(
         older = [
             c
             for c in pool
-            if is_statement(c.record)
+            if _stated(c.record, stated)
             and same_speaker(c.record, record)
             and c.record.id not in seen_old
             and _is_older(c.record, record, position)
@@ -167,6 +169,13 @@ def resolve_updates(
         outcomes += [Outcome(c.record, record, d) for c, d in decided]
         seen_old.update(c.record.id for c, d in decided if d.replaces)
     return outcomes
+
+
+def _stated(record: MemoryRecord, known: dict[str, bool]) -> bool:
+    """:func:`is_statement`, judged once per record of a write."""
+    if record.id not in known:
+        known[record.id] = is_statement(record)
+    return known[record.id]
 
 
 def _deciding(

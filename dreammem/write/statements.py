@@ -350,6 +350,7 @@ _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
 _ZH_FUNCTION = frozenset("我你他她的了是在都就也还要会给把被和跟吧呢啊吗个一这那有不别用去来")
 
 
+@lru_cache(maxsize=16_384)  # a few thousand distinct words carry a chat; each statement stems its own
 def _stem(token: str) -> str:
     """A crude English stem: "emailing"/"email", "moved"/"move", "groceries"/"grocery", "shopping"/"shop"."""
     if contains_cjk(token):

@@ -8,18 +8,22 @@ here are the per-record code it replaced.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
 from dreammem.engine.resolution import apply_outcomes, stored_neighbours
 from dreammem.engine.unit import UnitOfWork
+from dreammem.stores.base import RecordStore
 from dreammem.text.tokenize import tokenize
-from dreammem.types import Kind, Layer, MemoryRecord, Role, Source
+from dreammem.types import Kind, Layer, MemoryRecord, Role, Source, Status
 from dreammem.write.relations import note_possibly_outdates
 from dreammem.write.resolve import Candidate, Outcome, applied
 from dreammem.write.updates import Action, Decision
@@ -160,3 +164,71 @@ def test_stored_neighbours_of_a_write_equal_each_records_own(memory: DreamMemory
     assert batched == [_per_record(memory, r, vectors[n], 3) for n, r in enumerate(asking)]
     assert all(len(found) == 3 for found in batched[:8]) and batched[8:] == [[]] * 4
     assert stored_neighbours(memory.store, memory.vector_index, [], vectors[:0], 3) == []
+
+
+class _ReadingEveryTime:
+    """The slot rule's look-up before a write kept its slot values: a fresh read per record."""
+
+    def __init__(self, store: RecordStore) -> None:
+        self.store = store
+
+    def others(self, record: MemoryRecord) -> list[MemoryRecord]:
+        assert record.slot is not None
+        found = self.store.find(record.user_id, slot=record.slot, layers=[Layer.SEMANTIC])
+        return [r for r in found if r.id != record.id]
+
+    def forget_inactive(self, changed: list[MemoryRecord]) -> None:
+        pass
+
+
+def _timeless(value: object) -> object:
+    """Metadata without the times decisions were taken at (two runs take them at other times)."""
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k != "at"}
+    return value
+
+
+def _stored_after(
+    path: Path, monkeypatch: pytest.MonkeyPatch, turns: list[dict[str, object]]
+) -> list[tuple[object, ...]]:
+    counter = itertools.count()
+    monkeypatch.setattr("dreammem.types.uuid.uuid4", lambda: uuid.UUID(int=next(counter)))
+    with DreamMemory(path, embedder=HashingEmbedder()) as memory:
+        memory.add_many(turns[:2])
+        memory.add_many(turns[2:])
+        return [
+            (r.id, r.content, r.status, r.superseded_by, r.event_time, _timeless(r.metadata))
+            for r in memory.store.find("u1", statuses=None)
+        ]
+
+
+def test_a_write_of_many_values_of_one_slot_supersedes_as_one_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    amounts = [1200, 900, 1500, 700, 2000, 1100, 1300]
+    minutes = [0, 5, 3, 10, 8, 2, 12]  # some written late for an earlier time
+    turns: list[dict[str, object]] = [
+        {
+            "content": f"My budget for the trip is {a} EUR.",
+            "user_id": "u1",
+            "event_time": T0 + timedelta(minutes=m),
+        }
+        for a, m in zip(amounts, minutes, strict=True)
+    ]
+    # An older value that says something else too is marked, not superseded.
+    turns.insert(
+        1,
+        {
+            "content": "My budget for the trip is 800 EUR. I live in Leeds.",
+            "user_id": "u1",
+            "event_time": T0 + timedelta(minutes=1),
+        },
+    )
+    kept = _stored_after(tmp_path / "kept", monkeypatch, turns)
+    with monkeypatch.context() as patch:
+        patch.setattr("dreammem.engine.writes._SlotValues", _ReadingEveryTime)
+        read = _stored_after(tmp_path / "read", monkeypatch, turns)
+    assert kept == read
+    active = [row for row in kept if row[2] is Status.ACTIVE and "budget" in str(row[1])]
+    assert len(kept) > len(turns) and any(row[2] is Status.SUPERSEDED for row in kept) and active
+    assert any("possibly_outdated_by" in row[5] for row in kept if "Leeds" in str(row[1]))
