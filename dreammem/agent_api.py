@@ -204,8 +204,9 @@ def memory_block(
     if not _storable(memory, ChatTurn("user", query), "query"):
         return None
     visible = {_visible_key(t) for t in exclude if t.strip()}
-    # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats).
-    extra = min(len(visible), 3 * k)
+    # Ask for a few more so that dropping visible turns still leaves k (bounded for long chats),
+    # and for the slots core memories take, which the block shares out again below.
+    extra = min(len(visible), 3 * k) + (memory.config.recall.pinned_max_count if visible else 0)
     result = memory.recall(query, user_id=user_id, k=min(k + extra, 1000), session_id=session_id)
     if visible:
         kept = [h for h in result.hits if _visible_key(h.record.content) not in visible]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, SerializeAsAny
 from llama_index.core.memory import BaseMemory, Memory
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from dreammem.agent_api import ChatTurn, history_block, ingest_turns
 from dreammem.memory import DreamMemory
@@ -25,6 +28,7 @@ from llamaindex_dreammem._shared import (
 __all__ = ["DreamMemMemory"]
 
 DEFAULT_TOKEN_LIMIT = 30_000
+_SHORT_TERM_DATABASE = "sqlite+aiosqlite:///:memory:"  # LlamaIndex's default chat store
 
 
 class DreamMemMemory(BaseMemory):
@@ -46,7 +50,8 @@ class DreamMemMemory(BaseMemory):
     starts in worker threads. (LlamaIndex's in-memory short-term store breaks when two
     event loops use it at once; the lock prevents that. A ``short_term`` of your own
     must tolerate a new event loop per call, as LlamaIndex's sync methods need anyway.)
-    Build it with :meth:`from_defaults`.
+    Build it with :meth:`from_defaults`, and :meth:`close` it when done: the default
+    short-term memory holds an in-memory SQLite database on an aiosqlite worker thread.
 
     Notes for the engines: ``CondensePlusContextChatEngine`` condenses whenever ``get``
     returns messages, so with recalled memories it condenses from the first turn on
@@ -73,6 +78,7 @@ class DreamMemMemory(BaseMemory):
     _memory: DreamMemory = PrivateAttr()
     _before_reset: list[ChatTurn] = PrivateAttr(default_factory=list)
     _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
+    _engine: AsyncEngine | None = PrivateAttr(default=None)
 
     def __init__(
         self,
@@ -141,11 +147,15 @@ class DreamMemMemory(BaseMemory):
         check_memory(memory)
         check_user_id(user_id)
         session = check_id(session_id, "session_id") or uuid.uuid4().hex
+        engine = None
         if short_term is None:
+            # Our own engine for LlamaIndex's chat store, so that close() can dispose it.
+            engine = create_async_engine(_SHORT_TERM_DATABASE)
             short_term = Memory.from_defaults(
                 session_id=session,
                 token_limit=token_limit,
                 tokenizer_fn=tokenizer_fn or approximate_tokenizer,
+                async_engine=engine,
             )
         built = cls(
             memory=memory,
@@ -155,6 +165,7 @@ class DreamMemMemory(BaseMemory):
             max_tokens=max_tokens,
             short_term=short_term,
         )
+        built._engine = engine
         if chat_history:
             built.set(chat_history)
         return built
@@ -169,6 +180,24 @@ class DreamMemMemory(BaseMemory):
     def memory(self) -> DreamMemory:
         """The DreamMem store behind this memory."""
         return self._memory
+
+    def close(self) -> None:
+        """Close the default short-term memory's database (idempotent).
+
+        Only the one :meth:`from_defaults` opened (LlamaIndex's in-memory SQLite chat
+        store, on an aiosqlite thread that otherwise outlives the memory and stops at
+        garbage collection, on whatever event loop is current then); a ``short_term`` of
+        your own is yours to close. The short-term history is gone afterwards; the
+        long-term memories stay in DreamMem.
+        """
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            _run_in_own_loop(engine.dispose())
+
+    async def aclose(self) -> None:
+        """Async twin of :meth:`close` (in a worker thread, like the other ``a*`` methods)."""
+        await asyncio.to_thread(self.close)
 
     # -- helpers (call with the lock held) -------------------------------------------------
 
@@ -238,3 +267,12 @@ class DreamMemMemory(BaseMemory):
         with self._lock:
             self._before_reset.extend(to_turns(self.short_term.get_all()))
             self.short_term.reset()
+
+
+def _run_in_own_loop(work: Coroutine[Any, Any, None]) -> None:
+    """Run a coroutine to the end on a fresh event loop in a thread of its own.
+
+    Works whether or not the caller's thread runs a loop (a notebook does).
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, work).result()

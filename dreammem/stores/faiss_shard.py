@@ -31,6 +31,8 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.stores.ties import best_first
+
 __all__ = ["AnnSettings", "FaissShard"]
 
 _TRAIN_SEED = 1234
@@ -173,7 +175,11 @@ class FaissShard:
         ann: AnnSettings,
         allowed: Sequence[int] | npt.NDArray[np.int64] | None = None,
     ) -> list[tuple[int, float]]:
-        """The k nearest (of ``allowed`` ids only, when given; then always exact)."""
+        """The k nearest (of ``allowed`` ids only, when given; then always exact).
+
+        Equal scores go lower row id first (:mod:`dreammem.stores.ties`), also across
+        the cut: while the k-th score ties with the next one, more are fetched.
+        """
         k = min(k, self.ntotal)
         if k <= 0:
             return []
@@ -187,5 +193,10 @@ class FaissShard:
             params = faiss.SearchParametersIVF(sel=selector, nprobe=nprobe)  # type: ignore[call-arg]
         else:
             params = None if selector is None else faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
-        scores, ids = self.index.search(q, k, params=params)
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+        fetch = min(k + 1, self.ntotal)
+        while True:
+            scores, ids = self.index.search(q, fetch, params=params)
+            hits = [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+            if len(hits) < fetch or fetch >= self.ntotal or hits[-1][1] < hits[k - 1][1]:
+                return best_first(hits)[:k]
+            fetch = min(2 * fetch, self.ntotal)

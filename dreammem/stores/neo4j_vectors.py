@@ -29,6 +29,7 @@ import numpy.typing as npt
 from dreammem.errors import ConfigError
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.ties import best_first
 
 __all__ = ["MIN_FETCH", "OVERFETCH", "EmbeddingNodes", "Neo4jVectorIndex", "RecordVectorIndex"]
 
@@ -157,10 +158,6 @@ class EmbeddingNodes:
         return int(value or 0)
 
 
-def _best(hit: tuple[int, float]) -> tuple[float, int]:
-    return (-hit[1], hit[0])
-
-
 class _SearchNodes(VectorIndex):
     """Nearest neighbours among nodes of one label, always inside one user's scope."""
 
@@ -206,7 +203,7 @@ class _SearchNodes(VectorIndex):
             user_id=user_id,
             **self._params,
         )
-        ranked = sorted(((int(rid), 2.0 * float(s) - 1.0) for rid, s in rows[0]["found"]), key=_best)
+        ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in rows[0]["found"])
         if len(ranked) >= k or int(rows[0]["seen"]) < fetch:
             return ranked[:k]
         return self._exact(user_id, vector, None, k)
@@ -227,7 +224,7 @@ class _SearchNodes(VectorIndex):
             "vector_exact",
             f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE ($ids IS NULL OR n.rowid IN $ids) "
             f"AND {self._where} WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "
-            "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid LIMIT $k",
+            "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k",  # ties: stores/ties.py
             user_id=user_id,
             ids=ids,
             query=vector,

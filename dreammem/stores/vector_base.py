@@ -36,7 +36,11 @@ class VectorIndex(ABC):
 
     @abstractmethod
     def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """The ``k`` nearest row ids of this user's vectors, best first, with cosine scores."""
+        """The ``k`` nearest row ids of this user's vectors, best first, with cosine scores.
+
+        Equal scores go lower row id first, also where the ``k``-th place is tied
+        (:mod:`dreammem.stores.ties`).
+        """
 
     def search_subset(
         self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int

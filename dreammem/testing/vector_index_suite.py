@@ -76,6 +76,21 @@ class VectorIndexSuite:
         hits = vector_index.search_subset(alice, rows[0], [3, 4, 5, 999], 5)
         assert {i for i, _ in hits} == {3, 4, 5}
 
+    def test_equal_scores_go_lower_row_id_first(
+        self, vector_index: VectorIndex, users: tuple[str, str]
+    ) -> None:
+        """Duplicate vectors tie: lower row id first, at every cut (:mod:`dreammem.stores.ties`)."""
+        alice, _ = users
+        twin, *others = unit_rows(5, self.dim, 7)
+        vector_index.add(alice, [40, 12, 33], np.stack([twin] * 3))
+        vector_index.add(alice, [1, 2, 3, 4], np.stack(others))
+        vector_index.add(alice, [7, 25, 18], np.stack([twin] * 3))
+        tied = [7, 12, 18, 25, 33, 40]
+        for k in range(1, 7):
+            assert [i for i, _ in vector_index.search(alice, twin, k)] == tied[:k]
+        assert [i for i, _ in vector_index.search(alice, twin, 8)][:6] == tied
+        assert [i for i, _ in vector_index.search_subset(alice, twin, [33, 2, 25, 40], 2)] == [25, 33]
+
     def test_removed_ids_are_gone_and_unknown_ids_ignored(
         self, vector_index: VectorIndex, users: tuple[str, str]
     ) -> None:

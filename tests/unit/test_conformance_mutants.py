@@ -268,12 +268,20 @@ class NeverResets(FaissVectorIndex):
         return None
 
 
+class NewestOfEqualsFirst(FaissVectorIndex):
+    """Equal scores go higher row id first."""
+
+    def search(self, user_id: str, query: Vector, k: int) -> list[tuple[int, float]]:
+        return sorted(super().search(user_id, query, k), key=lambda hit: (-hit[1], -hit[0]))
+
+
 VECTOR_MUTANTS: list[tuple[Callable[[int, Path | None], VectorIndex], str]] = [
     (SearchesEveryone, "test_search_stays_inside_the_user"),
     (NeverRemoves, "test_removed_ids_are_gone_and_unknown_ids_ignored"),
     (NeverRemoves, "test_empty_again"),
     (IgnoresTheSubset, "test_search_subset_ranks_only_the_given_ids"),
     (NeverResets, "test_empty_again"),
+    (NewestOfEqualsFirst, "test_equal_scores_go_lower_row_id_first"),
 ]
 
 

@@ -110,7 +110,7 @@ def test_the_unnamed_vector_path_embeds_the_question_without_the_names() -> None
         plain = _content(memory, memory.pipeline.paths["vector"].search(query))
         unnamed = _content(memory, _unnamed(memory).search(query))
         assert plain[0] == LINES[0]  # "Priya" three times in a greeting: the name wins
-        assert LINES[0] not in unnamed[:3]  # without the name, the lines about the twins lead
+        # Without the name, the lines about the twins lead; the rest share no word and tie at 0.
         assert set(unnamed[:2]) == {LINES[1], LINES[4]}
 
 

@@ -14,7 +14,10 @@ from dreammem import DreamMemConfig, DreamMemory
 from dreammem.agent_api import memory_block
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
+from dreammem.recall.budget import CORE_PATHS, with_core_memories
 from dreammem.recall.gate import CALIBRATED_FLOORS, floor_for
+from dreammem.recall.result import Hit
+from dreammem.types import MemoryRecord
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
@@ -72,6 +75,22 @@ def test_a_pinned_memory_that_ranks_is_ordered_by_relevance(gated: DreamMemory) 
     best = gated.add("Book the flights to Oslo for the conference, the Oslo flights", user_id="u1")
     result = gated.recall("Oslo conference flights", user_id="u1", k=5)
     assert result.ids[0] == best.id and pinned.id in result.ids
+
+
+def test_a_pinned_memory_ranked_below_the_cut_comes_from_the_budget() -> None:
+    records = [MemoryRecord(user_id="u1", content=f"trip {n}", pinned=n in (8, 20)) for n in range(30)]
+    ranked = [Hit(r, 1.0 - n / 100, ("vector",)) for n, r in enumerate(records)]
+    late = [h.record.content for h in with_core_memories(ranked, [], k=5, config=RecallConfig())]
+    assert late == ["trip 0", "trip 1", "trip 2", "trip 8", "trip 20"]  # ranked order, within the budget
+    core = Hit(MemoryRecord(user_id="u1", content="never red-eye", pinned=True), 1.0, CORE_PATHS)
+    one = RecallConfig(pinned_max_count=1)
+    assert [h.record.content for h in with_core_memories(ranked, [core], k=3, config=one)] == [
+        "trip 0",
+        "trip 1",
+        "trip 8",
+    ]
+    off = RecallConfig(pinned_max_count=0)
+    assert [h.record.content for h in with_core_memories(ranked, [], k=2, config=off)] == ["trip 0", "trip 1"]
 
 
 def test_no_relevant_memory_injects_only_core_memory(gated: DreamMemory) -> None:

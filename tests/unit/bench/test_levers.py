@@ -174,7 +174,8 @@ def test_the_e5_lever_is_the_librarys_second_vector_path(conversations: list[Loc
         assert isinstance(path, SecondVectorPath)
         assert path is method.memory.pipeline.paths["second_vector"]
         base = FusionSetting.of(method.memory.pipeline.config)
-        settings = [base, base.with_levers((("e5", 0.5),))]
+        # At 0.5 e5 moved one fifth place of this tiny fixture, and only by the old FAISS tie order.
+        settings = [base, base.with_levers((("e5", 2.0),))]
         scores = score_settings(method, conversations, settings, k=5, extra_paths=setup.paths)
         user = conversations[0].sample_id
         assert (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -54,10 +55,12 @@ def test_put_writes_long_term_and_short_term(memory: DreamMemory, li_memory: Dre
     assert record.session_id == "s1"
 
 
-def test_get_injects_one_system_message_recalled_for_the_last_user_message(memory: DreamMemory) -> None:
+def test_get_injects_one_system_message_recalled_for_the_last_user_message(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
     memory.add("I am allergic to peanuts", user_id="u1", session_id="old")
     memory.add("My sister lives in Lisbon", user_id="u2", session_id="other")
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1")
+    li = open_li(user_id="u1")
     li.put(user("Which peanuts snack is safe for me?"))
     messages = li.get()
     assert [m.role for m in messages] == [MessageRole.SYSTEM, MessageRole.USER]
@@ -86,14 +89,14 @@ def test_nothing_recalled_means_history_unchanged(li_memory: DreamMemMemory) -> 
     assert texts(li_memory.get()) == [("assistant", "Hello!")]
 
 
-def test_a_leading_system_message_is_merged_not_duplicated(memory: DreamMemory) -> None:
+def test_a_leading_system_message_is_merged_not_duplicated(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
     memory.add("I am allergic to peanuts", user_id="u1", session_id="old")
     system = ChatMessage(
         role=MessageRole.SYSTEM, blocks=[TextBlock(text="Be brief."), ImageBlock(url="http://x/y.png")]
     )
-    li = DreamMemMemory.from_defaults(
-        memory=memory, user_id="u1", chat_history=[system, user("peanut snacks?")]
-    )
+    li = open_li(user_id="u1", chat_history=[system, user("peanut snacks?")])
     messages = li.get()
     assert [m.role for m in messages] == [MessageRole.SYSTEM, MessageRole.USER]
     assert isinstance(messages[0].blocks[1], ImageBlock)
@@ -128,28 +131,30 @@ def test_reset_clears_short_term_and_keeps_long_term(memory: DreamMemory, li_mem
     assert "allergic to peanuts" in (li_memory.get()[0].content or "")
 
 
-def test_session_ids(memory: DreamMemory) -> None:
-    a = DreamMemMemory.from_defaults(memory=memory, user_id="u1")
-    b = DreamMemMemory.from_defaults(memory=memory, user_id="u1")
+def test_session_ids(open_li: Callable[..., DreamMemMemory], memory: DreamMemory) -> None:
+    a = open_li(user_id="u1")
+    b = open_li(user_id="u1")
     assert a.session_id != b.session_id and len(a.session_id) == 32
     a.put(user("hello"))
     b.put(user("hello"))  # same words in another session: stored again
     assert stored(memory) == ["hello", "hello"]
 
 
-def test_any_short_term_memory_can_be_wrapped(memory: DreamMemory) -> None:
+def test_any_short_term_memory_can_be_wrapped(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
     memory.add("I am allergic to peanuts", user_id="u1", session_id="old")
     buffer = ChatMemoryBuffer.from_defaults(token_limit=1000, tokenizer_fn=approximate_tokenizer)
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", short_term=buffer)
+    li = open_li(user_id="u1", short_term=buffer)
     li.put(user("peanut snacks?"))
     assert [m.role for m in li.get()] == [MessageRole.SYSTEM, MessageRole.USER]
     assert texts(buffer.get_all()) == [("user", "peanut snacks?")]
 
 
-def test_max_tokens_bounds_the_block(memory: DreamMemory) -> None:
+def test_max_tokens_bounds_the_block(open_li: Callable[..., DreamMemMemory], memory: DreamMemory) -> None:
     for i in range(20):
         memory.add(f"Fact {i} about peanuts and many other long words to fill the budget", user_id="u1")
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", k=20, max_tokens=60)
+    li = open_li(user_id="u1", k=20, max_tokens=60)
     li.put(user("peanuts?"))
     system = li.get()[0].content or ""
     assert 1 <= system.count("\n- ") <= 4
@@ -175,8 +180,10 @@ def test_memory_must_be_a_dreammemory() -> None:
         DreamMemMemory.from_defaults(memory="./path", user_id="u1")  # type: ignore[arg-type]
 
 
-def test_bad_messages_are_rejected_and_nothing_is_lost(memory: DreamMemory) -> None:
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s1")
+def test_bad_messages_are_rejected_and_nothing_is_lost(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
+    li = open_li(user_id="u1", session_id="s1")
     li.put(user("kept"))
     with pytest.raises(ValidationError):
         li.put("not a message")  # type: ignore[arg-type]
@@ -187,10 +194,12 @@ def test_bad_messages_are_rejected_and_nothing_is_lost(memory: DreamMemory) -> N
     assert stored(memory) == ["kept"]
 
 
-async def test_async_methods_match_the_sync_ones(memory: DreamMemory) -> None:
+async def test_async_methods_match_the_sync_ones(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
     memory.add("I am allergic to peanuts", user_id="u1", session_id="old")
-    sync = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="sync")
-    asy = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="async")
+    sync = open_li(user_id="u1", session_id="sync")
+    asy = open_li(user_id="u1", session_id="async")
     script = [user("peanut snacks?"), assistant("None for you."), user("ok")]
     for message in script:
         sync.put(message)
@@ -225,10 +234,12 @@ async def test_async_recall_runs_off_the_event_loop(memory: DreamMemory, li_memo
     assert threads and threading.get_ident() not in threads
 
 
-def test_safe_from_fresh_event_loops_in_worker_threads(memory: DreamMemory) -> None:
+def test_safe_from_fresh_event_loops_in_worker_threads(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
     """What LlamaIndex does in notebooks: sync calls inside a running loop, new loops in threads."""
     memory.add("I am allergic to peanuts", user_id="u1", session_id="old")
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="nb")
+    li = open_li(user_id="u1", session_id="nb")
 
     async def notebook_cell() -> list[ChatMessage]:
         li.put(user("peanut snacks?"))  # sync call while a loop is running
@@ -256,8 +267,10 @@ def test_safe_from_fresh_event_loops_in_worker_threads(memory: DreamMemory) -> N
     assert stored(memory) == ["I am allergic to peanuts", "peanut snacks?", "Let me check."]
 
 
-async def test_concurrent_async_calls_store_each_message_once(memory: DreamMemory) -> None:
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="c")
+async def test_concurrent_async_calls_store_each_message_once(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
+    li = open_li(user_id="u1", session_id="c")
     calls = [li.aput(user(f"message {i}")) for i in range(6)] + [li.aget(input=f"q{i}") for i in range(4)]
     await asyncio.gather(*calls)
     expected = sorted(f"message {i}" for i in range(6))
@@ -281,8 +294,10 @@ def test_input_may_be_a_chat_message(memory: DreamMemory, li_memory: DreamMemMem
     assert "1,200 EUR" in (messages[0].content or "")
 
 
-def test_tool_messages_are_not_written_to_long_term_memory(memory: DreamMemory) -> None:
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1")
+def test_tool_messages_are_not_written_to_long_term_memory(
+    open_li: Callable[..., DreamMemMemory], memory: DreamMemory
+) -> None:
+    li = open_li(user_id="u1")
     li.put_messages(
         [
             user("Book the Oslo flight"),
@@ -293,3 +308,32 @@ def test_tool_messages_are_not_written_to_long_term_memory(memory: DreamMemory) 
     )
     assert stored(memory) == ["Book the Oslo flight", "Booked OSL-123 at 9:00."]
     assert len(li.get_all()) == 4  # the short-term history still has them
+
+
+def _chat_store_threads() -> set[threading.Thread]:
+    """aiosqlite's worker threads (the default short-term memory's database)."""
+    return {t for t in threading.enumerate() if "_connection_worker_thread" in t.name}
+
+
+def test_close_ends_the_short_term_database_thread(open_li: Callable[..., DreamMemMemory]) -> None:
+    before = _chat_store_threads()
+    li = open_li(user_id="u1")
+    li.put(user("hello"))  # the chat store connects: one aiosqlite worker thread
+    started = _chat_store_threads() - before
+    assert len(started) == 1
+    li.close()
+    li.close()  # idempotent
+    for thread in started:
+        thread.join(timeout=5)
+    assert not any(t.is_alive() for t in started)
+
+
+async def test_aclose_from_a_running_loop(open_li: Callable[..., DreamMemMemory]) -> None:
+    before = _chat_store_threads()
+    li = open_li(user_id="u1")
+    await li.aput(user("hello"))
+    started = _chat_store_threads() - before
+    await li.aclose()
+    for thread in started:
+        thread.join(timeout=5)
+    assert started and not any(t.is_alive() for t in started)
