@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import Any
-
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.testing.record_store_suite import put, rec
+from dreammem.testing.sql_plans import RecordingSQLiteStore
 from dreammem.types import Kind, Layer
 
 LONG = "For project updates I prefer a short email on Thursday mornings, never a call"
@@ -67,26 +64,12 @@ def test_the_twins_of_many_records_are_each_ones_twins_in_order() -> None:
     assert sum(len(found) for found in many.values()) > len(asked) // 2
 
 
-class _Recording(SQLiteRecordStore):
-    """The SQLite store, keeping the statements its reads run."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.statements: list[tuple[str, tuple[Any, ...]]] = []
-
-    def fetchall(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        if isinstance(params, Sequence):
-            self.statements.append((sql, tuple(params)))
-        return super().fetchall(sql, params)
-
-
 def test_the_twins_lookup_searches_the_text_head_index_by_user_and_head() -> None:
     # With a bare "content = ?" beside it, SQLite folded the text into the head expression
     # and searched the index by user alone: every row of the user was read.
-    store = _Recording()
+    store = RecordingSQLiteStore()
     turn = rec("u1", LONG)
     put(store, [turn, *(rec("u1", f"{n} other words", n + 1) for n in range(5))])
     store.twins(turn)
-    (sql, params), *_ = [s for s in store.statements if "substr(content" in s[0]]
-    plan = " ".join(str(tuple(r)) for r in store.fetchall(f"EXPLAIN QUERY PLAN {sql}", params))
+    plan = store.plan_of("substr(content")
     assert "records_user_content_head (user_id=? AND <expr>=?)" in plan

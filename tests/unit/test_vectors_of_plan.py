@@ -2,31 +2,14 @@
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 
-from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.testing.record_store_suite import put, rec
+from dreammem.testing.sql_plans import RecordingSQLiteStore
 
 
-class _Recording(SQLiteRecordStore):
-    """The SQLite store, keeping the statements its reads run."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.statements: list[tuple[str, tuple[Any, ...]]] = []
-
-    def fetchall(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
-        if isinstance(params, Sequence):
-            self.statements.append((sql, tuple(params)))
-        return super().fetchall(sql, params)
-
-
-def _filled() -> tuple[_Recording, list[str], list[str]]:
-    store = _Recording()
+def _filled() -> tuple[RecordingSQLiteStore, list[str], list[str]]:
+    store = RecordingSQLiteStore()
     mine = [rec("u1", f"turn number {n}", n) for n in range(40)]
     theirs = [rec("u2", f"turn number {n}", n) for n in range(5)]
     rowids = put(store, [*mine, *theirs])
@@ -49,6 +32,5 @@ def test_vectors_of_searches_the_id_index_not_every_record_of_the_user() -> None
     store, mine, _ = _filled()
     store.statements.clear()
     store.vectors_of("u1", "m", mine[:3])
-    (sql, params), *_ = [s for s in store.statements if "FROM vectors" in s[0]]
-    plan = " ".join(str(tuple(r)) for r in store.fetchall(f"EXPLAIN QUERY PLAN {sql}", params))
+    plan = store.plan_of("FROM vectors")
     assert "sqlite_autoindex_records_1 (id=?)" in plan, plan
