@@ -131,6 +131,16 @@ _REAL_TIME_WORD = re.compile(
 _MONTH_WORD = re.compile(
     rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{MONTH}$", re.I
 )
+# A bare number dateparser took for a year, that the text says is an amount ("1999 dollars", "€1200").
+_NUMBERS = re.compile(r"\d+")
+_MONTH_IN = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
+_AMOUNT_BEFORE = re.compile(r"[$€£¥]\s*$")
+_AMOUNT_AFTER = re.compile(
+    r"^\s*(?:usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|dollars?|bucks|euros?|pounds?|yen|yuan|"
+    r"kr|km|kms|kilomet(?:er|re)s?|miles?|kg|kgs|kilos?|lbs?|calories|kcal|steps|words|pages|"
+    r"people|followers|points|meters?|metres?|feet|ft)\b",
+    re.IGNORECASE,
+)
 _MONTH_CONTEXT = re.compile(
     r"\b(?:in|of|since|during|until|early|late|mid|before|after|by)\s*$", re.IGNORECASE
 )
@@ -156,8 +166,25 @@ def mentions_time(text: str) -> bool:
 # -- dateparser ------------------------------------------------------------------------------
 
 
+def _an_amount(match: str, text: str, position: int) -> bool:
+    """Whether a match's only date is one 3-4 digit number the text marks as an amount.
+
+    ``match`` starts at ``position`` in ``text``. "We spent 4821 USD", "€1200 and", "1500 km":
+    dateparser reads the year 4821, 1200 or 1500.
+    """
+    numbers = list(_NUMBERS.finditer(match))
+    if len(numbers) != 1 or not 3 <= len(numbers[0].group()) <= 4 or _MONTH_IN.search(match):
+        return False
+    if _REAL_TIME_WORD.search(_NUMBERS.sub(" ", match)):  # "1999 last week": a time word beside it
+        return False
+    start, end = position + numbers[0].start(), position + numbers[0].end()
+    return bool(_AMOUNT_BEFORE.search(text[max(0, start - 8) : start]) or _AMOUNT_AFTER.match(text[end:]))
+
+
 def _plausible(match: str, text: str, position: int) -> bool:
-    """Reject dateparser's false positives ("we", "a second", "I may go", "did I march")."""
+    """Reject dateparser's false positives ("we", "a second", "I may go", "did I march", "1999 dollars")."""
+    if _an_amount(match, text, position):
+        return False
     stripped = match.strip()
     if _MONTH_WORD.match(stripped):
         # A bare month name counts capitalised, with a preposition, or after one ("in may").

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from dreammem.recall.timeparse import parse_time_query
+from dreammem.recall.timeparse import dateparser_windows, parse_time_query
 from dreammem.recall.timerules import TimeWindow, period_window, rule_windows
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
@@ -98,3 +98,21 @@ def test_window_algebra() -> None:
     assert may.hull(before_june).start is None  # an open side stays open
     disjoint = may.intersect(TimeWindow(datetime(2023, 7, 1, tzinfo=UTC), None))
     assert disjoint.empty and not may.empty and not before_june.empty
+
+
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("We spent 4821 USD on the sofa last month.", [2023]),
+        ("I paid 1999 dollars for it last week", [2023]),
+        ("the bike cost €1200 and I bought it last month", [2023]),
+        ("we drove 1500 km last week", [2023]),
+        ("I had 2000 followers last year", [2022]),
+        ("Back in 1999 we moved to Leeds", [1999]),
+        ("I got married in May 2020", [2020]),
+    ],
+)
+def test_a_number_the_text_says_is_an_amount_is_not_read_as_a_year(text: str, years: list[int]) -> None:
+    # dateparser reads "4821" in "4821 USD" as the year 4821; a memory grounded so points at nothing.
+    found = [window.start.year for _, _, window in dateparser_windows(text, NOW)]
+    assert found == years
