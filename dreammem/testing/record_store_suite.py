@@ -300,6 +300,22 @@ class RecordStoreSuite:
         _, missing = record_store.pointing_times(alice, since=None, until=None, limit=10)
         assert missing == [rowids[2], rowids[4]]
 
+    def test_pointing_times_take_the_rows_window_rowids_takes_when_times_tie(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        rowids = put(record_store, [rec(alice, f"moved house last week ({n})", 0) for n in range(6)])
+        span = (T0 - timedelta(days=9), T0 - timedelta(days=2))
+        record_store.put_grounded_times(alice, dict.fromkeys(rowids[1:], span))
+        until = T0 + timedelta(minutes=1)
+        taken = record_store.window_rowids(alice, since=T0, until=until, limit=3, newest_first=False)
+        assert taken == rowids[:3]  # ties by row id
+        windows, missing = record_store.pointing_times(alice, since=T0, until=until, limit=3)
+        if "grounded_times" not in record_store.capabilities:
+            assert (windows, missing) == ({}, taken)
+            return
+        assert (windows, missing) == (dict.fromkeys(rowids[1:3], span), rowids[:1])
+
     # -- keyword index
 
     def test_keyword_search_finds_active_records_only(
