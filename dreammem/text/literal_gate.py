@@ -27,6 +27,8 @@ __all__ = ["GatedText", "LiteralGate"]
 _WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 _SPECIAL = frozenset(".^$*+?{}[]\\|()")
 _ZERO_WIDTH_ESCAPES = frozenset("bBAZ")
+_SCOPED_FLAGS = re.compile(r"\?[ims]*(?:-[ims]*)?:")  # flags that leave a literal a literal
+_MAX_WORDS = 100_000  # words whose bits a gate keeps
 # An ASCII text as its lower-cased words: every non-word character becomes a space.
 _TO_WORDS = str.maketrans(
     {c: " " for c in map(chr, range(128)) if c not in _WORD_CHARS}
@@ -160,8 +162,8 @@ class _Parser:
         char = self.peek()
         if char == "(":
             self.pos += 1
-            if self.text.startswith("?:", self.pos):
-                self.pos += 2
+            if scoped := _SCOPED_FLAGS.match(self.text, self.pos):
+                self.pos = scoped.end()  # "?:", or "?i:": the gate reads every text without case
             elif self.text.startswith("?P<", self.pos):
                 self.pos = self.text.index(">", self.pos) + 1
             elif self.peek() == "?":
@@ -310,24 +312,43 @@ class LiteralGate:
                 anywhere[literal] = anywhere.get(literal, 0) | bit
         self._prefixes = prefixes
         self._lengths = sorted({len(p) for p in prefixes})
-        self._anywhere = list(anywhere.items())
+        # A literal of word characters lies inside one word: it is looked up with the word's prefixes.
+        self._in_word = [(lit, bits) for lit, bits in anywhere.items() if set(lit) <= _WORD_CHARS]
+        self._across = [(lit, bits) for lit, bits in anywhere.items() if not set(lit) <= _WORD_CHARS]
+        self._words: dict[str, int] = {}  # a chat repeats its words: each is read once
 
     def possible(self, text: str) -> int | None:
         """The bits of the gate's patterns that may match ``text`` (``None``: it cannot tell, not ASCII)."""
         if not text.isascii():
             return None
         found = self._always
-        prefixes, lengths = self._prefixes, self._lengths
+        known = self._words
         for word in text.translate(_TO_WORDS).split():
-            for length in lengths:
-                if length > len(word):
-                    break
-                found |= prefixes.get(word[:length], 0)
-        lowered = text.lower()
-        for literal, bits in self._anywhere:
-            if bits & ~found and literal in lowered:
-                found |= bits
+            bits = known.get(word)
+            if bits is None:
+                bits = self._word_bits(word)
+            found |= bits
+        if self._across:
+            lowered = text.lower()
+            for literal, bits in self._across:
+                if bits & ~found and literal in lowered:
+                    found |= bits
         return found
+
+    def _word_bits(self, word: str) -> int:
+        """The bits of the patterns one (lower-cased) word may start or hold a literal of."""
+        bits = 0
+        for length in self._lengths:
+            if length > len(word):
+                break
+            bits |= self._prefixes.get(word[:length], 0)
+        for literal, more in self._in_word:
+            if literal in word:
+                bits |= more
+        if len(self._words) >= _MAX_WORDS:
+            self._words.clear()
+        self._words[word] = bits
+        return bits
 
     def may_match(self, pattern: re.Pattern[str], text: str) -> bool:
         """False only when ``pattern`` is proven not to match ``text``."""

@@ -92,7 +92,7 @@ def is_statement(record: MemoryRecord) -> bool:
         and "keyed" not in record.metadata
         and record.is_active
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
-        and not (is_question(record.content))
+        and not _is_question(record.content)
     )
 
 
@@ -111,6 +111,7 @@ def analyse_record(record: MemoryRecord) -> Statement:
 
 # A stored statement is a candidate of every later write about its subject: analyse each text once.
 _analysed = functools.lru_cache(maxsize=8192)(analyse)
+_is_question = functools.lru_cache(maxsize=8192)(is_question)
 
 
 def _order(record: MemoryRecord) -> tuple[datetime, datetime]:

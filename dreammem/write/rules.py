@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from dreammem.text.entities import extract_entities
+from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.types import Kind
 
 __all__ = ["Explicit", "detect_explicit", "is_question", "states_name"]
@@ -157,18 +158,18 @@ _QUALIFIER = {
 _NOT_QUALIFIER = frozenset({"the", "my", "our", "your", "this", "that", "total", "overall", "whole", "new"})
 
 
-def _qualifier(text: str, slot: str) -> str | None:
+def _qualifier(text: GatedText, slot: str) -> str | None:
     """What a budget or deadline is for ("laptop", "市场"), or None for the user's one."""
-    match = _QUALIFIER[slot].search(text)
+    match = text.search(_QUALIFIER[slot])
     if match is None:
         return None
     word = (match.group("en") or match.group("en2") or match.group("zh") or "").lower()
     return None if not word or word in _NOT_QUALIFIER else word
 
 
-def _slot(text: str) -> str | None:
+def _slot(text: GatedText) -> str | None:
     for pattern, template in _SLOTS:
-        match = pattern.search(text)
+        match = text.search(pattern)
         if match:
             attr = match.groupdict().get("attr")
             if attr:
@@ -202,11 +203,20 @@ _TOPIC_ENTITY = {"user/budget": "amount", "user/deadline": "date"}
 _TOPIC_WORDS = re.compile(r"\b(?:budget|deadline)\b|预算|截止", _I)
 
 
-def _states_topic_value(text: str, slot: str) -> bool:
+def _states_topic_value(text: GatedText, slot: str) -> bool:
     """Whether a turn about the budget or deadline states a value or a limit for it."""
-    if _LIMIT.search(text) or _TOPIC_VALUE[slot].search(text):
+    if text.search(_LIMIT) or text.search(_TOPIC_VALUE[slot]):
         return True
-    return any(e.kind == _TOPIC_ENTITY[slot] for e in extract_entities(text))
+    return any(e.kind == _TOPIC_ENTITY[slot] for e in extract_entities(text.text))
+
+
+# The patterns of an explicit memory, skipped on a turn that has none of the literals a match needs.
+_GATE = LiteralGate(
+    [
+        _REMEMBER, _CORRECTION, _CONSTRAINT, _PREFERENCE, _LIMIT, *_TOPIC_VALUE.values(),
+        *_QUALIFIER.values(), *(pattern for pattern, _ in _SLOTS),
+    ]
+)  # fmt: skip
 
 
 def states_name(text: str) -> bool:
@@ -229,17 +239,18 @@ def detect_explicit(text: str) -> Explicit | None:
     explicit memories, unless they are a polite imperative to remember
     ("Can you remember that I'm vegetarian?").
     """
-    pinned = bool(_REMEMBER.search(text))
+    gated = _GATE.view(text)
+    pinned = bool(gated.search(_REMEMBER))
     if is_question(text) and not pinned:
         return None
-    correction = bool(_CORRECTION.search(text))
-    constraint = bool(_CONSTRAINT.search(text))
-    preference = bool(_PREFERENCE.search(text))
-    slot = _slot(text)
-    if slot in _TOPIC_SLOTS and not correction and not _states_topic_value(text, slot):
+    correction = bool(gated.search(_CORRECTION))
+    constraint = bool(gated.search(_CONSTRAINT))
+    preference = bool(gated.search(_PREFERENCE))
+    slot = _slot(gated)
+    if slot in _TOPIC_SLOTS and not correction and not _states_topic_value(gated, slot):
         slot = None  # a passing mention of the topic; "budget"/"deadline" alone is no constraint
         constraint = bool(_CONSTRAINT.search(_TOPIC_WORDS.sub(" ", text)))
-    if slot in _TOPIC_SLOTS and (what := _qualifier(text, slot.removeprefix("user/"))):
+    if slot in _TOPIC_SLOTS and (what := _qualifier(gated, slot.removeprefix("user/"))):
         slot = f"{slot}:{what}"  # "the laptop budget" and "the monitor budget" are two values
     if not (pinned or correction or constraint or preference or slot):
         return None

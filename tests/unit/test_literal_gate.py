@@ -21,6 +21,7 @@ from dreammem.recall import timeparse, timerules, timewords
 from dreammem.text import entities, filler, speakers
 from dreammem.text.literal_gate import LiteralGate
 from dreammem.write import rules, statements, updates
+from dreammem.write.rules import detect_explicit
 from dreammem.write.statements import analyse
 from dreammem_bench.throughput import synthetic_turns
 
@@ -164,6 +165,7 @@ def test_a_text_that_is_not_ascii_runs_every_pattern() -> None:
         r"[^a]bc|.",  # one branch with no literal
         "\u212a",  # a non-ASCII letter that IGNORECASE matches with "k"
         r"(?#comment)x",
+        r"(?x: c a t )",  # verbose: a space is no literal
     ],
 )
 def test_syntax_the_gate_does_not_read_always_runs(pattern: str) -> None:
@@ -205,3 +207,9 @@ def test_analysis_with_the_gate_is_analysis_without_it(monkeypatch: pytest.Monke
     gated = [analyse(t) for t in texts]
     monkeypatch.setattr(statements, "_gate", lambda: LiteralGate([]))  # gates nothing: every pattern runs
     assert [analyse(t) for t in texts] == gated
+
+
+def test_explicit_memories_with_the_gate_are_those_without_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    gated = [detect_explicit(t) for t in TEXTS]
+    monkeypatch.setattr(rules, "_GATE", LiteralGate([]))
+    assert [detect_explicit(t) for t in TEXTS] == gated
