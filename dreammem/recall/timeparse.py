@@ -177,8 +177,18 @@ def _an_amount(match: str, text: str, position: int) -> bool:
         return False
     if _REAL_TIME_WORD.search(_NUMBERS.sub(" ", match)):  # "1999 last week": a time word beside it
         return False
-    start, end = position + numbers[0].start(), position + numbers[0].end()
+    return _marked_amount(text, position + numbers[0].start(), position + numbers[0].end())
+
+
+def _marked_amount(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` has a currency or unit beside it ("$1200", "4821 USD")."""
     return bool(_AMOUNT_BEFORE.search(text[max(0, start - 8) : start]) or _AMOUNT_AFTER.match(text[end:]))
+
+
+def _amounts(text: str) -> list[tuple[int, int]]:
+    """The 3-4 digit numbers a text marks as amounts: no time words (dateparser's reading is dropped)."""
+    numbers = (m for m in _NUMBERS.finditer(text) if 3 <= len(m.group()) <= 4)
+    return [m.span() for m in numbers if _marked_amount(text, *m.span())]
 
 
 def _plausible(match: str, text: str, position: int) -> bool:
@@ -426,8 +436,9 @@ def parse_time_query(
         spans.append(when.span())
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
-    if _REAL_TIME_WORD.search(masked) or re.search(MONTH, masked, re.IGNORECASE):
-        common = _common_windows(masked, now, side_words=side_words) if common_forms and not found else None
+    timed = _blank(masked, _amounts(masked))  # "4821 USD ... last month": only "last month" names a time
+    if _REAL_TIME_WORD.search(timed) or re.search(MONTH, timed, re.IGNORECASE):
+        common = _common_windows(timed, now, side_words=side_words) if common_forms and not found else None
         matches = common if common is not None else dateparser_windows(masked, now)
         found += [_Found(s, e, w) for s, e, w in matches]
     found = _merge_adjacent([f for f in found if not any(_inside(f, o) for o in found)], text)
