@@ -28,7 +28,9 @@ _WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 _SPECIAL = frozenset(".^$*+?{}[]\\|()")
 _ZERO_WIDTH_ESCAPES = frozenset("bBAZ")
 _SCOPED_FLAGS = re.compile(r"\?[ims]*(?:-[ims]*)?:")  # flags that leave a literal a literal
-_MAX_WORDS = 100_000  # words whose bits a gate keeps
+_MAX_WORDS = 100_000
+_MAX_JOINED = 64  # strings one class beside another gives ("0-", "0/", ... "9.")
+_DIGITS = frozenset(string.digits)  # words whose bits a gate keeps
 # An ASCII text as its lower-cased words: every non-word character becomes a space.
 _TO_WORDS = str.maketrans(
     {c: " " for c in map(chr, range(128)) if c not in _WORD_CHARS}
@@ -100,65 +102,88 @@ class _Parser:
     def sequence(self, *, after_boundary: bool) -> _Needles | None:
         """One branch: the most telling of the conditions its required parts give."""
         candidates: list[_Needles] = []
-        run, run_is_word = "", False  # consecutive literal characters, and whether a word starts there
+        tail: frozenset[str] = frozenset()  # strings every match holds, ending here ("0-" in \d{4}-)
+        word = ""  # the literal word characters read since a word start
         impossible = False
-        boundary = after_boundary  # a word character here starts a word (after \\b, a space, ...)
+        boundary = after_boundary  # a word character here starts a word (after \b, a space, ...)
 
-        def close() -> None:
-            nonlocal run
-            if run:
-                candidates.append(_Needles(anywhere=frozenset({run})))
-                if run_is_word:
-                    prefix = _word_prefix(run)
-                    candidates.append(_Needles(words=frozenset({prefix})))
-            run = ""
+        def end_tail() -> None:
+            nonlocal tail
+            if tail:
+                candidates.append(_Needles(anywhere=tail))
+            tail = frozenset()
+
+        def end_word() -> None:
+            nonlocal word
+            if word:
+                candidates.append(_Needles(words=frozenset({word})))
+            word = ""
 
         while (char := self.peek()) and char not in "|)":
-            if char == "\\" and self.peek(1) in _ZERO_WIDTH_ESCAPES:
-                self.pos += 2
-                close()
-                boundary = boundary or char + self.text[self.pos - 1] == "\\b"
-                continue
-            if char in "^$":
-                self.pos += 1
-                close()
-                continue
-            if self.text.startswith(("(?=", "(?!", "(?<=", "(?<!"), self.pos):
-                self.pos += 3 if self.peek(2) in "=!" else 4
-                self.alternation(after_boundary=False)  # zero-width: read past it
-                self.expect(")")
-                close()
+            if self.zero_width():
+                end_tail()
+                end_word()
+                boundary = boundary or self.text[self.pos - 2 : self.pos] == "\\b"
                 continue
             nonword = self.text.startswith(("\\s", "\\W"), self.pos)  # what follows starts a word
-            atom, literal = self.atom(after_boundary=boundary and not run)
-            low, required = self.quantifier()
-            if literal is not None and required:
-                if not run:
-                    run_is_word = boundary and literal in _WORD_CHARS
-                run += literal
-                if low != "one":
-                    close()
+            group, chars, literal = self.atom(after_boundary=boundary)
+            many, required = self.quantifier()
+            if chars is not None and required:
+                impossible = impossible or not chars  # a character that never occurs in an ASCII text
+                joined = frozenset(t + c for t in tail for c in chars)
+                if literal and chars and chars <= _WORD_CHARS and (word or boundary):
+                    word += next(iter(chars))
+                else:
+                    end_word()
+                if many:
+                    end_word()
+                    tail = joined if tail and len(joined) <= _MAX_JOINED else tail
+                    end_tail()
+                    tail = chars
+                else:
+                    if not tail or len(joined) > _MAX_JOINED:
+                        end_tail()
+                        joined = chars
+                    tail = joined
             else:
-                close()
-                if atom is not None and required:
-                    if not atom.words and not atom.anywhere:
-                        impossible = True
-                    candidates.append(atom)
-            if literal == "" and required:
-                impossible = True  # a character that never occurs in an ASCII text
-            boundary = required and (nonword or (bool(literal) and literal not in _WORD_CHARS))
-        close()
+                end_tail()
+                end_word()
+                if group is not None and required:
+                    impossible = impossible or not (group.words or group.anywhere)
+                    candidates.append(group)
+            punctuation = literal and chars is not None and bool(chars) and not chars & _WORD_CHARS
+            boundary = required and (nonword or punctuation)
+        end_tail()
+        end_word()
         if impossible:
             return _Needles()
         return _best(candidates)
+
+    def zero_width(self) -> bool:
+        r"""Read past an anchor, a ``\b`` or a lookaround (they consume nothing); False if none is here."""
+        if self.peek() == "\\" and self.peek(1) in _ZERO_WIDTH_ESCAPES:
+            self.pos += 2
+            return True
+        if self.peek() in ("^", "$"):
+            self.pos += 1
+            return True
+        if self.text.startswith(("(?=", "(?!", "(?<=", "(?<!"), self.pos):
+            self.pos += 3 if self.peek(2) in "=!" else 4
+            self.alternation(after_boundary=False)
+            self.expect(")")
+            return True
+        return False
 
     def expect(self, char: str) -> None:
         if self.peek() != char:
             raise _Unknown(self.text[self.pos :])
         self.pos += 1
 
-    def atom(self, *, after_boundary: bool) -> tuple[_Needles | None, str | None]:
-        """One atom: its condition, and the character when it is one literal ("" for a non-ASCII one)."""
+    def atom(self, *, after_boundary: bool) -> tuple[_Needles | None, frozenset[str] | None, bool]:
+        """One atom: a group's condition, or the ASCII characters a one-character atom takes.
+
+        The flag says the atom is one literal character (its set is empty when it is not ASCII).
+        """
         char = self.peek()
         if char == "(":
             self.pos += 1
@@ -170,25 +195,29 @@ class _Parser:
                 raise _Unknown(self.text[self.pos :])
             inner = self.alternation(after_boundary=after_boundary)
             self.expect(")")
-            return inner, None
+            return inner, None, False
         if char == "[":
-            return self.char_class(), None
+            return None, self.char_class(), False
         if char == ".":
             self.pos += 1
-            return None, None
+            return None, None, False
         if char == "\\":
             self.pos += 1
             if self.peek() == "d":
                 self.pos += 1
-                return _Needles(anywhere=frozenset(string.digits)), None
+                return None, _DIGITS, False
             escaped = self.escaped_char()
-            return None, None if escaped is None else _ascii_literal(escaped) or ""
-        if char in _SPECIAL:
+            if escaped is None:
+                return None, None, False
+            char = escaped
+        elif char in _SPECIAL:
             raise _Unknown(self.text[self.pos :])
-        self.pos += 1
-        return None, _ascii_literal(char) or ""
+        else:
+            self.pos += 1
+        lit = _ascii_literal(char)
+        return None, frozenset() if lit is None else frozenset({lit}), True
 
-    def char_class(self) -> _Needles | None:
+    def char_class(self) -> frozenset[str] | None:
         """``[...]``: the ASCII characters it takes (``None`` for a negated or a wide class)."""
         self.expect("[")
         negated = self.peek() == "^"
@@ -227,7 +256,7 @@ class _Parser:
             if lit is not None:
                 chars.add(lit)
         self.pos += 1
-        return None if unknown else _Needles(anywhere=frozenset(chars))
+        return None if unknown else frozenset(chars)
 
     def escaped_char(self) -> str | None:
         r"""The character an escape stands for (``\u4e00``, ``\.``), its backslash read; ``None``: a class."""
@@ -244,32 +273,25 @@ class _Parser:
             raise _Unknown("\\" + char)
         return char
 
-    def quantifier(self) -> tuple[str, bool]:
-        """The quantifier after an atom: ("one" | "many", whether the atom is required)."""
+    def quantifier(self) -> tuple[bool, bool]:
+        """The quantifier after an atom: whether it may repeat, and whether the atom is required."""
         char = self.peek()
         if char in ("?", "*", "+"):
             self.pos += 1
-            kind, required = ("one", False) if char == "?" else ("many", char == "+")
+            many, required = char != "?", char == "+"
         elif char == "{":
             match = re.compile(r"\{(\d*)(,?)(\d*)\}").match(self.text, self.pos)
             if match is None:
                 raise _Unknown(self.text[self.pos :])
             self.pos = match.end()
-            low = int(match.group(1) or 0)
-            kind, required = "many", low >= 1
+            low, comma, high = int(match.group(1) or 0), match.group(2), match.group(3)
+            many = low > 1 if not comma else not high or int(high) > 1
+            required = low >= 1
         else:
-            return "one", True
+            return False, True
         if self.peek() in ("?", "+"):
             self.pos += 1  # lazy or possessive
-        return kind, required
-
-
-def _word_prefix(run: str) -> str:
-    """The leading word characters of a literal run."""
-    for at, char in enumerate(run):
-        if char not in _WORD_CHARS:
-            return run[:at]
-    return run
+        return many, required
 
 
 def _needles(pattern: re.Pattern[str]) -> _Needles | None:

@@ -382,13 +382,12 @@ def _stem(token: str) -> str:
 def _topics(text: GatedText) -> frozenset[str]:
     """Content words that are not cues, times or function words, stemmed."""
     cleaned = text.sub(_CUE_WORDS, " ")
+    cjk = contains_cjk(cleaned)  # no token of a text without CJK has any
     out: set[str] = set()
     for token in tokenize(cleaned):
         if token in STOPWORDS or token in _ZH_FUNCTION or _TIME_WORD.match(token):
             continue
-        if contains_cjk(token) and len(token) < 2:
-            continue
-        if not contains_cjk(token) and len(token) < 3:
+        if len(token) < (2 if cjk and contains_cjk(token) else 3):
             continue
         out.add(_stem(token))
     return frozenset(out)

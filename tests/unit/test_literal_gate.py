@@ -184,7 +184,8 @@ def test_syntax_the_gate_does_not_read_always_runs(pattern: str) -> None:
         (r"[$€£¥]\s?\d+", ["100 USD", "USD only"], ["$ 100"]),
         (r"改成|换了", ["switched"], []),
         (r"(?<!\bwas )\bbrought\s+up\b", ["bring", "brough"], ["brought up"]),
-        (r"\bnot \w+ anymore\b", ["no more", "anymore"], ["not here anymore"]),
+        (r"\bnot \w+ anymore\b", ["no more", "any more"], ["not here anymore"]),
+        (r"\b\d{4}[-/.]\d{1,2}\b", ["2024 - 05", "in 2024 ."], ["2024-05", "on 2024/5/1"]),
     ],
 )
 def test_what_the_gate_skips(pattern: str, skips: list[str], runs: list[str]) -> None:
