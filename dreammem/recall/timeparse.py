@@ -131,8 +131,11 @@ _REAL_TIME_WORD = re.compile(
 _MONTH_WORD = re.compile(
     rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{MONTH}$", re.I
 )
-# A bare number dateparser took for a year, that the text says is an amount ("1999 dollars", "€1200").
+# A bare number dateparser took for a year, that the text says is an amount ("1999 dollars", "€1200"),
+# or that is no year of a conversation ("1000 guests", "Room 1204") unless a year word precedes it.
 _NUMBERS = re.compile(r"\d+")
+_CONVERSATION_YEARS = range(1900, 2100)
+_YEAR_BEFORE = re.compile(r"\b(?:in|since|until|till|circa|year)\s*$", re.IGNORECASE)
 _MONTH_IN = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
 _AMOUNT_BEFORE = re.compile(r"[$€£¥]\s*$")
 _AMOUNT_AFTER = re.compile(
@@ -166,34 +169,42 @@ def mentions_time(text: str) -> bool:
 # -- dateparser ------------------------------------------------------------------------------
 
 
-def _an_amount(match: str, text: str, position: int) -> bool:
-    """Whether a match's only date is one 3-4 digit number the text marks as an amount.
+def _no_year_number(match: str, text: str, position: int) -> bool:
+    """Whether a match's only date is one 3-4 digit number that is no year (:func:`_not_a_year`).
 
-    ``match`` starts at ``position`` in ``text``. "We spent 4821 USD", "€1200 and", "1500 km":
-    dateparser reads the year 4821, 1200 or 1500.
+    ``match`` starts at ``position`` in ``text``. "We spent 4821 USD", "€1200 and", "1500 km",
+    "Room 1204": dateparser reads the year 4821, 1200, 1500 or 1204.
     """
     numbers = list(_NUMBERS.finditer(match))
     if len(numbers) != 1 or not 3 <= len(numbers[0].group()) <= 4 or _MONTH_IN.search(match):
         return False
     if _REAL_TIME_WORD.search(_NUMBERS.sub(" ", match)):  # "1999 last week": a time word beside it
         return False
-    return _marked_amount(text, position + numbers[0].start(), position + numbers[0].end())
+    return _not_a_year(text, position + numbers[0].start(), position + numbers[0].end())
 
 
-def _marked_amount(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``text[start:end]`` has a currency or unit beside it ("$1200", "4821 USD")."""
-    return bool(_AMOUNT_BEFORE.search(text[max(0, start - 8) : start]) or _AMOUNT_AFTER.match(text[end:]))
+def _not_a_year(text: str, start: int, end: int) -> bool:
+    """Whether the number at ``text[start:end]`` is no year, though dateparser may read one.
+
+    It is an amount (a currency or unit beside it: "$1200", "4821 USD", "1999 dollars"), or
+    it lies outside 1900-2099 with no year word before it ("1000 guests", "Room 1204",
+    "PIN 4321"; "in 1066" and "since 1850" stay years).
+    """
+    if _AMOUNT_BEFORE.search(text[max(0, start - 8) : start]) or _AMOUNT_AFTER.match(text[end:]):
+        return True
+    year_word = _YEAR_BEFORE.search(text[max(0, start - 12) : start]) is not None
+    return int(text[start:end]) not in _CONVERSATION_YEARS and not year_word
 
 
-def _amounts(text: str) -> list[tuple[int, int]]:
-    """The 3-4 digit numbers a text marks as amounts: no time words (dateparser's reading is dropped)."""
+def _no_years(text: str) -> list[tuple[int, int]]:
+    """The 3-4 digit numbers of a text that are no years: no time words (dateparser's reading is dropped)."""
     numbers = (m for m in _NUMBERS.finditer(text) if 3 <= len(m.group()) <= 4)
-    return [m.span() for m in numbers if _marked_amount(text, *m.span())]
+    return [m.span() for m in numbers if _not_a_year(text, *m.span())]
 
 
 def _plausible(match: str, text: str, position: int) -> bool:
     """Reject dateparser's false positives ("we", "a second", "I may go", "did I march", "1999 dollars")."""
-    if _an_amount(match, text, position):
+    if _no_year_number(match, text, position):
         return False
     stripped = match.strip()
     if _MONTH_WORD.match(stripped):
@@ -436,7 +447,7 @@ def parse_time_query(
         spans.append(when.span())
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
-    timed = _blank(masked, _amounts(masked))  # "4821 USD ... last month": only "last month" names a time
+    timed = _blank(masked, _no_years(masked))  # "4821 USD ... last month": only "last month" names a time
     if _REAL_TIME_WORD.search(timed) or re.search(MONTH, timed, re.IGNORECASE):
         common = _common_windows(timed, now, side_words=side_words) if common_forms and not found else None
         matches = common if common is not None else dateparser_windows(masked, now)

@@ -2,8 +2,8 @@
 
 dateparser's reading of "4821" in "We spent 4821 USD ... last month" is dropped as an amount
 (``test_timeparse_more``); such a text, with "last month" its only time expression, is read by
-the common forms, with the window dateparser gives for it. A number that is a year, or one
-with no currency or unit beside it, still counts.
+the common forms, with the window dateparser gives for it. So is a number outside 1900-2099
+with no year word before it ("room 1204"). A number that may be a year still counts.
 """
 
 from __future__ import annotations
@@ -57,14 +57,25 @@ def test_two_expressions_beside_an_amount_still_go_to_dateparser(
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        "Back in 1999 we spent 1200 USD there",
-        "I booked room 1204 last week",
-        "We paid 1200 for it last month",
-    ],
+    ("text", "alone"),
+    [("I booked room 1204 last week", "last week"), ("We paid 1200 for it last month", "last month")],
 )
-def test_a_year_or_a_bare_number_still_goes_to_dateparser(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_number_no_year_beside_one_common_form_is_read_without_dateparser(
+    text: str, alone: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = parse_time_query(alone, NOW)
+    monkeypatch.setattr(timeparse, "dateparser_windows", _no_dateparser)
+    parsed = parse_time_query(text, NOW)
+    assert parsed is not None and expected is not None and parsed.window == expected.window
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Back in 1999 we spent 1200 USD there", "The 2020 elections were last month", "in 1066 and last week"],
+)
+def test_a_number_that_may_be_a_year_still_goes_to_dateparser(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(timeparse, "dateparser_windows", _no_dateparser)
     with pytest.raises(AssertionError, match="dateparser asked"):
         parse_time_query(text, NOW)
