@@ -137,7 +137,7 @@ _NUMBERS = re.compile(r"\d+")
 _CONVERSATION_YEARS = range(1900, 2100)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|until|till|circa|year)\s*$", re.IGNORECASE)
 _MONTH_IN = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
-_AMOUNT_BEFORE = re.compile(r"[$€£¥]\s*$")
+_AMOUNT_BEFORE = re.compile(r"[$€£¥#]\s*$")  # a currency sign, or a number sign ("order #2023")
 _AMOUNT_AFTER = re.compile(
     r"^\s*(?:usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|dollars?|bucks|euros?|pounds?|yen|yuan|"
     r"kr|km|kms|kilomet(?:er|re)s?|miles?|kg|kgs|kilos?|lbs?|calories|kcal|steps|words|pages|"
@@ -186,9 +186,10 @@ def _no_year_number(match: str, text: str, position: int) -> bool:
 def _not_a_year(text: str, start: int, end: int) -> bool:
     """Whether the number at ``text[start:end]`` is no year, though dateparser may read one.
 
-    It is an amount (a currency or unit beside it: "$1200", "4821 USD", "1999 dollars"), or
-    it lies outside 1900-2099 with no year word before it ("1000 guests", "Room 1204",
-    "PIN 4321"; "in 1066" and "since 1850" stay years).
+    It is an amount or a label (a currency or unit beside it: "$1200", "4821 USD", "1999
+    dollars"; a number sign before it: "order #2023"), or it lies outside 1900-2099 with no
+    year word before it ("1000 guests", "Room 1204", "PIN 4321"; "in 1066" and "since 1850"
+    stay years).
     """
     if _AMOUNT_BEFORE.search(text[max(0, start - 8) : start]) or _AMOUNT_AFTER.match(text[end:]):
         return True

@@ -125,6 +125,7 @@ NO_YEARS = [
     ("We ran 1200 laps last weekend.", "last weekend"),
     ("Flight 1530 landed yesterday.", "yesterday"),
     ("Order 7781 shipped two days ago.", "two days ago"),
+    ("The shoes from order #2020 arrived yesterday.", "yesterday"),
 ]
 # Not looked at while writing it (checked once, after).
 NO_YEARS_HELD_BACK = [
@@ -159,5 +160,6 @@ def test_years_stay_years(text: str, year: int) -> None:
     assert found.window.start.year == year
 
 
-def test_a_lone_number_outside_the_years_is_no_time_at_all() -> None:
+def test_a_lone_number_outside_the_years_or_after_a_number_sign_is_no_time_at_all() -> None:
     assert parse_time_query("My PIN is 4321.", NOW) is None
+    assert parse_time_query("Where is order #2023?", NOW) is None  # was the year 2023
