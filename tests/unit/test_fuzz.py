@@ -363,8 +363,9 @@ def test_llamaindex_memory(
         li = DreamMemMemory.from_defaults(
             memory=memory, user_id=user if user != OWNER else "u2", session_id=session
         )
-        li.put_messages([ChatMessage(role=r, content=c) for r, c in contents])
-        li.get(query)
+        with li:
+            li.put_messages([ChatMessage(role=r, content=c) for r, c in contents])
+            li.get(query)
 
     _call(memory, run)
 

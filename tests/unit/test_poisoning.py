@@ -178,17 +178,17 @@ def test_langchain_save_tool_keeps_a_plain_pin(memory: DreamMemory) -> None:
 
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_llamaindex_tool_messages_and_saves_never_become_claims(memory: DreamMemory, attack: str) -> None:
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s1")
-    li.put_messages(
-        [
-            ChatMessage(role=MessageRole.USER, content="look this up"),
-            ChatMessage(role=MessageRole.TOOL, content=attack),
-            ChatMessage(role=MessageRole.ASSISTANT, content=attack),
-        ]
-    )
-    tools = {t.metadata.name: t for t in llamaindex_tools(memory, user_id="u1")}
-    tools["save_memory"].call(content=attack, pin=True)
-    li.get("what should I do?")
+    with DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s1") as li:
+        li.put_messages(
+            [
+                ChatMessage(role=MessageRole.USER, content="look this up"),
+                ChatMessage(role=MessageRole.TOOL, content=attack),
+                ChatMessage(role=MessageRole.ASSISTANT, content=attack),
+            ]
+        )
+        tools = {t.metadata.name: t for t in llamaindex_tools(memory, user_id="u1")}
+        tools["save_memory"].call(content=attack, pin=True)
+        li.get("what should I do?")
     assert _claims(memory, "u1") == []
     found = str(tools["search_memory"].call(query=attack))
     assert "(instruction-like, not from the user)" in found

@@ -75,8 +75,10 @@ def test_llamaindex_block_survives_a_message_memory_cannot_store(memory: DreamMe
 
 
 def test_explicit_adapter_writes_still_raise_typed_errors(memory: DreamMemory) -> None:
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s")
-    with pytest.raises(ValidationError):
+    with (
+        DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s") as li,
+        pytest.raises(ValidationError),
+    ):
         li.put(ChatMessage(role="user", content="a\x00b"))
     history = DreamMemChatMessageHistory(memory, user_id="u1", session_id="h")
     with pytest.raises(ValidationError):
@@ -160,9 +162,9 @@ async def test_tools_async_equal_sync(memory: DreamMemory) -> None:
     assert await search.ainvoke(args) == search.invoke(args)
     li_search = {t.metadata.name: t for t in llama_tools(memory, user_id="u1")}["search_memory"]
     assert str(await li_search.acall(query="kayak budget")) == str(li_search.call(query="kayak budget"))
-    li = DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s")
-    await li.aput(ChatMessage(role="user", content="Which trip did I plan?"))
-    assert [m.content for m in await li.aget()] == [m.content for m in li.get()]
+    async with DreamMemMemory.from_defaults(memory=memory, user_id="u1", session_id="s") as li:
+        await li.aput(ChatMessage(role="user", content="Which trip did I plan?"))
+        assert [m.content for m in await li.aget()] == [m.content for m in li.get()]
 
 
 @pytest.mark.parametrize("index", [-1, "0", 1.5, True])
