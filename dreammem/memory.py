@@ -294,7 +294,7 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         rq = RecallQuery(
             text=text,
             user_id=user,
-            limit=max(self.config.recall.candidates_per_path, k) * (1 if condition is None else _HEADROOM),
+            limit=max(pipeline.config.candidates_per_path, k) * (1 if condition is None else _HEADROOM),
             now=reference,
             session_id=check_id(session_id, "session_id"),
             filter=condition,

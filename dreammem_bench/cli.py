@@ -25,7 +25,7 @@ from dreammem.recall.pipeline import Reranker
 from dreammem.rerank.self_supervised import SelfSupervisedConfig, parse_kinds
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
-from dreammem_bench.loco_cli import parse_levers, run_loco_command
+from dreammem_bench.loco_cli import parse_depths, parse_levers, run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
 from dreammem_bench.report import build_report, render_table
@@ -181,12 +181,21 @@ def locomo(
     lever_weights: Annotated[
         str, typer.Option(help="With --levers: comma-separated fusion weights tried per lever (0 = off).")
     ] = "0,0.5,1",
+    depths: Annotated[
+        str | None,
+        typer.Option(
+            help="With --levers: comma-separated candidates-per-path values scored beside the "
+            "configuration's; the folds choose the depth with the lever weights.",
+        ),
+    ] = None,
 ) -> None:
     """LoCoMo retrieval quality of DreamMem against baselines, in one run."""
     if loco and (folds or ablate):
         raise ConfigError("--loco runs alone: leave out --folds and --ablate")
     if levers is not None and not loco:
         raise ConfigError("--levers needs --loco")
+    if depths is not None and levers is None:
+        raise ConfigError("--depths needs --levers")
     names = parse_methods(methods)
     cfg = load_config(config) if config else DreamMemConfig()
     if rerank_blend is not None:
@@ -228,6 +237,7 @@ def locomo(
             report=extra,
             json_out=json_out,
             levers=parse_levers(levers, lever_weights),
+            depths=parse_depths(depths),
         )
         return
     if folds:

@@ -5,7 +5,8 @@ question (its candidates are cached like the shipped paths'); the grid is every
 combination of lever weights (0 = the lever off, also a lever the shipped config runs,
 such as ``person``: it is taken out), the shipped fusion otherwise. Folds
 then choose, per held-out conversation, among the settings of one *family*: a single
-lever's weights (the others off), or every combination. A lever earns its place when
+lever's weights (the others off), or every combination (with ``--depths``, each of
+them at every depth: candidates per path). A lever earns its place when
 its family's pooled held-out score beats the all-off setting's and no fold loses much.
 
 Levers:
@@ -56,6 +57,7 @@ __all__ = [
     "family_row",
     "first_hits",
     "lever_settings",
+    "other_depths",
     "run_levers",
     "setup_levers",
     "with_second_model",
@@ -215,11 +217,17 @@ def run_levers(
     levers: Sequence[str],
     *,
     weights: Sequence[float] = (0.0, 0.5, 1.0),
+    depths: Sequence[int] = (),
     setup: LeverSetup,
     k: int = 10,
     on_step: Callable[[str], None] | None = None,
 ) -> LeverRun:
     """Score every lever setting once, then run the folds per family.
+
+    With ``depths`` (candidates per path besides the configuration's), every lever
+    setting is also scored at each depth and each family chooses among all of them:
+    the depth is chosen by the folds with the lever weights. The baseline stays the
+    all-off setting at the configuration's depth.
 
     Raises:
         ValueError: fewer than two conversations, or no lever.
@@ -232,12 +240,18 @@ def run_levers(
     # A lever the shipped config already runs is taken out at weight 0, so 0 means off for every lever.
     base = dataclasses.replace(FusionSetting.of(config), off=tuple(n for n in levers if n in config.paths))
     combos = lever_settings(levers, weights)
-    settings = [base.with_levers(c) for c in combos]
+    tried = other_depths(config.candidates_per_path, depths)
+    settings = [base.with_levers(c).with_depth(d) for d in tried for c in combos]
     scores = score_settings(
         method, conversations, settings, k=k, on_step=on_step, extra_paths=setup.paths, prepare=setup.prepare
     )
-    results = {
-        name: held_out([settings[i] for i in indices], [scores[i] for i in indices])
-        for name, indices in families(combos, levers).items()
-    }
+    results = {}
+    for name, indices in families(combos, levers).items():
+        crossed = [d * len(combos) + i for d in range(len(tried)) for i in indices]
+        results[name] = held_out([settings[i] for i in crossed], [scores[i] for i in crossed])
     return LeverRun(settings, scores, results)
+
+
+def other_depths(configured: int, depths: Sequence[int]) -> list[int | None]:
+    """``None`` (the configuration's depth) first, then the other depths asked for, once each."""
+    return [None, *dict.fromkeys(d for d in depths if d != configured)]

@@ -15,6 +15,7 @@ weight) need a store per value and are left to their own runs.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,12 +52,15 @@ class FusionSetting:
     ``levers`` are extra paths (``dreammem_bench.levers``) run beside the configured
     ones, each with its weight; a lever not named is off. ``off`` names configured paths
     taken out unless a lever names them (a lever the shipped config already runs).
+    ``depth`` is the candidates each path returns (``None``: the configuration's); it
+    changes what the paths find, so each depth runs the paths once more per question.
     """
 
     rrf_k: int
     path_weights: tuple[tuple[str, float], ...]
     levers: tuple[tuple[str, float], ...] = ()
     off: tuple[str, ...] = ()
+    depth: int | None = None
 
     @classmethod
     def of(cls, recall: RecallConfig) -> FusionSetting:
@@ -65,7 +69,11 @@ class FusionSetting:
 
     def with_levers(self, levers: tuple[tuple[str, float], ...]) -> FusionSetting:
         """The same fusion with these levers on (the ``off`` paths a lever names come back)."""
-        return FusionSetting(self.rrf_k, self.path_weights, levers, self.off)
+        return dataclasses.replace(self, levers=levers)
+
+    def with_depth(self, depth: int | None) -> FusionSetting:
+        """The same setting with each path returning ``depth`` candidates (None: the config's)."""
+        return dataclasses.replace(self, depth=depth)
 
     def apply(self, recall: RecallConfig) -> RecallConfig:
         """``recall`` with this setting's fusion (a new object; presets stay untouched)."""
@@ -77,6 +85,8 @@ class FusionSetting:
             named = {name for name, _ in self.levers}
             kept = tuple(p for p in recall.paths if p not in self.off or p in named)
             update["paths"] = (*kept, *(name for name, _ in self.levers if name not in kept))
+        if self.depth is not None:
+            update["candidates_per_path"] = self.depth
         return recall.model_copy(update=update)
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +96,8 @@ class FusionSetting:
             out["levers"] = dict(self.levers)
         if self.off:
             out["off"] = list(self.off)
+        if self.depth is not None:
+            out["depth"] = self.depth
         return out
 
     @property
@@ -95,7 +107,8 @@ class FusionSetting:
         off = [p for p in self.off if p not in levers]
         named = {p: w for p, w in (dict(self.path_weights) | levers).items() if p not in off}
         weights = " ".join([*(f"{p}={w:g}" for p, w in named.items()), *(f"{p}=off" for p in off)])
-        return f"k={self.rrf_k} {weights}".strip()
+        depth = "" if self.depth is None else f" depth={self.depth}"
+        return f"k={self.rrf_k} {weights}".strip() + depth
 
 
 _GRIDDED = ("graph", "keyword", "temporal", "vector")
@@ -195,7 +208,8 @@ def score_settings(
     """Recall every scored question (categories 1-4) under every setting.
 
     The method's pipeline gets caching paths and a caching query embedder for the
-    run (restored after), so a question's paths run once whatever the setting.
+    run (restored after), so a question's paths run once whatever the setting (once
+    per depth: the cache is keyed by the query, which carries the depth as its limit).
     ``extra_paths`` join the pipeline's for the run (levers); ``prepare`` is called
     after each conversation is indexed.
     """

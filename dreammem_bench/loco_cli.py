@@ -19,6 +19,7 @@ from dreammem_bench.levers import (
     LeverRun,
     family_row,
     lever_settings,
+    other_depths,
     run_levers,
     setup_levers,
     with_second_model,
@@ -27,7 +28,7 @@ from dreammem_bench.loco import DEFAULT_GRID, FusionSetting, fold_rows, run_loco
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
 
-__all__ = ["lever_table", "loco_table", "parse_levers", "run_loco_command"]
+__all__ = ["lever_table", "loco_table", "parse_depths", "parse_levers", "run_loco_command"]
 
 Levers = tuple[tuple[str, ...], tuple[float, ...]]
 """Lever names and the weights tried for each."""
@@ -67,6 +68,23 @@ def parse_levers(levers: str | None, weights: str) -> Levers | None:
     return names, (0.0, *sorted(v for v in values if v > 0))
 
 
+def parse_depths(depths: str | None) -> tuple[int, ...]:
+    """``--depths`` as candidates-per-path values (empty: only the configuration's).
+
+    Raises:
+        ConfigError: a value that is not a whole number >= 1.
+    """
+    if depths is None:
+        return ()
+    try:
+        values = tuple(dict.fromkeys(int(d) for d in depths.split(",") if d.strip()))
+    except ValueError as exc:
+        raise ConfigError(f"--depths: not whole numbers: {depths!r}") from exc
+    if not values or any(v < 1 for v in values):
+        raise ConfigError("--depths: whole numbers >= 1, at least one")
+    return values
+
+
 def lever_table(run: LeverRun) -> Table:
     """Pooled held-out numbers per lever family beside the all-off setting, and the fold spread."""
     table = Table(title=f"LoCoMo leave-one-conversation-out: levers, {len(run.settings)} settings scored")
@@ -99,10 +117,12 @@ def run_loco_command(
     report: dict[str, Any],
     json_out: Path | None,
     levers: Levers | None = None,
+    depths: tuple[int, ...] = (),
 ) -> None:
     """Run the fold protocol with the dreammem method, print its table, write the JSON report.
 
-    With ``levers``, the lever settings are scored instead of the fusion grid.
+    With ``levers``, the lever settings are scored instead of the fusion grid, at each
+    of ``depths`` too (candidates per path, beside the configuration's).
     """
     if levers is not None and len(conversations) < 2:
         raise ConfigError("--loco needs at least two conversations")
@@ -112,7 +132,8 @@ def run_loco_command(
     if levers is None:
         settings = len(DEFAULT_GRID.settings(FusionSetting.of(config.recall)))
     else:
-        settings = len(lever_settings(*levers))
+        tried = other_depths(config.recall.candidates_per_path, depths)
+        settings = len(lever_settings(*levers)) * len(tried)
     step, done = progress(settings * len(conversations), "loco")
     try:
         if levers is None:
@@ -120,7 +141,9 @@ def run_loco_command(
         else:
             names, weights = levers
             setup = setup_levers(names, method=method)
-            run = run_levers(method, conversations, names, weights=weights, setup=setup, k=k, on_step=step)
+            run = run_levers(
+                method, conversations, names, weights=weights, depths=depths, setup=setup, k=k, on_step=step
+            )
     finally:
         done()
         method.close()

@@ -40,8 +40,7 @@ def make_llm(*, replies: bool) -> LLM:
 
 def run_session(path: Path, user: str, messages: list[str], llm: LLM) -> str:
     """One app run: open the store, chat, close the store. Returns the last reply."""
-    with DreamMemory(path) as store:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id=user)
+    with DreamMemory(path) as store, DreamMemMemory.from_defaults(memory=store, user_id=user) as memory:
         engine = SimpleChatEngine.from_defaults(
             llm=llm, memory=memory, system_prompt="You are a travel agent."
         )

@@ -7,7 +7,7 @@ import threading
 import uuid
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Self
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, SerializeAsAny
@@ -50,8 +50,9 @@ class DreamMemMemory(BaseMemory):
     starts in worker threads. (LlamaIndex's in-memory short-term store breaks when two
     event loops use it at once; the lock prevents that. A ``short_term`` of your own
     must tolerate a new event loop per call, as LlamaIndex's sync methods need anyway.)
-    Build it with :meth:`from_defaults`, and :meth:`close` it when done: the default
-    short-term memory holds an in-memory SQLite database on an aiosqlite worker thread.
+    Build it with :meth:`from_defaults`, and :meth:`close` it when done (or use it as a
+    context manager, ``with`` or ``async with``): the default short-term memory holds an
+    in-memory SQLite database on an aiosqlite worker thread.
 
     Notes for the engines: ``CondensePlusContextChatEngine`` condenses whenever ``get``
     returns messages, so with recalled memories it condenses from the first turn on
@@ -198,6 +199,22 @@ class DreamMemMemory(BaseMemory):
     async def aclose(self) -> None:
         """Async twin of :meth:`close` (in a worker thread, like the other ``a*`` methods)."""
         await asyncio.to_thread(self.close)
+
+    def __enter__(self) -> Self:
+        """Use as ``with DreamMemMemory.from_defaults(...) as memory:`` (closed on exit)."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the default short-term memory (see :meth:`close`)."""
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        """Use as ``async with ...`` (closed on exit)."""
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Close the default short-term memory without blocking the loop (see :meth:`aclose`)."""
+        await self.aclose()
 
     # -- helpers (call with the lock held) -------------------------------------------------
 

@@ -12,7 +12,7 @@ import dataclasses
 import threading
 
 from dreammem.stores.base import RecordStore
-from dreammem.testing.record_store_suite import put, rec
+from dreammem.testing.records import put, rec
 from dreammem.types import Layer, Status
 
 __all__ = ["check_read_for_update_holds_off_writers"]

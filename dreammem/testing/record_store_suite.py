@@ -6,33 +6,21 @@ import dataclasses
 import json
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import numpy as np
 import pytest
 
 from dreammem.errors import BackendError
 from dreammem.stores.base import DreamLogRow, RecordStore
+from dreammem.testing.records import T0, put, rec
 from dreammem.testing.vector_index_suite import unit_rows
-from dreammem.text.tokenize import tokenize
-from dreammem.types import Kind, Layer, MemoryRecord, Status
+from dreammem.types import Kind, Layer, Status
 
 __all__ = ["RecordStoreSuite"]
 
-T0 = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
 MODEL = "conformance-model"
 DIM = 8
-
-
-def rec(user_id: str, content: str, minutes: int = 0, **fields: object) -> MemoryRecord:
-    """A record at ``T0 + minutes``."""
-    when = T0 + timedelta(minutes=minutes)
-    return MemoryRecord(user_id=user_id, content=content, created_at=when, event_time=when, **fields)  # type: ignore[arg-type]
-
-
-def put(store: RecordStore, records: list[MemoryRecord]) -> list[int]:
-    """Insert records with their own words as keyword terms."""
-    return store.insert(records, [" ".join(tokenize(r.content)) for r in records])
 
 
 class RecordStoreSuite:
@@ -363,6 +351,13 @@ class RecordStoreSuite:
         record_store.replace_index_rows(alice, [("counterpart", "dana", r.id) for r in records[1:6]])
         found = record_store.index_search(alice, [("counterpart", "dana")], 3)
         assert found == [(r, 1) for r in tied[::-1][:3]]
+        span = (T0 - timedelta(days=9), T0 - timedelta(days=2))
+        record_store.put_grounded_times(alice, dict.fromkeys(tied[1:], span))
+        windows, missing = record_store.pointing_times(alice, since=since, until=until, limit=3)
+        if "grounded_times" in record_store.capabilities:  # the rows window_rowids takes, oldest first
+            assert (windows, missing) == (dict.fromkeys(tied[1:3], span), tied[:1])
+        else:
+            assert (windows, missing) == ({}, tied[:3])
 
     def test_session_neighbours_follow_the_session_order(
         self, record_store: RecordStore, users: tuple[str, str]

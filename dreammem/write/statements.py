@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from dreammem.text.entities import extract_entities
+from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
@@ -350,6 +351,18 @@ _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
 _ZH_FUNCTION = frozenset("我你他她的了是在都就也还要会给把被和跟吧呢啊吗个一这那有不别用去来")
 
 
+@lru_cache(maxsize=1)
+def _gate() -> LiteralGate:
+    """The statement patterns, skipped on a text that has none of the literals a match needs."""
+    return LiteralGate(
+        [
+            *_patterns().values(), _HOLDER_RE, _FIRST_PERSON, _LEADING_NAME, _REPORTED, _STRONG, _MILD_RE,
+            _STANDING, _ADDITIVE_RE, _NEGATION_RE, _EPISODE, _PAST, _VALUE, _UNDECIDED, _ITEM, _CUE_WORDS,
+            _CALL_ME,
+        ]
+    )  # fmt: skip
+
+
 @lru_cache(maxsize=16_384)  # a few thousand distinct words carry a chat; each statement stems its own
 def _stem(token: str) -> str:
     """A crude English stem: "emailing"/"email", "moved"/"move", "groceries"/"grocery", "shopping"/"shop"."""
@@ -366,9 +379,9 @@ def _stem(token: str) -> str:
     return token[:-1] if len(token) > 3 and token.endswith("e") else token
 
 
-def _topics(text: str) -> frozenset[str]:
+def _topics(text: GatedText) -> frozenset[str]:
     """Content words that are not cues, times or function words, stemmed."""
-    cleaned = _CUE_WORDS.sub(" ", text)
+    cleaned = text.sub(_CUE_WORDS, " ")
     out: set[str] = set()
     for token in tokenize(cleaned):
         if token in STOPWORDS or token in _ZH_FUNCTION or _TIME_WORD.match(token):
@@ -394,54 +407,57 @@ def analyse(text: str) -> Statement:
 
 
 def _analyse(text: str) -> Statement:
-    families = frozenset(name for name, pattern in _patterns().items() if pattern.search(text))
+    gated = _gate().view(text)
+    families = frozenset(name for name, pattern in _patterns().items() if gated.search(pattern))
     # "Call me Bob" gives a name, "call me instead of emailing" a channel: never both.
-    families -= {"contact"} if states_name(text) else {"name"} if _CALL_ME.search(text) else set()
+    families -= {"contact"} if states_name(text) else {"name"} if gated.search(_CALL_ME) else set()
     holders = frozenset(
-        next((g for g in m.groups() if g), "").lower().rstrip("s") for m in _HOLDER_RE.finditer(text)
+        next((g for g in m.groups() if g), "").lower().rstrip("s") for m in gated.finditer(_HOLDER_RE)
     )
-    first_person = bool(_FIRST_PERSON.search(text))
+    first_person = bool(gated.search(_FIRST_PERSON))
     names_found = [
         (e.key, text.lstrip().startswith(e.text)) for e in extract_entities(text) if e.kind == "name"
     ]
     if not first_person and not holders:
         # "Omar sold the guitar": news about a named person, whose attributes are theirs.
-        lead = _LEADING_NAME.match(text)
+        lead = gated.match(_LEADING_NAME)
         if lead and lead.group(1).lower() in {key for key, _ in names_found}:
             holders = frozenset({lead.group(1).lower()})
     # Cues, tense and negation are read outside a reported topic ("thinking about the new chairs").
-    told = _without_reported(text)
-    strong_cues = tuple(m.group(0).lower() for m in _STRONG.finditer(told))
-    mild_cue = bool(_MILD_RE.search(told))
-    standing = bool(_STANDING.search(told))
-    reported = told != text and not (strong_cues or mild_cue or standing)
+    told_text = _without_reported(gated)
+    told = gated if told_text == text else _gate().view(told_text)
+    strong_cues = tuple(m.group(0).lower() for m in told.finditer(_STRONG))
+    mild_cue = bool(told.search(_MILD_RE))
+    standing = bool(told.search(_STANDING))
+    reported = told_text != text and not (strong_cues or mild_cue or standing)
     return Statement(
         text=text,
         families=families,
         holders=holders - {""},
-        topics=_topics(text),
+        topics=_topics(gated),
         strong_cues=strong_cues,
         mild_cue=mild_cue,
-        additive=bool(_ADDITIVE_RE.search(text)),
-        negated=bool(_NEGATION_RE.search(told)),
+        additive=bool(gated.search(_ADDITIVE_RE)),
+        negated=bool(told.search(_NEGATION_RE)),
         first_person=first_person,
-        episode=bool(_EPISODE.search(text)),
-        past_report=not (strong_cues or mild_cue or standing) and bool(_PAST.search(text)),
+        episode=bool(gated.search(_EPISODE)),
+        past_report=not (strong_cues or mild_cue or standing) and bool(gated.search(_PAST)),
         standing=standing,
         names=frozenset(k for k, lead in names_found if not lead),
-        values=frozenset(m.group(0).lower().replace(" ", "") for m in _VALUE.finditer(text)),
+        values=frozenset(m.group(0).lower().replace(" ", "") for m in gated.finditer(_VALUE)),
         cjk=contains_cjk(text),
         lead_names=frozenset(k for k, lead in names_found if lead),
         reported=reported,
-        undecided=not (strong_cues or mild_cue) and bool(_UNDECIDED.search(text)),
-        items=frozenset(m.group(0).upper().replace("-", "") for m in _ITEM.finditer(text)),
+        undecided=not (strong_cues or mild_cue) and bool(gated.search(_UNDECIDED)),
+        items=frozenset(m.group(0).upper().replace("-", "") for m in gated.finditer(_ITEM)),
     )
 
 
-def _without_reported(text: str) -> str:
+def _without_reported(gated: GatedText) -> str:
     """The text with each reported topic (a report's words up to the end of its clause) blanked out."""
+    text = gated.text
     out, last = [], 0
-    for match in _REPORTED.finditer(text):
+    for match in gated.finditer(_REPORTED):
         if match.start() < last or not text[: match.start()].strip():
             continue  # one that opens the statement asks ("Ask me about the budget first") or leads in
         end = _CLAUSE_END.search(text, match.end())

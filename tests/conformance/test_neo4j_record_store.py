@@ -14,7 +14,7 @@ from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_store import Neo4jRecordStore
 from dreammem.stores.neo4j_vectors import Neo4jVectorIndex
 from dreammem.testing import RecordStoreSuite, VectorIndexSuite, check_read_for_update_holds_off_writers
-from dreammem.testing.record_store_suite import T0, rec
+from dreammem.testing.records import T0, rec
 from dreammem.testing.vector_index_suite import unit_rows
 from dreammem.text.tokenize import tokenize
 from dreammem.types import MemoryRecord

@@ -115,9 +115,9 @@ def test_llamaindex_chat_engine_shows_only_the_new_value_as_current(
     tmp_path: Path, minilm: Any, e5: Any, lang: str
 ) -> None:
     def session(store: DreamMemory, text: str, n: int) -> str:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="carol")
         llm = MockLLM(max_tokens=2) if n < 2 else MockLLM()  # the last echoes its prompt
-        return str(SimpleChatEngine.from_defaults(llm=llm, memory=memory).chat(text))
+        with DreamMemMemory.from_defaults(memory=store, user_id="carol") as memory:
+            return str(SimpleChatEngine.from_defaults(llm=llm, memory=memory).chat(text))
 
     prompt = three_sessions(tmp_path / "m", _embedder(lang, minilm, e5), lang, session)
     assert_current(prompt, *CASES[lang][3:])
@@ -129,12 +129,12 @@ def test_llamaindex_function_agent_shows_only_the_new_value_as_current(
 ) -> None:
     def session(store: DreamMemory, text: str, n: int) -> str:
         calls: list[Sequence[ChatMessage]] = []
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="carol")
         reply = ChatMessage(role=MessageRole.ASSISTANT, content="Noted.")
         agent = FunctionAgent(tools=create_memory_tools(store, user_id="carol"), llm=scripted(calls, [reply]))
 
         async def run() -> None:
-            await agent.run(user_msg=text, memory=memory, ctx=Context(agent))
+            async with DreamMemMemory.from_defaults(memory=store, user_id="carol") as memory:
+                await agent.run(user_msg=text, memory=memory, ctx=Context(agent))
 
         asyncio.run(run())
         return "\n".join(m.content or "" for m in calls[0])

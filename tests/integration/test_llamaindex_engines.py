@@ -71,8 +71,10 @@ ENGINES = {"simple": simple, "context": context, "condense_plus_context": conden
 
 
 def seed_other_user(path: Path, minilm: Any) -> None:
-    with DreamMemory(path, embedder=minilm) as store:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="bob")
+    with (
+        DreamMemory(path, embedder=minilm) as store,
+        DreamMemMemory.from_defaults(memory=store, user_id="bob") as memory,
+    ):
         memory.put(ChatMessage(role=MessageRole.USER, content=OTHER_USER))
 
 
@@ -92,16 +94,20 @@ async def test_chat_engine_remembers_across_a_reopened_store(
     seed_other_user(path, minilm)
 
     # Session 1: the user states a preference; the model's replies are filler.
-    with DreamMemory(path, embedder=minilm) as store:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="alice")
+    with (
+        DreamMemory(path, embedder=minilm) as store,
+        DreamMemMemory.from_defaults(memory=store, user_id="alice") as memory,
+    ):
         engine = make(store, memory, MockLLM(max_tokens=3))
         await chat(engine, PREFERENCE, use_async)
         await chat(engine, "My dog is called Biscuit.", use_async)
         first_session = memory.session_id
 
     # Session 2: a new process would do exactly this.
-    with DreamMemory(path, embedder=minilm) as store:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="alice")
+    with (
+        DreamMemory(path, embedder=minilm) as store,
+        DreamMemMemory.from_defaults(memory=store, user_id="alice") as memory,
+    ):
         assert memory.session_id != first_session and memory.get_all() == []
         engine = make(store, memory, MockLLM())  # echoes the prompt it receives
         prompt = await chat(engine, QUESTION, use_async)
@@ -151,8 +157,10 @@ async def test_function_agent_searches_memory_in_a_later_session(tmp_path: Path,
     seed_other_user(path, minilm)
 
     calls_1: list[Sequence[ChatMessage]] = []
-    with DreamMemory(path, embedder=minilm) as store:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="alice")
+    with (
+        DreamMemory(path, embedder=minilm) as store,
+        DreamMemMemory.from_defaults(memory=store, user_id="alice") as memory,
+    ):
         llm = scripted(
             calls_1, [tool_call("save_memory", content="Alice prefers window seats"), answer("Saved.")]
         )
@@ -161,8 +169,10 @@ async def test_function_agent_searches_memory_in_a_later_session(tmp_path: Path,
         assert any("Saved memory" in (m.content or "") for m in calls_1[1] if m.role == MessageRole.TOOL)
 
     calls_2: list[Sequence[ChatMessage]] = []
-    with DreamMemory(path, embedder=minilm) as store:
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="alice")
+    with (
+        DreamMemory(path, embedder=minilm) as store,
+        DreamMemMemory.from_defaults(memory=store, user_id="alice") as memory,
+    ):
         steps = [
             tool_call("search_memory", query="seat preference when flying"),
             answer("Window seat booked."),
@@ -183,15 +193,15 @@ def test_function_agent_from_sync_code(tmp_path: Path, minilm: Any) -> None:
     """The same agent driven with asyncio.run from plain sync code (a script or a CLI)."""
     with DreamMemory(tmp_path / "store", embedder=minilm) as store:
         store.add(PREFERENCE, user_id="alice", session_id="earlier")
-        memory = DreamMemMemory.from_defaults(memory=store, user_id="alice")
         calls: list[Sequence[ChatMessage]] = []
+        with DreamMemMemory.from_defaults(memory=store, user_id="alice") as memory:
 
-        async def main() -> Any:
-            return await run_agent(store, memory, scripted(calls, [answer("ok")]), QUESTION)
+            async def main() -> Any:
+                return await run_agent(store, memory, scripted(calls, [answer("ok")]), QUESTION)
 
-        assert str(asyncio.run(main())) == "ok"
-        assert "window seats" in "".join(m.content or "" for m in calls[0])
-        assert [m.content for m in memory.get_all()] == [QUESTION, "ok"]
+            assert str(asyncio.run(main())) == "ok"
+            assert "window seats" in "".join(m.content or "" for m in calls[0])
+            assert [m.content for m in memory.get_all()] == [QUESTION, "ok"]
 
 
 def test_the_openai_guard_is_armed() -> None:

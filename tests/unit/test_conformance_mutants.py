@@ -172,6 +172,19 @@ class WindowTiesInStorageOrder(SQLiteRecordStore):
         return sorted(rowids, key=lambda i: times[i], reverse=newest_first)[:limit]
 
 
+class PointingTiesNewestFirst(SQLiteRecordStore):
+    """Rows said at the same time are taken newest write first when a window holds too many."""
+
+    def pointing_times(
+        self, user_id: str, *, since: datetime | None, until: datetime | None, limit: int
+    ) -> tuple[dict[int, TimeSpan], list[int]]:
+        every = self.window_rowids(user_id, since=since, until=until, limit=1_000_000, newest_first=False)
+        times = {i: r.event_time for i, r in self.get_by_rowids(user_id, every).items()}
+        taken = sorted(every, key=lambda i: (times[i], -i))[:limit]
+        stored = self.grounded_times(user_id, taken)
+        return {i: s for i, s in stored.items() if s is not None}, [i for i in taken if i not in stored]
+
+
 class IndexTiesInStorageOrder(SQLiteRecordStore):
     """The memory index ranks by facets matched alone, equals in storage order."""
 
@@ -198,6 +211,7 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (PointsFromEveryStatus, "test_pointing_times_are_the_windows_said_in_a_window"),
     (WindowTiesInStorageOrder, "test_ties_go_by_row_id"),
     (IndexTiesInStorageOrder, "test_ties_go_by_row_id"),
+    (PointingTiesNewestFirst, "test_ties_go_by_row_id"),
 ]
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.stores.sqlite.touches import PendingTouches
-from dreammem.testing.record_store_suite import put, rec
+from dreammem.testing.records import put, rec
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dreammem.stores.sqlite import SQLiteRecordStore
-from dreammem.testing.record_store_suite import put, rec
+from dreammem.testing.records import put, rec
 from dreammem.testing.sql_plans import RecordingSQLiteStore
 from dreammem.types import Kind, Layer
 

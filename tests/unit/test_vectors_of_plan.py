@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dreammem.testing.record_store_suite import put, rec
+from dreammem.testing.records import put, rec
 from dreammem.testing.sql_plans import RecordingSQLiteStore
 
 

@@ -44,15 +44,16 @@ class TimeRows(SQLiteConnection):
         """The windows that point somewhere of this user's rows said in the window, and rows not grounded yet.
 
         One query over the rows said in ``[since, until)`` (the ``limit`` oldest, as
-        :meth:`window_rowids` takes them): most rows point nowhere and never leave SQLite.
+        :meth:`window_rowids` takes them, ties by row id): most rows point nowhere and
+        never leave SQLite.
         """
         where, params = time_filter(since, until, "")
         rows = self.fetchall(
             "SELECT p.rowid, t.rowid IS NULL, t.start_at, t.end_at FROM ("
             f"SELECT rowid, event_time FROM records WHERE user_id = ? AND status = 'active'{where} "
-            "ORDER BY event_time ASC LIMIT ?) p LEFT JOIN grounded_times t ON t.rowid = p.rowid "
+            "ORDER BY event_time ASC, rowid ASC LIMIT ?) p LEFT JOIN grounded_times t ON t.rowid = p.rowid "
             "WHERE t.rowid IS NULL OR t.start_at IS NOT NULL OR t.end_at IS NOT NULL "
-            "ORDER BY p.event_time ASC",
+            "ORDER BY p.event_time ASC, p.rowid ASC",
             (user_id, *params, limit),
         )
         windows: dict[int, TimeSpan] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,13 @@ from dreammem.recall.second_vector import SecondVectorPath
 from dreammem_bench.levers import (
     families,
     lever_settings,
+    other_depths,
     run_levers,
     setup_levers,
     with_second_model,
 )
 from dreammem_bench.loco import FusionSetting, score_settings
-from dreammem_bench.loco_cli import lever_table, parse_levers
+from dreammem_bench.loco_cli import lever_table, parse_depths, parse_levers
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import DreamMemMethod
 
@@ -191,3 +193,44 @@ def test_the_e5_lever_is_the_librarys_second_vector_path(conversations: list[Loc
         plain.close()
     assert scores[0] == alone[0]  # the index kept for the lever changes nothing while it is off
     assert scores[1] != scores[0]  # on, e5's neighbours move the HashingEmbedder's rankings
+
+
+@pytest.mark.usefixtures("counted_ids")
+def test_a_depth_scores_as_a_store_configured_with_it(conversations: list[LocomoConversation]) -> None:
+    method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
+    try:
+        setup = setup_levers(["person"])
+        run = run_levers(
+            method, conversations, ["person"], weights=(0.0, 1.0), depths=(30, 2), setup=setup, k=2
+        )
+    finally:
+        method.close()
+    fresh = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
+    try:
+        alone = run_levers(fresh, conversations, ["person"], weights=(0.0, 1.0), setup=setup, k=2)
+    finally:
+        fresh.close()
+    assert [s.depth for s in run.settings] == [None, None, 2, 2]  # 30 is the configuration's own
+    assert "depth=2" in run.settings[2].label and run.settings[2].to_dict()["depth"] == 2
+    assert run.scores[:2] == alone.scores  # the configuration's depth first, as without --depths
+    assert len(run.results["person"].settings) == 4  # the folds choose the depth with the weight
+    shallow = DreamMemConfig.model_validate({"recall": {"candidates_per_path": 2}})
+    plain = DreamMemMethod(shallow, embedder=HashingEmbedder())
+    try:
+        base = FusionSetting.of(plain.memory.pipeline.config)
+        settings = [dataclasses.replace(base, off=("person",)), base.with_levers((("person", 1.0),))]
+        direct = score_settings(plain, conversations, settings, k=2)
+    finally:
+        plain.close()
+    assert run.scores[2:] == direct  # cached paths ran again at the new depth, exactly
+    assert run.scores[2] != run.scores[0]  # and two candidates a path find less than thirty
+
+
+def test_depths_are_whole_numbers_and_need_levers() -> None:
+    assert parse_depths(None) == () and parse_depths("20, 50,20") == (20, 50)
+    assert other_depths(30, (20, 30, 50, 20)) == [None, 20, 50]
+    for bad in ("", "x", "0", "2.5"):
+        with pytest.raises(ConfigError):
+            parse_depths(bad)
+    result = CliRunner().invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--loco", "--depths", "20"])
+    assert isinstance(result.exception, ConfigError) and "--depths needs --levers" in str(result.exception)

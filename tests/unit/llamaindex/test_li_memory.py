@@ -337,3 +337,26 @@ async def test_aclose_from_a_running_loop(open_li: Callable[..., DreamMemMemory]
     for thread in started:
         thread.join(timeout=5)
     assert started and not any(t.is_alive() for t in started)
+
+
+def test_a_with_block_closes_the_short_term_database(open_li: Callable[..., DreamMemMemory]) -> None:
+    before = _chat_store_threads()
+    with open_li(user_id="u1") as li:
+        li.put(user("hello"))
+        started = _chat_store_threads() - before
+        assert len(started) == 1 and all(t.is_alive() for t in started)
+    for thread in started:
+        thread.join(timeout=5)
+    assert not any(t.is_alive() for t in started)
+
+
+async def test_an_async_with_block_closes_the_short_term_database(
+    open_li: Callable[..., DreamMemMemory],
+) -> None:
+    before = _chat_store_threads()
+    async with open_li(user_id="u1") as li:
+        await li.aput(user("hello"))
+        started = _chat_store_threads() - before
+    for thread in started:
+        thread.join(timeout=5)
+    assert started and not any(t.is_alive() for t in started)
