@@ -8,7 +8,8 @@ alike::
       -> hop 1: memories mentioning a seed          score = sum of seed weights
       -> bridges: other entities of hop-1 memories, and entities related to a seed
       -> hop 2: memories mentioning a bridge        score = HOP2_DISCOUNT * best w(seed) * w(bridge)
-         (the rarest bridges first, each contributing at most ``limit`` newest memories)
+         (the rarest bridges first, each contributing at most ``limit`` newest memories;
+         the walk stops reading bridges once no rarer-first bridge left can reach the top ``limit``)
 
 An entity's weight is its normalised inverse document frequency,
 ``log(1 + N / df) / log(1 + N)``: 1 for an entity only one memory mentions, near 0 for
@@ -125,7 +126,8 @@ def traverse(
 
     if hops == 2 and _hop2_may_rank(found, seeds, limit):
         best = sorted(found, key=lambda m: (-found[m][1], found[m][3]))[: limits.bridge_sources]
-        hop2 = _hop2(graph, user_id, seeds, set(found), best, total, limits, limit)
+        hop1 = {memory_id: score for memory_id, (_, score, _, _) in found.items()}
+        hop2 = _hop2(graph, user_id, seeds, hop1, best, total, limits, limit)
         for memory_id, (via, score) in hop2.items():
             found[memory_id] = (2, score, via, order)
             order += 1
@@ -152,18 +154,23 @@ def _hop2(
     graph: GraphStore,
     user_id: str,
     seeds: dict[str, float],
-    reached: set[str],
+    hop1: dict[str, float],
     sources: Sequence[str],
     total: int,
     limits: TraversalLimits,
     limit: int,
 ) -> dict[str, tuple[tuple[str, str], float]]:
-    """Memories two hops away (not already reached): ``id -> ((seed, bridge), score)``.
+    """Memories two hops away (not reached by hop 1): ``id -> ((seed, bridge), score)``.
 
-    Bridges are the entities of the ``sources`` (the best hop-1 memories).
+    Bridges are the entities of the ``sources`` (the best hop-1 memories); ``hop1`` holds
+    the hop-1 memories and their scores.
 
     A bridge contributes at most ``limit`` memories: its score is the same for all
-    of them, so only its newest can make the final top ``limit``.
+    of them, so only its newest can make the final top ``limit``. Bridges are read
+    best first, a weight level at a time (:func:`_batches`), and the reads stop once
+    ``limit`` memories score at least the next level's score (:func:`_settled`): a
+    memory found later would score no more and be reached later, so it would rank
+    below all of them and the walk's answer is the same as reading every bridge.
     """
     # bridge key -> (best seed weight leading to it, that seed)
     bridges: dict[str, tuple[float, str]] = {}
@@ -192,10 +199,63 @@ def _hop2(
     chosen = sorted(weights, key=lambda b: (-weights[b], b))[: limits.max_bridges]
     out: dict[str, tuple[tuple[str, str], float]] = {}
     fanout = min(limits.per_entity, limit)
-    for bridge, memory_id in graph.memories_of(user_id, chosen, per_entity=fanout):
-        if memory_id in reached:
-            continue
-        score = HOP2_DISCOUNT * weights[bridge]
-        if memory_id not in out or score > out[memory_id][1]:
-            out[memory_id] = ((bridges[bridge][1], bridge), score)
+    scores = list(hop1.values())
+    most = {b: min(bridge_df[b], fanout) for b in chosen}
+    levels = _levels(chosen, weights)
+    start = 0
+    while start < len(levels) and not _settled(scores, len(out), HOP2_DISCOUNT * levels[start][0], limit):
+        end = _batches(levels, start, scores, len(out), most, limit)
+        batch = [bridge for _, keys in levels[start:end] for bridge in keys]
+        start = end
+        for bridge, memory_id in graph.memories_of(user_id, batch, per_entity=fanout):
+            if memory_id in hop1:
+                continue
+            score = HOP2_DISCOUNT * weights[bridge]
+            if memory_id not in out or score > out[memory_id][1]:
+                out[memory_id] = ((bridges[bridge][1], bridge), score)
     return out
+
+
+def _levels(chosen: Sequence[str], weights: dict[str, float]) -> list[tuple[float, list[str]]]:
+    """The chosen bridges (best first) in runs of equal weight: ``(weight, bridges)``."""
+    levels: list[tuple[float, list[str]]] = []
+    for bridge in chosen:
+        if levels and levels[-1][0] == weights[bridge]:
+            levels[-1][1].append(bridge)
+        else:
+            levels.append((weights[bridge], [bridge]))
+    return levels
+
+
+def _settled(hop1: Sequence[float], found: int, score: float, limit: int) -> bool:
+    """Whether ``limit`` memories score at least ``score``.
+
+    They are the hop-1 ones that do (scores ``hop1``) and the ``found`` hop-2 ones (all
+    read from bridges at least as good).
+    """
+    return found + sum(1 for s in hop1 if s >= score) >= limit
+
+
+def _batches(
+    levels: Sequence[tuple[float, Sequence[str]]],
+    start: int,
+    hop1: Sequence[float],
+    found: int,
+    most: dict[str, int],
+    limit: int,
+) -> int:
+    """Where the next read of bridges ends: the levels from ``start`` that may settle the walk.
+
+    ``most`` is the most memories a bridge may add (its mentions, at most the fan-out). A
+    read takes the next level and the following ones while even that many new memories
+    could not settle the walk before the level after them (one read instead of several
+    that could not stop it, which matters to a store that answers each read remotely).
+    """
+    room = 0
+    end = start
+    while end < len(levels):
+        room += sum(most[b] for b in levels[end][1])
+        end += 1
+        if end == len(levels) or _settled(hop1, found + room, HOP2_DISCOUNT * levels[end][0], limit):
+            return end
+    return end

@@ -15,7 +15,8 @@ does not end in a verb of saying).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+
+from dreammem.text.short_cache import short_text_cache
 
 __all__ = ["speaker_label"]
 
@@ -41,27 +42,15 @@ _NOT_SPEAKERS = frozenset(
 _SAYING = re.compile("(?:说|道|问|讲|答|称|喊|叫|写|提到|表示|认为|觉得|指出|强调|回复)$")
 
 
-_CACHED_CHARS = 1_000
-"""Labels of lines up to this long are cached (at most 8,192 of them: a few MB)."""
-
-
+@short_text_cache
 def speaker_label(text: str) -> tuple[str | None, str]:
     """The speaker of a transcript line (casefolded) and the words after the label.
 
     Header words ("Correction: ...", "Note: ...", "更正：...") and reported speech
     ("他说：...") are not speakers. Without a label: ``(None, text)``. Cached for short
-    lines: a recall asks it of the same candidates on several paths, and the same turns
-    come back query after query.
+    lines (:mod:`dreammem.text.short_cache`): a recall asks it of the same candidates on
+    several paths, and the same turns come back query after query.
     """
-    return _cached_label(text) if len(text) <= _CACHED_CHARS else _label(text)
-
-
-@lru_cache(maxsize=8192)
-def _cached_label(text: str) -> tuple[str | None, str]:
-    return _label(text)
-
-
-def _label(text: str) -> tuple[str | None, str]:
     m = _SPEAKER.match(text)
     if m is None:
         return None, text
