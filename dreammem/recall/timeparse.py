@@ -132,14 +132,15 @@ _REAL_TIME_WORD = re.compile(
 _MONTH_WORD = re.compile(
     rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{MONTH}$", re.I
 )
-# A bare number dateparser took for a year, that the text says is an amount ("1999 dollars", "€1200"),
-# or that is no year of a conversation ("1000 guests", "Room 1204") unless a year word precedes it.
+# A bare number dateparser took for a year, that a sign or unit marks as an amount or a label
+# ("€1200", "1999 dollars", "order #2023"), or that is no year of a conversation ("1000 guests",
+# "Room 1204") unless a year word precedes it.
 _NUMBERS = re.compile(r"\d+")
 _CONVERSATION_YEARS = range(1900, 2100)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|until|till|circa|year)\s*$", re.IGNORECASE)
 _MONTH_IN = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
-_AMOUNT_BEFORE = re.compile(r"[$€£¥#]\s*$")  # a currency sign, or a number sign ("order #2023")
-_AMOUNT_AFTER = re.compile(
+_SIGN_BEFORE = re.compile(r"[$€£¥#]\s*$")  # a currency sign, or a number sign ("order #2023")
+_UNIT_AFTER = re.compile(
     r"^\s*(?:usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|dollars?|bucks|euros?|pounds?|yen|yuan|"
     r"kr|km|kms|kilomet(?:er|re)s?|miles?|kg|kgs|kilos?|lbs?|calories|kcal|steps|words|pages|"
     r"people|followers|points|meters?|metres?|feet|ft)\b",
@@ -198,7 +199,7 @@ def _not_a_year(text: str, start: int, end: int) -> bool:
     year word before it ("1000 guests", "Room 1204", "PIN 4321"; "in 1066" and "since 1850"
     stay years).
     """
-    if _AMOUNT_BEFORE.search(text[max(0, start - 8) : start]) or _AMOUNT_AFTER.match(text[end:]):
+    if _SIGN_BEFORE.search(text[max(0, start - 8) : start]) or _UNIT_AFTER.match(text[end:]):
         return True
     year_word = _YEAR_BEFORE.search(text[max(0, start - 12) : start]) is not None
     return int(text[start:end]) not in _CONVERSATION_YEARS and not year_word
