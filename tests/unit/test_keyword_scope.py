@@ -10,7 +10,8 @@ Stores written before the column existed are migrated in place.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,7 +32,11 @@ WORDS = "kayak lisbon tea rain garden budget camera flight ticket oolong violin 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 USERS = {"big": 60, "Zoë / 42": 15, "small": 6, "tiny@example.com": 3}
 """Users and their share of the rows, in percent of a hundred-row block (interleaved)."""
-_V9_INSERT = "INSERT INTO records_fts (rowid, terms, context) VALUES (?, ?, ?)"
+
+
+def _v9_insert(conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str]]) -> None:
+    """How schema 9 wrote its keyword rows (no scope column)."""
+    conn.executemany("INSERT INTO records_fts (rowid, terms, context) VALUES (?, ?, ?)", rows)
 
 
 def _turns(seed: int, blocks: int = 4) -> list[dict[str, object]]:
@@ -147,7 +152,7 @@ def test_a_schema_9_store_is_migrated_and_ranks_like_a_new_one(
     turns = _turns(3, blocks=2)
     config = DreamMemConfig(recall=RecallConfig(context_window_turns=1))
     monkeypatch.setattr(sqlite_module, "MIGRATIONS", MIGRATIONS[:9])
-    monkeypatch.setattr(records_module, "INSERT_FTS", _V9_INSERT)  # how schema 9 wrote its rows
+    monkeypatch.setattr(records_module, "insert_fts_rows", _v9_insert)
     monkeypatch.setattr(unit_module, "ground_records", lambda *args: None)  # nor grounded times (14)
     with DreamMemory(tmp_path / "old", config=config, embedder=HashingEmbedder()) as old:
         assert old.store.schema_version == 9

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,6 +19,7 @@ __all__ = [
     "backend_error",
     "chunks",
     "from_row",
+    "insert_fts_rows",
     "scope_token",
     "split_sql",
     "time_filter",
@@ -83,11 +84,18 @@ def to_row(record: MemoryRecord) -> dict[str, Any]:
         "status": record.status.value,
         "superseded_by": record.superseded_by,
         "valid_to": ts(record.valid_to),
-        "provenance": json.dumps(list(record.provenance)),
-        "entities": json.dumps(list(record.entities), ensure_ascii=False),
+        "provenance": _dumps(list(record.provenance), ascii_only=True),
+        "entities": _dumps(list(record.entities)),
         "slot": record.slot,
-        "metadata": json.dumps(dict(record.metadata), ensure_ascii=False),
+        "metadata": _dumps(dict(record.metadata)),
     }
+
+
+def _dumps(value: list[Any] | dict[str, Any], *, ascii_only: bool = False) -> str:
+    """JSON, without the encoder for the empty list and object most rows hold."""
+    if not value:
+        return "[]" if isinstance(value, list) else "{}"
+    return json.dumps(value, ensure_ascii=ascii_only)
 
 
 def from_row(row: sqlite3.Row) -> MemoryRecord:
@@ -113,6 +121,26 @@ INSERT_FTS = (
     "SELECT rowid, ?2, ?3, 'u' || hex(user_id) FROM records WHERE rowid = ?1"
 )
 """Index a record's terms and context (parameters: rowid, terms, context) with its user's scope."""
+
+_FTS_ROWS = 300
+"""Rows of one full-text insert (three parameters each: under SQLite's oldest cap of 999)."""
+
+
+def insert_fts_rows(conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str]]) -> None:
+    """Index many records as :data:`INSERT_FTS` does one, ``(rowid, terms, context)`` each, in few statements.
+
+    Inside a transaction every statement opens a savepoint, and FTS5 writes its pending
+    rows to disk at each one: a statement per row made a segment per row, and the
+    merges that go with them (about half of the insert's time at 300 rows).
+    """
+    for part in chunks(list(rows), _FTS_ROWS):
+        values = ", ".join(["(?, ?, ?)"] * len(part))
+        conn.execute(
+            "INSERT INTO records_fts (rowid, terms, context, scope) "
+            "SELECT v.column1, v.column2, v.column3, 'u' || hex(r.user_id) "
+            f"FROM (VALUES {values}) v JOIN records r ON r.rowid = v.column1",
+            [value for row in part for value in row],
+        )
 
 
 def scope_token(user_id: str) -> str:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreammem.errors import BackendError
-from dreammem.stores.sqlite.codec import COLUMNS, INSERT_FTS, MUTABLE, chunks, from_row, to_row
+from dreammem.stores.sqlite.codec import COLUMNS, MUTABLE, chunks, from_row, insert_fts_rows, to_row
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.types import Kind, Layer, MemoryRecord, Status
 
@@ -49,13 +49,14 @@ class RecordRows(SQLiteConnection):
         placeholders = ", ".join(f":{c}" for c in COLUMNS)
         sql = f"INSERT INTO records ({', '.join(COLUMNS)}) VALUES ({placeholders})"
         context_terms = contexts if contexts is not None else [""] * len(records)
-        rowids: list[int] = []
+        if len(match_texts) != len(records) or len(context_terms) != len(records):
+            raise ValueError("one match text and one context per record are required")
         with self.transaction() as conn:
-            for record, terms, context in zip(records, match_texts, context_terms, strict=True):
-                cursor = conn.execute(sql, to_row(record))
-                rowid = int(cursor.lastrowid or 0)
-                conn.execute(INSERT_FTS, (rowid, terms, context))
-                rowids.append(rowid)
+            # One statement for the batch, then the row ids SQLite gave them (ids are unique).
+            conn.executemany(sql, [to_row(r) for r in records])
+            given = self._rowids_by_id([r.id for r in records])
+            rowids = [given[r.id] for r in records]
+            insert_fts_rows(conn, list(zip(rowids, match_texts, context_terms, strict=True)))
         self._note_indexed(len(rowids))
         return rowids
 
@@ -64,9 +65,10 @@ class RecordRows(SQLiteConnection):
         assignments = ", ".join(f"{c} = :{c}" for c in MUTABLE)
         sql = f"UPDATE records SET {assignments} WHERE id = :id AND user_id = :user_id"
         with self.transaction() as conn:
-            for record in records:
-                if conn.execute(sql, to_row(record)).rowcount != 1:
-                    raise BackendError(f"record {record.id} not found for update")
+            # Each statement changes at most one row (ids are unique): all changed one iff the sum is right.
+            if conn.executemany(sql, [to_row(r) for r in records]).rowcount != len(records):
+                missing = next(r for r in records if r.id not in self.rowids(r.user_id, [r.id]))
+                raise BackendError(f"record {missing.id} not found for update")
 
     def delete(self, user_id: str, ids: Sequence[str]) -> list[str]:
         """Delete records of this user outright, with their keyword rows (undo only).
@@ -134,6 +136,14 @@ class RecordRows(SQLiteConnection):
             )
             found.update((int(r[0]), str(r[1])) for r in rows)
         return found
+
+    def _rowids_by_id(self, ids: Sequence[str]) -> dict[str, int]:
+        """Row ids by trace id, of any user (a trace id is unique in a store)."""
+        out: dict[str, int] = {}
+        for chunk in chunks(list(ids), 500):
+            rows = self.fetchall(f"SELECT id, rowid FROM records WHERE id IN ({_marks(chunk)})", chunk)
+            out.update((str(r[0]), int(r[1])) for r in rows)
+        return out
 
     def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
         """Row ids of this user's records by trace id."""
