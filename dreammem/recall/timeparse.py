@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
 from dreammem.recall.timewords import english_windows
+from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.text.short_cache import short_text_cache
 
 __all__ = [
@@ -115,6 +116,8 @@ _EN_SIDE = re.compile(
     r"\b(?P<kw>before|prior\s+to|earlier\s+than|until|till|after|since|later\s+than)\b", re.IGNORECASE
 )
 _ZH_SIDE = re.compile(r"(?P<kw>之前|以前|之后|以后|以来)")
+# The patterns read first, skipped where a match cannot be (grounding reads every dated turn).
+_QUERY_GATE = LiteralGate([_GATE, _LATEST, _EARLIEST, _WHEN, _EN_SIDE, _ZH_SIDE])
 _PREVIOUSLY = re.compile(r"\bpreviously\b|\bearlier\b|以前|之前|先前|此前", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[,.;!?，。；！？、]")
 _ANCHOR_STOP = re.compile(
@@ -348,13 +351,13 @@ class _SideWord:
     anchor_follows: bool  # English "before X"; Chinese "X之前" has the anchor first
 
 
-def _side_words(text: str) -> list[_SideWord]:
+def _side_words(text: GatedText) -> list[_SideWord]:
     out = []
-    for m in _EN_SIDE.finditer(text):
+    for m in text.finditer(_EN_SIDE):
         kw = " ".join(m["kw"].lower().split())
         side: Side = "before" if kw in ("before", "prior to", "earlier than", "until", "till") else "after"
         out.append(_SideWord(m.start(), m.end(), side, kw in ("until", "till", "since"), True))
-    for m in _ZH_SIDE.finditer(text):
+    for m in text.finditer(_ZH_SIDE):
         side = "before" if m["kw"] in ("之前", "以前") else "after"
         out.append(_SideWord(m.start(), m.end(), side, m["kw"] == "以来", False))
     return out
@@ -440,18 +443,19 @@ def parse_time_query(
     Returns:
         A :class:`TimeQuery`, or ``None`` when the query says nothing about time.
     """
-    if not _GATE.search(text):
+    gated = _QUERY_GATE.view(text)
+    if not gated.search(_GATE):
         return None
     now = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
     spans: list[tuple[int, int]] = []
     order: Order | None = None
-    if m := _LATEST.search(text):
+    if m := gated.search(_LATEST):
         order = "latest"
         spans.append(m.span())
-    elif m := _EARLIEST.search(text):
+    elif m := gated.search(_EARLIEST):
         order = "earliest"
         spans.append(m.span())
-    when = _WHEN.search(text)
+    when = gated.search(_WHEN)
     if when:
         spans.append(when.span())
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
@@ -464,7 +468,7 @@ def parse_time_query(
     found = _merge_adjacent([f for f in found if not any(_inside(f, o) for o in found)], text)
     anchor: str | None = None
     anchor_side: Side | None = None
-    for word in _side_words(text):
+    for word in _side_words(gated):
         spans.append((word.start, word.end))
         if not word.anchor_follows and any(f.start <= word.start < f.end for f in found):
             continue  # the suffix of a Chinese expression ("三天以前": three days ago), not a side

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from dreammem.text.literal_gate import GatedText, LiteralGate
+
 __all__ = ["MONTH", "TimeWindow", "add_months", "month_number", "period_window", "rule_windows"]
 
 
@@ -181,6 +183,14 @@ _EN_NTH_WEEK = re.compile(
     re.IGNORECASE,
 )
 _NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+# The rules' patterns, skipped on a text with none of the literals a match needs (a Chinese
+# one never runs on an ASCII text): grounding reads every dated turn with them.
+_GATE = LiteralGate(
+    [
+        _ISO_DATE, _ZH_YMD, _ZH_MD, _ZH_AGO, _ZH_WEEKDAY, _ZH_SEASON, _ZH_RELATIVE_RE,
+        _EN_NTH_WEEK, _EN_SEASON, _EN_WEEKEND,
+    ]
+)  # fmt: skip
 
 
 def month_number(name: str) -> int:
@@ -206,10 +216,11 @@ def _date(year: int, month: int, day: int, tz: Any) -> datetime | None:
 def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
     """``(start, end, window)`` for each expression the rule layer understands."""
     tz = now.tzinfo
-    for m in _ISO_DATE.finditer(text):
+    gated = _GATE.view(text)
+    for m in gated.finditer(_ISO_DATE):
         if (found := _date(int(m["y"]), int(m["m"]), int(m["d"]), tz)) is not None:
             yield m.start(), m.end(), period_window(found, "day")
-    for m in _ZH_YMD.finditer(text):
+    for m in gated.finditer(_ZH_YMD):
         month = _cn_int(m["m"]) if m["m"] else 1
         found = _date(int(m["y"]), month, _cn_int(m["d"]) if m["d"] else 1, tz)
         if found is not None:
@@ -218,7 +229,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
                 m.end(),
                 period_window(found, "day" if m["d"] else "month" if m["m"] else "year"),
             )
-    for m in _ZH_MD.finditer(text):
+    for m in gated.finditer(_ZH_MD):
         if m.start() > 0 and text[m.start() - 1] == "年":
             continue  # part of a full date, handled above
         month, day_of_month = _cn_int(m["m"]), _cn_int(m["d"]) if m["d"] else None
@@ -229,7 +240,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         found = _date(year, month, day_of_month or 1, tz)
         if found is not None:
             yield m.start(), m.end(), period_window(found, "day" if day_of_month else "month")
-    for m in _ZH_AGO.finditer(text):
+    for m in gated.finditer(_ZH_AGO):
         n, unit = _cn_int(m["n"]), m["u"]
         if unit in ("天", "日"):
             yield m.start(), m.end(), period_window(now - timedelta(days=n), "day")
@@ -239,7 +250,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
             yield m.start(), m.end(), period_window(add_months(now, -n), "month")
         else:
             yield m.start(), m.end(), period_window(now.replace(year=now.year - n, day=1), "year")
-    for m in _ZH_WEEKDAY.finditer(text):
+    for m in gated.finditer(_ZH_WEEKDAY):
         weekday = _ZH_WEEKDAYS.find(m["d"]) if m["d"] in _ZH_WEEKDAYS else 6
         monday = _day(now) - timedelta(days=now.weekday())
         if m["rel"] in ("上", "上上"):
@@ -247,8 +258,8 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         elif m["rel"] is None and weekday > now.weekday():
             monday -= timedelta(weeks=1)  # a bare weekday is the most recent one
         yield m.start(), m.end(), period_window(monday + timedelta(days=weekday), "day")
-    yield from _zh_seasons(text, now)
-    for m in _ZH_RELATIVE_RE.finditer(text):
+    yield from _zh_seasons(gated, now)
+    for m in gated.finditer(_ZH_RELATIVE_RE):
         unit, offset = _ZH_RELATIVE[m.group()]
         if unit == "day":
             point = now + timedelta(days=offset)
@@ -259,7 +270,7 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         else:
             point = now.replace(year=now.year + offset, day=1)
         yield m.start(), m.end(), period_window(point, unit)
-    yield from _english_rules(text, now)
+    yield from _english_rules(gated, now)
 
 
 def _season_start(month: int, now: datetime, *, year: int | None, last: bool, length: int) -> datetime:
@@ -277,12 +288,12 @@ def _season_start(month: int, now: datetime, *, year: int | None, last: bool, le
     return start
 
 
-def _zh_seasons(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
+def _zh_seasons(text: GatedText, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
     """Chinese seasons ("今年暑假", "去年冬天", "三年前的夏天", "2022年寒假"): their months in that year.
 
     Without a year, the latest one begun by ``now``.
     """
-    for m in _ZH_SEASON.finditer(text):
+    for m in text.finditer(_ZH_SEASON):
         month, length = _ZH_SEASONS[m["s"]]
         start = _season_start(month, now, year=_zh_year(m, now), last=False, length=length)
         yield m.start(), m.end(), TimeWindow(start, add_months(start, length))
@@ -297,8 +308,8 @@ def _zh_year(m: re.Match[str], now: datetime) -> int | None:
     return int(m["y"]) if m["y"] else None
 
 
-def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
-    for m in _EN_NTH_WEEK.finditer(text):
+def _english_rules(text: GatedText, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
+    for m in text.finditer(_EN_NTH_WEEK):
         month = month_number(m["m"])
         year = int(m["y"]) if m["y"] else now.year if month <= now.month else now.year - 1
         first = _month_start(year, month, now.tzinfo)
@@ -308,12 +319,12 @@ def _english_rules(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWin
         else:
             start = first + timedelta(days=7 * _NTH[m["n"].lower()])
             yield m.start(), m.end(), TimeWindow(start, start + timedelta(days=7))
-    for m in _EN_SEASON.finditer(text):
+    for m in text.finditer(_EN_SEASON):
         month, length = _SEASONS[m["s"].lower()]
         last = (m["rel"] or "").lower() == "last"
         start = _season_start(month, now, year=int(m["y"]) if m["y"] else None, last=last, length=length)
         yield m.start(), m.end(), TimeWindow(start, add_months(start, length))
-    for m in _EN_WEEKEND.finditer(text):
+    for m in text.finditer(_EN_WEEKEND):
         saturday = _day(now) - timedelta(days=(now.weekday() - 5) % 7)
         if (m["rel"] or "").lower() in ("last", "past") and saturday + timedelta(days=2) > now:
             saturday -= timedelta(days=7)

@@ -25,6 +25,7 @@ import re
 from datetime import datetime, timedelta
 
 from dreammem.recall.timerules import MONTH, TimeWindow, add_months, month_number, period_window
+from dreammem.text.literal_gate import LiteralGate
 
 __all__ = ["english_windows"]
 
@@ -71,6 +72,9 @@ _LEFTOVER = re.compile(
     re.IGNORECASE,
 )
 """Words that mean the text holds more than the forms above: dateparser has to read it."""
+
+_GATE = LiteralGate([_EXPRESSION, _LEFTOVER])
+"""Both patterns, skipped on a text with none of the literals a match needs (most of a dated turn)."""
 
 
 def _window(m: re.Match[str], now: datetime) -> TimeWindow:
@@ -121,7 +125,7 @@ def english_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow
     found: list[tuple[int, int, TimeWindow]] = []
     rest: list[str] = []
     cursor = 0
-    for m in _EXPRESSION.finditer(text):
+    for m in _GATE.view(text).finditer(_EXPRESSION):
         try:
             found.append((m.start(), m.end(), _window(m, now)))
         except ValueError:  # no such day ("31 February 2023"): dateparser decides
@@ -129,6 +133,6 @@ def english_windows(text: str, now: datetime) -> list[tuple[int, int, TimeWindow
         rest.append(text[cursor : m.start()])
         cursor = m.end()
     rest.append(text[cursor:])
-    if any(_LEFTOVER.search(_INERT_NUMBER.sub(" ", part)) for part in rest):
+    if any(_GATE.view(_INERT_NUMBER.sub(" ", part)).search(_LEFTOVER) for part in rest):
         return None
     return found
