@@ -14,6 +14,7 @@ Only this user's records are ever compared: a candidate of another user is a
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import re
@@ -147,6 +148,7 @@ def resolve_updates(
     # A stored record is a candidate of many statements of a write: judge it once.
     stated = {r.id: s for r, s in zip(records, said, strict=True)}
     asking = list(_deciding(records, said, twinned))
+    batch = _BatchStatements(records, said)
     stored = neighbours([records[i] for i, _ in asking], vectors[[i for i, _ in asking]], _NEIGHBOURS)
     if len(stored) != len(asking):
         raise ValidationError("neighbours must give one list of candidates per record")
@@ -154,7 +156,7 @@ def resolve_updates(
         record = records[i]
         same_statement = {record.id, str(record.metadata.get("from_turn"))}
         pool = [c for c in found if c.record.id not in position and c.record.id not in same_statement]
-        pool += _earlier_in_batch(records, vectors, said, i, same_statement)
+        pool += _earlier_in_batch(batch, vectors, i, same_statement)
         for candidate in pool:
             if candidate.record.user_id != record.user_id:
                 raise ScopeError("a candidate of another user reached conflict resolution")
@@ -242,10 +244,26 @@ def _is_older(old: MemoryRecord, new: MemoryRecord, position: dict[str, int]) ->
     return _order(old) < _order(new)
 
 
+class _BatchStatements:
+    """The positions of a write's statements, per user, in batch order (read once per write)."""
+
+    def __init__(self, records: Sequence[MemoryRecord], said: Sequence[bool]) -> None:
+        self.records = records
+        self._by_user: dict[str, list[int]] = {}
+        for j, (record, is_said) in enumerate(zip(records, said, strict=True)):
+            if is_said:
+                self._by_user.setdefault(record.user_id, []).append(j)
+
+    def before(self, i: int, leave_out: Container[str]) -> list[int]:
+        """Where record ``i``'s user's statements before it lie, less those with an id in ``leave_out``."""
+        records = self.records
+        positions = self._by_user.get(records[i].user_id, [])
+        return [j for j in positions[: bisect.bisect_left(positions, i)] if records[j].id not in leave_out]
+
+
 def _earlier_in_batch(
-    records: Sequence[MemoryRecord],
+    statements: _BatchStatements,
     vectors: npt.NDArray[np.float32],
-    said: Sequence[bool],
     i: int,
     same_statement: set[str],
 ) -> list[Candidate]:
@@ -255,15 +273,12 @@ def _earlier_in_batch(
     :data:`_NEIGHBOURS` most similar older records; taking them all made a batch of n
     statements cost n²/2 comparisons.
     """
-    user = records[i].user_id
-    earlier = [
-        j for j in range(i) if said[j] and records[j].id not in same_statement and records[j].user_id == user
-    ]
+    earlier = statements.before(i, same_statement)
     if not earlier:
         return []
     similarity = vectors[earlier] @ vectors[i]
     best = sorted(np.argsort(-similarity, kind="stable")[:_NEIGHBOURS].tolist())
-    return [Candidate(records[earlier[b]], float(similarity[b])) for b in best]
+    return [Candidate(statements.records[earlier[b]], float(similarity[b])) for b in best]
 
 
 def _decide_all(new: Statement, older: Sequence[Candidate]) -> list[tuple[Candidate, Decision]]:
