@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +49,7 @@ class UnitOfWork:
         self._inserted: list[tuple[MemoryRecord, int, npt.NDArray[np.float32]]] = []
         self._rewritten: dict[str, MemoryRecord] = {}
         self._final: dict[str, MemoryRecord] = {}
+        self._before: dict[str, MemoryRecord | None] = {}  # as the unit found each record (None: new)
         self._deleted: list[MemoryRecord] = []
         self._rebuild = False
 
@@ -67,6 +69,7 @@ class UnitOfWork:
         for n, (record, rowid) in enumerate(zip(records, rowids, strict=True)):
             self._inserted.append((record, rowid, vectors[n]))
             self._final[record.id] = record
+            self._before[record.id] = None  # new: the graph learns it whatever follows
         return rowids
 
     def update(self, records: Sequence[MemoryRecord], *, read: Sequence[MemoryRecord] = ()) -> None:
@@ -89,6 +92,7 @@ class UnitOfWork:
         for record in records:
             self._final[record.id] = record
             before = stored.get(record.id)
+            self._before.setdefault(record.id, before)
             if before is not None and before.content != record.content:
                 self._rewritten[record.id] = record
 
@@ -114,7 +118,17 @@ class UnitOfWork:
             self._reembed([self._final[i] for i in self._rewritten])
         self._vectors.bump_generation()
         if self._graph is not None:
-            self._graph.stage([*self._deleted, *self._final.values()])
+            self._graph.stage([*self._deleted, *(r for r in self._final.values() if self._graph_changed(r))])
+
+    def _graph_changed(self, record: MemoryRecord) -> bool:
+        """Whether the graph's item of this record differs from before the unit (or it is new).
+
+        The graph keeps a memory's entities (read off its text), its event time and
+        whether it is active: a record whose only change is elsewhere (a mark, an
+        importance) has the same item, and is not written to the graph again.
+        """
+        before = self._before.get(record.id)
+        return before is None or _graph_key(before) != _graph_key(record)
 
     def _reembed(self, records: Sequence[MemoryRecord]) -> None:
         embedder = self._embedder([r.content for r in records])
@@ -149,3 +163,8 @@ class UnitOfWork:
         for user_id, (rowids, rows) in by_user.items():
             self._vectors.add(user_id, rowids, np.stack(rows))
         self._vectors.drop_inactive(list(self._final.values()))
+
+
+def _graph_key(record: MemoryRecord) -> tuple[str, datetime, bool]:
+    """What a record's graph item is made of (:func:`dreammem.stores.graph_base.records_to_graph_items`)."""
+    return (record.content, record.event_time, record.is_active)
