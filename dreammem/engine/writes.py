@@ -148,12 +148,12 @@ def _resolve_statements(
 def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:
     """The stored active versions of ``old`` and of the turn it was written from (it says the same).
 
-    Read for update: a forget elsewhere either lands first (and the record is left alone)
-    or waits for this write, never overwritten by it.
+    One read of ``old`` and its provenance, for update: a forget elsewhere either lands first
+    (and the record is left alone) or waits for this write, never overwritten by it.
     """
-    turns = [t for t in unit.store.get(old.user_id, list(old.provenance)) if t.kind is Kind.TURN]
-    found = unit.store.get(old.user_id, [r.id for r in [old, *turns]], for_update=True)
-    return [r for r in found if r.is_active]
+    found = {r.id: r for r in unit.store.get(old.user_id, [old.id, *old.provenance], for_update=True)}
+    turns = [p for p in old.provenance if p in found and found[p].kind is Kind.TURN]
+    return [found[i] for i in [old.id, *turns] if i in found and found[i].is_active]
 
 
 def supersede_with_turns(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:

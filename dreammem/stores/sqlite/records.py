@@ -24,6 +24,10 @@ _NEIGHBOUR = (
     "ORDER BY r.event_time {order}, r.rowid {order} LIMIT 1"
 )
 """The turn right before (``<``, ``DESC``) or after (``>``, ``ASC``) row ``s`` in its session."""
+_INSERT = f"INSERT INTO records ({', '.join(COLUMNS)}) VALUES ({', '.join(f':{c}' for c in COLUMNS)})"
+_UPDATE = (
+    f"UPDATE records SET {', '.join(f'{c} = :{c}' for c in MUTABLE)} WHERE id = :id AND user_id = :user_id"
+)
 
 
 class RecordRows(SQLiteConnection):
@@ -46,14 +50,12 @@ class RecordRows(SQLiteConnection):
         Returns:
             The row ids of the records, in order (the vector index's ids).
         """
-        placeholders = ", ".join(f":{c}" for c in COLUMNS)
-        sql = f"INSERT INTO records ({', '.join(COLUMNS)}) VALUES ({placeholders})"
         context_terms = contexts if contexts is not None else [""] * len(records)
         if len(match_texts) != len(records) or len(context_terms) != len(records):
             raise ValueError("one match text and one context per record are required")
         with self.transaction() as conn:
             # One statement for the batch, then the row ids SQLite gave them (ids are unique).
-            conn.executemany(sql, [to_row(r) for r in records])
+            conn.executemany(_INSERT, [to_row(r) for r in records])
             given = self._rowids_by_id([r.id for r in records])
             rowids = [given[r.id] for r in records]
             insert_fts_rows(conn, list(zip(rowids, match_texts, context_terms, strict=True)))
@@ -62,11 +64,9 @@ class RecordRows(SQLiteConnection):
 
     def update(self, records: Sequence[MemoryRecord]) -> None:
         """Write the mutable fields of existing records (scoped by their user ids)."""
-        assignments = ", ".join(f"{c} = :{c}" for c in MUTABLE)
-        sql = f"UPDATE records SET {assignments} WHERE id = :id AND user_id = :user_id"
         with self.transaction() as conn:
             # Each statement changes at most one row (ids are unique): all changed one iff the sum is right.
-            if conn.executemany(sql, [to_row(r) for r in records]).rowcount != len(records):
+            if conn.executemany(_UPDATE, [to_row(r) for r in records]).rowcount != len(records):
                 missing = next(r for r in records if r.id not in self.rowids(r.user_id, [r.id]))
                 raise BackendError(f"record {missing.id} not found for update")
 
