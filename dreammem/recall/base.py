@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from dreammem.recall.filters import RecallFilter
 
-__all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo", "TextSource"]
+__all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo", "TextSource", "text_only"]
 
 T = TypeVar("T")
 
@@ -125,3 +125,12 @@ class RecallPath(Protocol):
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Candidates for the query, best first, only of ``query.user_id``."""
         ...
+
+
+def text_only(path: RecallPath) -> bool:
+    """Whether the path says it reads only the query's text, user and limit (``text_only = True``).
+
+    Such a path needs neither the query embedding nor the candidates of the paths before
+    it (``RecallQuery.earlier``), so the pipeline may run it before embedding the query.
+    """
+    return getattr(path, "text_only", False) is True

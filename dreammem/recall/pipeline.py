@@ -2,7 +2,8 @@
 
 ::
 
-    query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
+    query -> [text-only paths] -> embed once -> [other paths] (each scoped to the user)
+          -> reciprocal rank fusion
           (a stand-in path takes the place of the one it answers for, dreammem.recall.fusion)
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
           candidates, its rank fused with the first-stage rank -> time decay (episodic)
@@ -10,6 +11,11 @@
           the relevance of what it superseded or condensed) -> by score, newest first among equal
           scores -> the current value before an earlier one it may replace (marked)
           -> at most k hits, core (pinned) memories from their budget -> touch
+
+The paths that read only the query's text (``text_only``: keyword, graph) run before the
+query is embedded, on the caches the previous recall left warm rather than after the encoder
+has streamed ~42 MB of weights through them; every path still sees the candidates of the
+paths before it in the configured order, so the results are those of running them in order.
 
 ``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
 memory; those that did not rank are added after the ranked hits from a budget of
@@ -38,7 +44,7 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
@@ -150,8 +156,12 @@ class RecallPipeline:
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
         names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
         query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
+        # Paths that read only the query's text run first: on the caches the previous recall
+        # left warm, not after the encoder has streamed its weights through them.
+        early = [n for n in names if text_only(self.paths[n])]
+        first = self._run_paths(query, early, clock, degraded)
         query = self._embed(query, names, clock, degraded)
-        ranked = self._run_paths(query, names, clock, degraded)
+        ranked = self._run_paths(query, names, clock, degraded, done={n: first.get(n) for n in early})
         # A path that claims the query answers alone (see Candidate.sole).
         claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
         ranked = claimed or ranked
@@ -206,10 +216,23 @@ class RecallPipeline:
         return dataclasses.replace(query, embedding=vector)
 
     def _run_paths(
-        self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
+        self,
+        query: RecallQuery,
+        names: Sequence[str],
+        clock: _Clock,
+        degraded: dict[str, str],
+        done: Mapping[str, list[Candidate] | None] | None = None,
     ) -> dict[str, list[Candidate]]:
+        """Each path's candidates, in ``names`` order; each path sees those of the paths before it.
+
+        ``done``: paths that already ran for this query, with their candidates (None: it failed).
+        """
         ranked: dict[str, list[Candidate]] = {}
         for name in names:
+            if done is not None and name in done:
+                if (found := done[name]) is not None:
+                    ranked[name] = found
+                continue
             start = time.perf_counter()
             try:
                 ranked[name] = self.paths[name].search(dataclasses.replace(query, earlier=dict(ranked)))
