@@ -255,7 +255,7 @@ class RecallPipeline:
         top = fused[:wanted] if query.filter is None else fused
         clock.lap("fuse", start)
         start = time.perf_counter()
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in top])
+        records = query.searches.records(self._store, query.user_id, [f.rowid for f in top])
         if query.filter is not None:  # filtered before the cut, so k matching memories can fill it
             keep = query.filter.matches
             top = [f for f in top if f.rowid in records and keep(records[f.rowid])][:wanted]

@@ -135,7 +135,7 @@ class TemporalPath:
         best = self._rank(query, vector, query_terms(parsed.anchor), None, limit=1)
         if not best:
             return window
-        records = self._store.get_by_rowids(query.user_id, [best[0].rowid])
+        records = query.searches.records(self._store, query.user_id, [best[0].rowid])
         record = records.get(best[0].rowid)
         if record is None:
             return window
@@ -238,7 +238,7 @@ class TemporalPath:
         """
         head = ranked[: self.order_pool]
         strong = [f for f in head if len(f.ranks) == 2] or self._near_best(head) or ranked[:3]
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in strong])
+        records = query.searches.records(self._store, query.user_id, [f.rowid for f in strong])
         by_time = sorted(
             (f for f in strong if f.rowid in records),
             key=lambda f: (records[f.rowid].event_time, f.rowid),
