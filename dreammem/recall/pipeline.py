@@ -12,10 +12,11 @@
           scores -> the current value before an earlier one it may replace (marked)
           -> at most k hits, core (pinned) memories from their budget -> touch
 
-The paths that read only the query's text (``text_only``: keyword, graph) run before the
-query is embedded, on the caches the previous recall left warm rather than after the encoder
-has streamed ~42 MB of weights through them; every path still sees the candidates of the
-paths before it in the configured order, so the results are those of running them in order.
+The paths that read only the query's text (``text_only``: keyword, graph) run while the
+query is embedded, on a helper thread when the process has a second CPU
+(:mod:`dreammem.recall.beside`), else just before it; every path still sees the candidates
+of the paths before it in the configured order, so the results are those of running them
+in order. Their stage timings then overlap the ``embed`` stage.
 
 ``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
 memory; those that did not rank are added after the ranked hits from a budget of
@@ -45,6 +46,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
+from dreammem.recall.beside import BesideEncoder, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
@@ -122,6 +124,8 @@ class RecallPipeline:
         reranker: Optional cross-encoder stage.
         embedder: Embeds the query once for every path (skipped when the query
             already carries an embedding).
+        beside: Run the text-only paths on a helper thread while the query is embedded
+            (:mod:`dreammem.recall.beside`); ``None``: when the process may use a second CPU.
 
     Raises:
         ConfigError: ``config.paths`` names a path that is not in ``paths`` (it would
@@ -135,6 +139,8 @@ class RecallPipeline:
         config: RecallConfig,
         reranker: Reranker | None = None,
         embedder: Embedder | None = None,
+        *,
+        beside: bool | None = None,
     ) -> None:
         if unknown := sorted(set(config.paths) - set(paths)):
             raise ConfigError(f"unknown recall paths {unknown} in the config; available: {sorted(paths)}")
@@ -143,6 +149,7 @@ class RecallPipeline:
         self.config = config
         self.reranker = reranker
         self.embedder = embedder
+        self._beside = BesideEncoder() if (spare_cpu() if beside is None else beside) else None
 
     def run(self, query: RecallQuery, k: int, *, paths: Sequence[str] | None = None) -> RecallResult:
         """Recall at most ``k`` memories for the query (core memories from their budget).
@@ -156,11 +163,9 @@ class RecallPipeline:
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
         names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
         query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
-        # Paths that read only the query's text run first: on the caches the previous recall
-        # left warm, not after the encoder has streamed its weights through them.
+        # Paths that read only the query's text run beside the encoder (or first, on one CPU).
         early = [n for n in names if text_only(self.paths[n])]
-        first = self._run_paths(query, early, clock, degraded)
-        query = self._embed(query, names, clock, degraded)
+        first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
         ranked = self._run_paths(query, names, clock, degraded, done={n: first.get(n) for n in early})
         # A path that claims the query answers alone (see Candidate.sole).
         claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
@@ -199,10 +204,39 @@ class RecallPipeline:
 
     # -- stages ----------------------------------------------------------------------------
 
+    def _text_paths_and_embedding(
+        self,
+        query: RecallQuery,
+        names: Sequence[str],
+        early: Sequence[str],
+        clock: _Clock,
+        degraded: dict[str, str],
+    ) -> tuple[dict[str, list[Candidate]], RecallQuery]:
+        """The text-only paths' candidates and the query with its embedding.
+
+        With a helper thread, the paths run on it while the caller embeds the query: their
+        SQLite statements and the encoder's BLAS calls release the GIL, so they overlap.
+        """
+        if self._beside is None or not early or not self._embeds(query, names):
+            first = self._run_paths(query, early, clock, degraded)
+            return first, self._embed(query, names, clock, degraded)
+        side_clock, side_degraded = _Clock(), dict[str, str]()
+        first, query = self._beside.run(
+            lambda: self._run_paths(query, early, side_clock, side_degraded),
+            lambda: self._embed(query, names, clock, degraded),
+        )
+        clock.timings.update(side_clock.timings)
+        degraded.update(side_degraded)
+        return first, query
+
+    def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
+        """Whether this recall embeds the query (the vector path runs and no embedding came with it)."""
+        return query.embedding is None and self.embedder is not None and "vector" in names
+
     def _embed(
         self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
     ) -> RecallQuery:
-        if query.embedding is not None or self.embedder is None or "vector" not in names:
+        if self.embedder is None or not self._embeds(query, names):
             return query
         start = time.perf_counter()
         try:

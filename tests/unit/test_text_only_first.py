@@ -1,17 +1,23 @@
-"""Paths that read only the query's text run before the query is embedded, with the same results."""
+"""Paths that read only the query's text run beside (or before) the embedding, with the same results."""
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, text_only
+from dreammem.recall.beside import BesideEncoder
 from dreammem.recall.pipeline import RecallPipeline
 
 NOW = datetime(2024, 6, 1, 12, tzinfo=UTC)
@@ -82,11 +88,11 @@ def _memory(tmp_path, embedder: HashingEmbedder | None = None) -> DreamMemory:  
     return memory
 
 
-def _pipeline(memory: DreamMemory, paths: Sequence[RecallPath], embedder: HashingEmbedder) -> RecallPipeline:
-    names = tuple(p.name for p in paths)
-    return RecallPipeline(
-        memory.store, {p.name: p for p in paths}, RecallConfig(paths=names), embedder=embedder
-    )
+def _pipeline(
+    memory: DreamMemory, paths: Sequence[RecallPath], embedder: HashingEmbedder, *, beside: bool = False
+) -> RecallPipeline:
+    config = RecallConfig(paths=tuple(p.name for p in paths))
+    return RecallPipeline(memory.store, {p.name: p for p in paths}, config, embedder=embedder, beside=beside)
 
 
 def _query(text: str) -> RecallQuery:
@@ -126,11 +132,19 @@ def test_a_failing_text_only_path_is_degraded_once_and_not_run_again(tmp_path) -
     assert result.hits
 
 
-def test_the_store_paths_marked_text_only_give_the_same_recall_as_in_the_configured_order(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("beside", [True, False])
+def test_the_store_paths_marked_text_only_give_the_same_recall_as_in_the_configured_order(
+    tmp_path, beside: bool
+) -> None:  # type: ignore[no-untyped-def]
     with _memory(tmp_path) as memory:
-        pipeline = memory.pipeline
-        marked = {name for name, path in pipeline.paths.items() if text_only(path)}
+        built = memory.pipeline
+        marked = {name for name, path in built.paths.items() if text_only(path)}
         assert marked == {"keyword", "graph"}
+        plain = {name: Plain(path) if name in marked else path for name, path in built.paths.items()}
+        assert not any(text_only(path) for path in plain.values())
+        config, embedder = built.config, built.embedder
+        early = RecallPipeline(memory.store, built.paths, config, embedder=embedder, beside=beside)
+        in_order = RecallPipeline(memory.store, plain, config, embedder=embedder, beside=beside)
         queries = [
             "what did Ana do with the bike?",
             "when did Tom fix the printer?",
@@ -138,15 +152,102 @@ def test_the_store_paths_marked_text_only_give_the_same_recall_as_in_the_configu
             "what happened in May 2024?",
             "who went to Oslo",
         ]
-        early = [memory.recall(q, user_id="u1", k=5, now=NOW) for q in queries]
-        pipeline.paths = {
-            name: Plain(path) if name in marked else path for name, path in pipeline.paths.items()
-        }
-        assert not any(text_only(path) for path in pipeline.paths.values())
-        in_order = [memory.recall(q, user_id="u1", k=5, now=NOW) for q in queries]
+        found = [early.run(_query(q), k=5) for q in queries]
+        expected = [in_order.run(_query(q), k=5) for q in queries]
 
     def shown(result):  # type: ignore[no-untyped-def]
         return [(h.id, h.score, h.paths, h.ranks, h.path_scores, h.fused_rank) for h in result.hits]
 
-    assert [shown(r) for r in early] == [shown(r) for r in in_order]
-    assert any(r.hits for r in early)
+    assert [shown(r) for r in found] == [shown(r) for r in expected]
+    assert any(r.hits for r in found)
+    assert all({"keyword", "graph", "embed"} <= set(r.timings_ms) for r in found)
+
+
+class MeetingEmbedder(HashingEmbedder):
+    """Notes its thread and signals that it started, then waits a moment for the text-only path."""
+
+    def __init__(self, started: threading.Event, path_ran: threading.Event) -> None:
+        super().__init__()
+        self.started, self.path_ran = started, path_ran
+        self.thread = 0
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        self.thread = threading.get_ident()
+        self.started.set()
+        self.path_ran.wait(5)
+        return super().embed_query(text)
+
+
+class MeetingPath:
+    """A text-only path that notes its thread and whether the encoder was running at the same time."""
+
+    name = "words"
+    text_only = True
+
+    def __init__(self, started: threading.Event, path_ran: threading.Event, rowids: Sequence[int]) -> None:
+        self.started, self.path_ran, self.rowids = started, path_ran, list(rowids)
+        self.thread = 0
+        self.met = False
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        self.thread = threading.get_ident()
+        self.met = self.started.wait(5)
+        self.path_ran.set()
+        return [Candidate(r, 1.0) for r in self.rowids]
+
+
+def test_with_a_helper_thread_the_text_only_paths_run_while_the_caller_embeds(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    started, path_ran = threading.Event(), threading.Event()
+    embedder = MeetingEmbedder(started, path_ran)
+    with _memory(tmp_path) as memory:
+        rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
+        words = MeetingPath(started, path_ran, rowids[:3])
+        paths = [LoggedPath("vector", rowids[3:], Log()), words]
+        result = _pipeline(memory, paths, embedder, beside=True).run(_query("Ana bike"), k=3)
+    assert words.met and path_ran.is_set()
+    assert embedder.thread == threading.get_ident() != words.thread
+    assert result.hits and not result.degraded
+
+
+def test_a_failing_path_beside_the_encoder_is_degraded_and_the_recall_answers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = Log()
+    with _memory(tmp_path) as memory:
+        rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
+        paths = [LoggedPath("vector", rowids, log), LoggedPath("words", rowids, log, text=True, fails=True)]
+        result = _pipeline(memory, paths, LoggedEmbedder(log), beside=True).run(_query("Ana bike"), k=3)
+    assert log.order.count("words") == 1
+    assert set(result.degraded) == {"words"} and "words" in result.timings_ms
+    assert result.hits
+
+
+def test_the_helper_returns_both_results_and_waits_for_its_work_when_the_caller_fails() -> None:
+    helper = BesideEncoder()
+    assert helper.run(lambda: threading.get_ident(), lambda: "here")[1] == "here"
+    assert helper.run(lambda: threading.get_ident(), threading.get_ident)[0] != threading.get_ident()
+    finished = threading.Event()
+
+    def slow() -> None:
+        time.sleep(0.05)
+        finished.set()
+
+    def broken() -> None:
+        raise RuntimeError("encoder failed")
+
+    with pytest.raises(RuntimeError, match="encoder failed"):
+        helper.run(slow, broken)
+    assert finished.is_set()
+    with pytest.raises(ValueError, match="beside failed"):
+        helper.run(lambda: (_ for _ in ()).throw(ValueError("beside failed")), lambda: None)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+def test_a_forked_child_gets_helper_threads_of_its_own() -> None:
+    helper = BesideEncoder()
+    assert helper.run(lambda: 1, lambda: 2) == (1, 2)  # the parent's threads are running
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's helper threads do not exist here
+        signal.alarm(10)  # a call waiting on threads that do not exist fails the test, not hangs it
+        code = 0 if helper.run(lambda: 3, lambda: 4) == (3, 4) else 1
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
