@@ -13,7 +13,16 @@ import numpy.typing as npt
 from dreammem.recall.filters import RecallFilter
 from dreammem.types import MemoryRecord
 
-__all__ = ["Candidate", "RecallPath", "RecallQuery", "RecordSource", "SearchMemo", "TextSource", "text_only"]
+__all__ = [
+    "Candidate",
+    "RecallPath",
+    "RecallQuery",
+    "RecordSource",
+    "SearchMemo",
+    "TextSource",
+    "preparer",
+    "text_only",
+]
 
 T = TypeVar("T")
 
@@ -156,3 +165,13 @@ def text_only(path: RecallPath) -> bool:
     it (``RecallQuery.earlier``), so the pipeline may run it before embedding the query.
     """
     return getattr(path, "text_only", False) is True
+
+
+def preparer(path: RecallPath) -> Callable[[RecallQuery], None] | None:
+    """The path's ``prepare(query)``, if it has one, else None.
+
+    A path may read beforehand what its search needs of the query's text alone (held in
+    ``query.searches``); the pipeline calls it while the query is embedded.
+    """
+    prepare = getattr(path, "prepare", None)
+    return prepare if callable(prepare) else None

@@ -14,9 +14,10 @@
 
 The paths that read only the query's text (``text_only``: keyword, graph) run while the
 query is embedded, on a helper thread when the process has a second CPU
-(:mod:`dreammem.recall.beside`), else just before it; every path still sees the candidates
-of the paths before it in the configured order, so the results are those of running them
-in order. Their stage timings then overlap the ``embed`` stage.
+(:mod:`dreammem.recall.beside`), else just before it; on the helper thread the other paths
+then read what they need of the text alone (``prepare``: the temporal path's window). Every
+path still sees the candidates of the paths before it in the configured order, so the
+results are those of running them in order. Their stage timings overlap the ``embed`` stage.
 
 ``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
 memory; those that did not rank are added after the ranked hits from a budget of
@@ -45,7 +46,7 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, preparer, text_only
 from dreammem.recall.beside import BesideEncoder, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
@@ -221,13 +222,28 @@ class RecallPipeline:
             first = self._run_paths(query, early, clock, degraded)
             return first, self._embed(query, names, clock, degraded)
         side_clock, side_degraded = _Clock(), dict[str, str]()
-        first, query = self._beside.run(
-            lambda: self._run_paths(query, early, side_clock, side_degraded),
-            lambda: self._embed(query, names, clock, degraded),
-        )
+
+        def beside() -> dict[str, list[Candidate]]:
+            found = self._run_paths(query, early, side_clock, side_degraded)
+            self._prepare(query, [n for n in names if n not in early], side_clock)
+            return found
+
+        first, query = self._beside.run(beside, lambda: self._embed(query, names, clock, degraded))
         clock.timings.update(side_clock.timings)
         degraded.update(side_degraded)
         return first, query
+
+    def _prepare(self, query: RecallQuery, names: Sequence[str], clock: _Clock) -> None:
+        """Let the paths read what they need of the query's text alone (timed as their stage)."""
+        for name in names:
+            if (prepare := preparer(self.paths[name])) is None:
+                continue
+            start = time.perf_counter()
+            try:
+                prepare(query)
+            except Exception as exc:  # the path's search reads it again, inside its own boundary
+                log.debug("recall path %s could not prepare: %s", name, exc)
+            clock.lap(name, start)
 
     def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
         """Whether this recall embeds the query (the vector path runs and no embedding came with it)."""

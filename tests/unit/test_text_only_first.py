@@ -251,3 +251,34 @@ def test_a_forked_child_gets_helper_threads_of_its_own() -> None:
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+class PreparingPath(LoggedPath):
+    """A path that also prepares: notes the thread and whether the embedding was there yet."""
+
+    def __init__(self, name: str, rowids: Sequence[int], log: Log, *, breaks: bool = False) -> None:
+        super().__init__(name, rowids, log)
+        self.prepared: list[tuple[int, bool]] = []
+        self._breaks = breaks
+
+    def prepare(self, query: RecallQuery) -> None:
+        self.prepared.append((threading.get_ident(), query.embedding is not None))
+        if self._breaks:
+            raise ConnectionError("server went away")
+
+
+@pytest.mark.parametrize("breaks", [False, True])
+def test_beside_the_encoder_the_other_paths_prepare_on_the_helper_thread(tmp_path, breaks: bool) -> None:  # type: ignore[no-untyped-def]
+    log = Log()
+    with _memory(tmp_path) as memory:
+        rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
+        later = PreparingPath("later", rowids[:2], log, breaks=breaks)
+        paths = [LoggedPath("vector", rowids, log), LoggedPath("words", rowids, log, text=True), later]
+        beside = _pipeline(memory, paths, LoggedEmbedder(log), beside=True).run(_query("Ana bike"), k=3)
+        (thread, had_embedding), *more = later.prepared
+        assert not more and thread != threading.get_ident() and not had_embedding
+        assert later.name in log.order  # its search still ran (after a failed prepare too)
+        assert not beside.degraded and beside.hits
+        later.prepared.clear()
+        _pipeline(memory, paths, LoggedEmbedder(log), beside=False).run(_query("Ana bike"), k=3)
+        assert later.prepared == []  # in the caller, search reads what it needs itself
