@@ -46,7 +46,7 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, preparer, text_only
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
 from dreammem.recall.beside import BesideEncoder, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
@@ -63,6 +63,7 @@ from dreammem.recall.gate import (
     relative_floor_for,
 )
 from dreammem.recall.lineage import inherited_cosines
+from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scoring import (
     decay_factor,
@@ -99,20 +100,6 @@ class _Scored:
     score: float = 0.0
     decay: float = 1.0
     twins: list[MemoryRecord] = dataclasses.field(default_factory=list)
-
-
-class _Clock:
-    """Collects per-stage timings in milliseconds."""
-
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self._start = time.perf_counter()
-
-    def lap(self, name: str, since: float) -> None:
-        self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
-
-    def total(self) -> None:
-        self.timings["total"] = (time.perf_counter() - self._start) * 1000
 
 
 class RecallPipeline:
@@ -158,7 +145,7 @@ class RecallPipeline:
         Raises:
             ValidationError: ``paths`` names a path this pipeline does not have.
         """
-        clock = _Clock()
+        clock = StageClock()
         degraded: dict[str, str] = {}
         if paths is not None and (unknown := sorted(set(paths) - set(self.paths))):
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
@@ -167,7 +154,7 @@ class RecallPipeline:
         # Paths that read only the query's text run beside the encoder (or first, on one CPU).
         early = [n for n in names if text_only(self.paths[n])]
         first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
-        ranked = self._run_paths(query, names, clock, degraded, done={n: first.get(n) for n in early})
+        ranked = run_paths(self.paths, query, names, clock, degraded, done={n: first.get(n) for n in early})
         # A path that claims the query answers alone (see Candidate.sole).
         claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
         ranked = claimed or ranked
@@ -210,7 +197,7 @@ class RecallPipeline:
         query: RecallQuery,
         names: Sequence[str],
         early: Sequence[str],
-        clock: _Clock,
+        clock: StageClock,
         degraded: dict[str, str],
     ) -> tuple[dict[str, list[Candidate]], RecallQuery]:
         """The text-only paths' candidates and the query with its embedding.
@@ -219,13 +206,13 @@ class RecallPipeline:
         SQLite statements and the encoder's BLAS calls release the GIL, so they overlap.
         """
         if self._beside is None or not early or not self._embeds(query, names):
-            first = self._run_paths(query, early, clock, degraded)
+            first = run_paths(self.paths, query, early, clock, degraded)
             return first, self._embed(query, names, clock, degraded)
-        side_clock, side_degraded = _Clock(), dict[str, str]()
+        side_clock, side_degraded = StageClock(), dict[str, str]()
 
         def beside() -> dict[str, list[Candidate]]:
-            found = self._run_paths(query, early, side_clock, side_degraded)
-            self._prepare(query, [n for n in names if n not in early], side_clock)
+            found = run_paths(self.paths, query, early, side_clock, side_degraded)
+            prepare_paths(self.paths, query, [n for n in names if n not in early], side_clock)
             return found
 
         first, query = self._beside.run(beside, lambda: self._embed(query, names, clock, degraded))
@@ -233,24 +220,12 @@ class RecallPipeline:
         degraded.update(side_degraded)
         return first, query
 
-    def _prepare(self, query: RecallQuery, names: Sequence[str], clock: _Clock) -> None:
-        """Let the paths read what they need of the query's text alone (timed as their stage)."""
-        for name in names:
-            if (prepare := preparer(self.paths[name])) is None:
-                continue
-            start = time.perf_counter()
-            try:
-                prepare(query)
-            except Exception as exc:  # the path's search reads it again, inside its own boundary
-                log.debug("recall path %s could not prepare: %s", name, exc)
-            clock.lap(name, start)
-
     def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
         """Whether this recall embeds the query (the vector path runs and no embedding came with it)."""
         return query.embedding is None and self.embedder is not None and "vector" in names
 
     def _embed(
-        self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
+        self, query: RecallQuery, names: Sequence[str], clock: StageClock, degraded: dict[str, str]
     ) -> RecallQuery:
         if self.embedder is None or not self._embeds(query, names):
             return query
@@ -265,35 +240,8 @@ class RecallPipeline:
             clock.lap("embed", start)
         return dataclasses.replace(query, embedding=vector)
 
-    def _run_paths(
-        self,
-        query: RecallQuery,
-        names: Sequence[str],
-        clock: _Clock,
-        degraded: dict[str, str],
-        done: Mapping[str, list[Candidate] | None] | None = None,
-    ) -> dict[str, list[Candidate]]:
-        """Each path's candidates, in ``names`` order; each path sees those of the paths before it.
-
-        ``done``: paths that already ran for this query, with their candidates (None: it failed).
-        """
-        ranked: dict[str, list[Candidate]] = {}
-        for name in names:
-            if done is not None and name in done:
-                if (found := done[name]) is not None:
-                    ranked[name] = found
-                continue
-            start = time.perf_counter()
-            try:
-                ranked[name] = self.paths[name].search(dataclasses.replace(query, earlier=dict(ranked)))
-            except Exception as exc:  # degradation boundary: one path may fail
-                log.warning("recall path %s failed: %s", name, exc)
-                degraded[name] = f"{type(exc).__name__}: {exc}"
-            clock.lap(name, start)
-        return ranked
-
     def _candidates(
-        self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int, clock: _Clock
+        self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int, clock: StageClock
     ) -> list[_Scored]:
         """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
         start = time.perf_counter()
