@@ -282,3 +282,29 @@ def test_beside_the_encoder_the_other_paths_prepare_on_the_helper_thread(tmp_pat
         later.prepared.clear()
         _pipeline(memory, paths, LoggedEmbedder(log), beside=False).run(_query("Ana bike"), k=3)
         assert later.prepared == []  # in the caller, search reads what it needs itself
+
+
+def test_recalls_from_many_threads_share_the_helpers_and_answer_as_one_at_a_time(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    queries = ["what did Ana do with the bike?", "printer Berlin", "what happened in May 2024?", "Oslo"] * 5
+    with _memory(tmp_path) as memory:
+        built = memory.pipeline
+        pipeline = RecallPipeline(
+            memory.store, built.paths, built.config, embedder=built.embedder, beside=True
+        )
+        alone = {q: [h.id for h in pipeline.run(_query(q), k=5).hits] for q in set(queries)}
+        found: list[tuple[str, list[str]]] = []
+        errors: list[BaseException] = []
+
+        def recall(text: str) -> None:
+            try:
+                found.append((text, [h.id for h in pipeline.run(_query(text), k=5).hits]))
+            except BaseException as exc:  # collected for the assertion below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=recall, args=(q,)) for q in queries]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    assert not errors and len(found) == len(queries)
+    assert all(ids == alone[text] for text, ids in found)
