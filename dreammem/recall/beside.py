@@ -16,10 +16,20 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
 from typing import TypeVar
 
-__all__ = ["BesideEncoder", "spare_cpu"]
+__all__ = ["BesideEncoder", "held_by_caller", "spare_cpu"]
 
 A = TypeVar("A")
 B = TypeVar("B")
+
+
+def held_by_caller(store: object) -> bool:
+    """Whether the calling thread holds ``store`` inside a transaction (its ``in_transaction_here()``).
+
+    A helper thread reading that store would wait for the caller, who waits for the helper:
+    such a recall runs its paths in the caller. A store without the method is never held so.
+    """
+    held = getattr(store, "in_transaction_here", None)
+    return bool(held()) if callable(held) else False
 
 
 def spare_cpu() -> bool:

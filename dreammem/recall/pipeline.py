@@ -47,7 +47,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
-from dreammem.recall.beside import BesideEncoder, spare_cpu
+from dreammem.recall.beside import BesideEncoder, held_by_caller, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
@@ -205,7 +205,7 @@ class RecallPipeline:
         With a helper thread, the paths run on it while the caller embeds the query: their
         SQLite statements and the encoder's BLAS calls release the GIL, so they overlap.
         """
-        if self._beside is None or not early or not self._embeds(query, names):
+        if self._beside is None or not early or not self._embeds(query, names) or held_by_caller(self._store):
             first = run_paths(self.paths, query, early, clock, degraded)
             return first, self._embed(query, names, clock, degraded)
         side_clock, side_degraded = StageClock(), dict[str, str]()

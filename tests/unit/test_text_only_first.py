@@ -308,3 +308,27 @@ def test_recalls_from_many_threads_share_the_helpers_and_answer_as_one_at_a_time
             thread.join(30)
     assert not errors and len(found) == len(queries)
     assert all(ids == alone[text] for text, ids in found)
+
+
+def test_a_recall_inside_a_store_transaction_keeps_its_paths_in_the_caller(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    memory = _memory(tmp_path)
+    built = memory.pipeline
+    pipeline = RecallPipeline(memory.store, built.paths, built.config, embedder=built.embedder, beside=True)
+    expected = [h.id for h in pipeline.run(_query("printer Berlin"), k=5).hits]
+    found: list[list[str]] = []
+
+    def recall_in_transaction() -> None:
+        with memory.store.transaction():
+            assert memory.store.in_transaction_here()
+            found.append([h.id for h in pipeline.run(_query("printer Berlin"), k=5).hits])
+
+    # A helper thread would wait for the transaction, and the caller for the helper.
+    thread = threading.Thread(target=recall_in_transaction, daemon=True)
+    thread.start()
+    thread.join(20)
+    stuck = thread.is_alive()
+    if not stuck:  # closing waits for the store's lock: a stuck recall holds it
+        assert not memory.store.in_transaction_here()
+        memory.close()
+    assert not stuck, "the recall waited for a helper that waited for the recall's transaction"
+    assert found == [expected] and expected
