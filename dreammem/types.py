@@ -8,10 +8,11 @@ and logged whenever the record is used.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
+from operator import itemgetter
 from typing import Any, TypeVar
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Layer",
     "MemoryRecord",
     "Priority",
+    "RecordDecoder",
     "Role",
     "Source",
     "Status",
@@ -211,7 +213,6 @@ class MemoryRecord:
         created, event = when("created_at"), when("event_time")
         if created is None or event is None:
             raise ValueError("a record needs created_at and event_time")
-        priority = data["priority"]
         return cls(
             id=data["id"],
             user_id=data["user_id"],
@@ -224,7 +225,7 @@ class MemoryRecord:
             session_id=data.get("session_id"),
             confidence=float(data["confidence"]),
             importance=int(data["importance"]),
-            priority=Priority[priority.upper()] if isinstance(priority, str) else Priority(priority),
+            priority=_priority(data["priority"]),
             pinned=bool(data["pinned"]),
             created_at=created,
             event_time=event,
@@ -252,3 +253,75 @@ def _member(kind: type[_E], value: str) -> _E:
     """``kind(value)`` without the enum call on the decoding path (an unknown value raises the same)."""
     found = _MEMBERS[kind].get(value)
     return found if found is not None else kind(value)  # type: ignore[return-value]
+
+
+_PRIORITIES: dict[int, Priority] = {member.value: member for member in Priority}
+
+
+class RecordDecoder:
+    """Decodes value rows of one column layout into records: what :meth:`MemoryRecord.from_dict` gives.
+
+    A store reading many rows of the same layout finds each field's position once
+    instead of building a dict per row and looking every field up by name (about half
+    of a recall's record decoding). Each field is converted as ``from_dict`` converts
+    it (``tests/unit/test_record_decoder.py`` compares the two).
+
+    Args:
+        names: The column names, in the order of each row's values (extra columns are
+            ignored; every field of :class:`MemoryRecord` must be there).
+        loads: Parses the stored text of ``provenance``, ``entities`` and ``metadata``.
+
+    Raises:
+        ValueError: a field has no column.
+    """
+
+    def __init__(self, names: Sequence[str], loads: Callable[[str], Any]) -> None:
+        position = {name: index for index, name in enumerate(names)}
+        order = [f.name for f in fields(MemoryRecord)]  # the constructor's parameter order
+        if missing := [name for name in order if name not in position]:
+            raise ValueError(f"no column for the record fields {missing}")
+        self._values = itemgetter(*(position[name] for name in order))
+        self._loads = loads
+
+    def __call__(self, row: Sequence[Any]) -> MemoryRecord:
+        """The record stored in one row (indexable by position, as a ``sqlite3.Row`` is)."""
+        (
+            user_id, content, layer, kind, source, role, agent_id, session_id, confidence, importance,
+            priority, pinned, created_at, event_time, last_accessed_at, access_count, status,
+            superseded_by, valid_to, provenance, entities, slot, metadata, record_id,
+        ) = self._values(row)  # fmt: skip
+        if not created_at or not event_time:
+            raise ValueError("a record needs created_at and event_time")
+        loads = self._loads
+        level = _PRIORITIES.get(priority) if not isinstance(priority, str) else None
+        return MemoryRecord(
+            user_id,
+            content,
+            _member(Layer, layer),
+            _member(Kind, kind),
+            _member(Source, source),
+            _member(Role, role) if role else None,
+            agent_id,
+            session_id,
+            float(confidence),
+            int(importance),
+            level if level is not None else _priority(priority),
+            bool(pinned),
+            datetime.fromisoformat(created_at),
+            datetime.fromisoformat(event_time),
+            datetime.fromisoformat(last_accessed_at) if last_accessed_at else None,
+            int(access_count or 0),
+            _member(Status, status),
+            superseded_by,
+            datetime.fromisoformat(valid_to) if valid_to else None,
+            tuple(loads(provenance) or ()),
+            tuple(loads(entities) or ()),
+            slot,
+            dict(loads(metadata) or {}),
+            record_id,
+        )
+
+
+def _priority(value: str | int) -> Priority:
+    """A priority from its name (any case) or its number, as :meth:`MemoryRecord.from_dict` reads it."""
+    return Priority[value.upper()] if isinstance(value, str) else Priority(value)

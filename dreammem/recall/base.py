@@ -11,8 +11,18 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.recall.filters import RecallFilter
+from dreammem.types import MemoryRecord
 
-__all__ = ["Candidate", "RecallPath", "RecallQuery", "SearchMemo", "TextSource"]
+__all__ = [
+    "Candidate",
+    "RecallPath",
+    "RecallQuery",
+    "RecordSource",
+    "SearchMemo",
+    "TextSource",
+    "preparer",
+    "text_only",
+]
 
 T = TypeVar("T")
 
@@ -23,12 +33,13 @@ class SearchMemo:
     A search ``depth`` deep answers every request for the same key that is as deep or
     shallower (its first ``depth``), and any request when it found fewer than it asked
     for (it holds them all); only a deeper request searches again. Texts are read once
-    per row (nothing is written during a recall).
+    per row, and whole records once per row (nothing is written during a recall).
     """
 
     def __init__(self) -> None:
         self._held: dict[Hashable, tuple[int, list[Candidate]]] = {}
         self._texts: dict[int, str | None] = {}
+        self._records: dict[int, MemoryRecord | None] = {}
         self._once: dict[Hashable, object] = {}
 
     def once(self, key: Hashable, compute: Callable[[], T]) -> T:
@@ -45,6 +56,18 @@ class SearchMemo:
             self._texts.update((r, found.get(r)) for r in missing)
         return {r: text for r in rowids if (text := self._texts[r]) is not None}
 
+    def records(self, store: RecordSource, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """``store.get_by_rowids(user_id, rowids)``, reading and decoding only the rows not read before.
+
+        The temporal path orders its best matches by their records' times, and the pipeline
+        loads the fused candidates' records: one recall decodes each record once.
+        """
+        missing = [r for r in dict.fromkeys(rowids) if r not in self._records]
+        if missing:
+            found = store.get_by_rowids(user_id, missing)
+            self._records.update((r, found.get(r)) for r in missing)
+        return {r: record for r in rowids if (record := self._records[r]) is not None}
+
     def nearest(self, key: Hashable, depth: int, search: Callable[[int], list[Candidate]]) -> list[Candidate]:
         """The first ``depth`` candidates for ``key``: held, or ``search(depth)`` (then held)."""
         held = self._held.get(key)
@@ -52,6 +75,14 @@ class SearchMemo:
             held = (depth, search(depth))
             self._held[key] = held
         return held[1][:depth]
+
+
+class RecordSource(Protocol):
+    """Where a recall reads whole records by row id (the record store)."""
+
+    def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        """Records of this user by row id (others left out)."""
+        ...
 
 
 class TextSource(Protocol):
@@ -125,3 +156,22 @@ class RecallPath(Protocol):
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Candidates for the query, best first, only of ``query.user_id``."""
         ...
+
+
+def text_only(path: RecallPath) -> bool:
+    """Whether the path says it reads only the query's text, user and limit (``text_only = True``).
+
+    Such a path needs neither the query embedding nor the candidates of the paths before
+    it (``RecallQuery.earlier``), so the pipeline may run it before embedding the query.
+    """
+    return getattr(path, "text_only", False) is True
+
+
+def preparer(path: RecallPath) -> Callable[[RecallQuery], None] | None:
+    """The path's ``prepare(query)``, if it has one, else None.
+
+    A path may read beforehand what its search needs of the query's text alone (held in
+    ``query.searches``); the pipeline calls it while the query is embedded.
+    """
+    prepare = getattr(path, "prepare", None)
+    return prepare if callable(prepare) else None

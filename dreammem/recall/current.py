@@ -63,32 +63,57 @@ def current_first(
     if not wanted:
         return list(hits)
     known = {i: r for i, r in fetch(wanted).items() if r.is_active}
-    # Every id asked for once: an inactive or missing one stays out of ``known``, and asking
-    # again (as each record marked by it would) only reads and decodes it again.
-    asked = set(wanted)
     by_id = {h.id: h for h in hits}
     by_id.update(
         (twin, by_id[hit]) for twin, hit in (aliases or {}).items() if hit in by_id and twin not in by_id
     )
-    out: list[Hit] = []
-    placed: set[str] = set()
+    placing = _Placing(fetch, marks, known, set(wanted), by_id)
+    for hit in hits:
+        placing.emit(hit, 0)
+    return placing.out
 
-    def emit(hit: Hit, depth: int) -> None:
-        if hit.id in placed:
+
+class _Placing:
+    """One :func:`current_first` ordering: each hit after the newer records that may replace it.
+
+    A class rather than a recursive closure: a nested function that calls itself is a
+    reference cycle, which kept each recall's hits and records alive until Python's
+    collector ran (a young collection every third recall).
+    """
+
+    def __init__(
+        self,
+        fetch: Callable[[Sequence[str]], Mapping[str, MemoryRecord]],
+        marks: Mapping[str, Sequence[str]] | None,
+        known: dict[str, MemoryRecord],
+        asked: set[str],
+        by_id: Mapping[str, Hit],
+    ) -> None:
+        self._fetch = fetch
+        self._marks = marks
+        self._known = known
+        # Every id asked for once: an inactive or missing one stays out of ``known``, and asking
+        # again (as each record marked by it would) only reads and decodes it again.
+        self._asked = asked
+        self._by_id = by_id
+        self._placed: set[str] = set()
+        self.out: list[Hit] = []
+
+    def emit(self, hit: Hit, depth: int) -> None:
+        """Place ``hit`` (once), after the newer active records it points at (recursively)."""
+        if hit.id in self._placed:
             return
-        placed.add(hit.id)
-        newer = [known[i] for i in _marks(hit.record, marks) if i in known and i != hit.id]
+        self._placed.add(hit.id)
+        known = self._known
+        newer = [known[i] for i in _marks(hit.record, self._marks) if i in known and i != hit.id]
         if depth < _MAX_DEPTH:
+            asked = self._asked
             chained = list(dict.fromkeys(i for r in newer for i in possibly_outdated_by(r) if i not in asked))
             if chained:
                 asked.update(chained)
-                known.update((i, r) for i, r in fetch(chained).items() if r.is_active)
+                known.update((i, r) for i, r in self._fetch(chained).items() if r.is_active)
             for record in sorted(newer, key=lambda r: r.event_time, reverse=True):
-                emit(by_id.get(record.id) or Hit(record, hit.score, CURRENT_PATHS), depth + 1)
+                self.emit(self._by_id.get(record.id) or Hit(record, hit.score, CURRENT_PATHS), depth + 1)
         if newer:
             hit = dataclasses.replace(hit, outdated_by=tuple(r.id for r in newer))
-        out.append(hit)
-
-    for hit in hits:
-        emit(hit, 0)
-    return out
+        self.out.append(hit)

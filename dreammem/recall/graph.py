@@ -66,6 +66,8 @@ class GraphPath:
     """
 
     name = "graph"
+    text_only = True
+    """Reads only the query's entities, user and limit: runs before the query is embedded."""
 
     def __init__(
         self, graph: GraphStore, store: RecordStore, *, hops: int = 2, named_only: bool = False

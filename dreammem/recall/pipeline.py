@@ -2,7 +2,8 @@
 
 ::
 
-    query -> embed once -> [path ...] (each scoped to the user) -> reciprocal rank fusion
+    query -> [text-only paths] -> embed once -> [other paths] (each scoped to the user)
+          -> reciprocal rank fusion
           (a stand-in path takes the place of the one it answers for, dreammem.recall.fusion)
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
           candidates, its rank fused with the first-stage rank -> time decay (episodic)
@@ -10,6 +11,13 @@
           the relevance of what it superseded or condensed) -> by score, newest first among equal
           scores -> the current value before an earlier one it may replace (marked)
           -> at most k hits, core (pinned) memories from their budget -> touch
+
+The paths that read only the query's text (``text_only``: keyword, graph) run while the
+query is embedded, on a helper thread when the process has a second CPU
+(:mod:`dreammem.recall.beside`), else just before it; on the helper thread the other paths
+then read what they need of the text alone (``prepare``: the temporal path's window). Every
+path still sees the candidates of the paths before it in the configured order, so the
+results are those of running them in order. Their stage timings overlap the ``embed`` stage.
 
 ``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
 memory; those that did not rank are added after the ranked hits from a budget of
@@ -38,7 +46,8 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
+from dreammem.recall.beside import BesideEncoder, held_by_caller, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
@@ -54,6 +63,7 @@ from dreammem.recall.gate import (
     relative_floor_for,
 )
 from dreammem.recall.lineage import inherited_cosines
+from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scoring import (
     decay_factor,
@@ -92,20 +102,6 @@ class _Scored:
     twins: list[MemoryRecord] = dataclasses.field(default_factory=list)
 
 
-class _Clock:
-    """Collects per-stage timings in milliseconds."""
-
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self._start = time.perf_counter()
-
-    def lap(self, name: str, since: float) -> None:
-        self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
-
-    def total(self) -> None:
-        self.timings["total"] = (time.perf_counter() - self._start) * 1000
-
-
 class RecallPipeline:
     """Runs the configured paths and stages for one store.
 
@@ -116,6 +112,8 @@ class RecallPipeline:
         reranker: Optional cross-encoder stage.
         embedder: Embeds the query once for every path (skipped when the query
             already carries an embedding).
+        beside: Run the text-only paths on a helper thread while the query is embedded
+            (:mod:`dreammem.recall.beside`); ``None``: when the process may use a second CPU.
 
     Raises:
         ConfigError: ``config.paths`` names a path that is not in ``paths`` (it would
@@ -129,6 +127,8 @@ class RecallPipeline:
         config: RecallConfig,
         reranker: Reranker | None = None,
         embedder: Embedder | None = None,
+        *,
+        beside: bool | None = None,
     ) -> None:
         if unknown := sorted(set(config.paths) - set(paths)):
             raise ConfigError(f"unknown recall paths {unknown} in the config; available: {sorted(paths)}")
@@ -137,6 +137,7 @@ class RecallPipeline:
         self.config = config
         self.reranker = reranker
         self.embedder = embedder
+        self._beside = BesideEncoder() if (spare_cpu() if beside is None else beside) else None
 
     def run(self, query: RecallQuery, k: int, *, paths: Sequence[str] | None = None) -> RecallResult:
         """Recall at most ``k`` memories for the query (core memories from their budget).
@@ -144,14 +145,16 @@ class RecallPipeline:
         Raises:
             ValidationError: ``paths`` names a path this pipeline does not have.
         """
-        clock = _Clock()
+        clock = StageClock()
         degraded: dict[str, str] = {}
         if paths is not None and (unknown := sorted(set(paths) - set(self.paths))):
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
         names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
         query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
-        query = self._embed(query, names, clock, degraded)
-        ranked = self._run_paths(query, names, clock, degraded)
+        # Paths that read only the query's text run beside the encoder (or first, on one CPU).
+        early = [n for n in names if text_only(self.paths[n])]
+        first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
+        ranked = run_paths(self.paths, query, names, clock, degraded, done={n: first.get(n) for n in early})
         # A path that claims the query answers alone (see Candidate.sole).
         claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
         ranked = claimed or ranked
@@ -189,10 +192,42 @@ class RecallPipeline:
 
     # -- stages ----------------------------------------------------------------------------
 
+    def _text_paths_and_embedding(
+        self,
+        query: RecallQuery,
+        names: Sequence[str],
+        early: Sequence[str],
+        clock: StageClock,
+        degraded: dict[str, str],
+    ) -> tuple[dict[str, list[Candidate]], RecallQuery]:
+        """The text-only paths' candidates and the query with its embedding.
+
+        With a helper thread, the paths run on it while the caller embeds the query: their
+        SQLite statements and the encoder's BLAS calls release the GIL, so they overlap.
+        """
+        if self._beside is None or not early or not self._embeds(query, names) or held_by_caller(self._store):
+            first = run_paths(self.paths, query, early, clock, degraded)
+            return first, self._embed(query, names, clock, degraded)
+        side_clock, side_degraded = StageClock(), dict[str, str]()
+
+        def beside() -> dict[str, list[Candidate]]:
+            found = run_paths(self.paths, query, early, side_clock, side_degraded)
+            prepare_paths(self.paths, query, [n for n in names if n not in early], side_clock)
+            return found
+
+        first, query = self._beside.run(beside, lambda: self._embed(query, names, clock, degraded))
+        clock.timings.update(side_clock.timings)
+        degraded.update(side_degraded)
+        return first, query
+
+    def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
+        """Whether this recall embeds the query (the vector path runs and no embedding came with it)."""
+        return query.embedding is None and self.embedder is not None and "vector" in names
+
     def _embed(
-        self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
+        self, query: RecallQuery, names: Sequence[str], clock: StageClock, degraded: dict[str, str]
     ) -> RecallQuery:
-        if query.embedding is not None or self.embedder is None or "vector" not in names:
+        if self.embedder is None or not self._embeds(query, names):
             return query
         start = time.perf_counter()
         try:
@@ -205,22 +240,8 @@ class RecallPipeline:
             clock.lap("embed", start)
         return dataclasses.replace(query, embedding=vector)
 
-    def _run_paths(
-        self, query: RecallQuery, names: Sequence[str], clock: _Clock, degraded: dict[str, str]
-    ) -> dict[str, list[Candidate]]:
-        ranked: dict[str, list[Candidate]] = {}
-        for name in names:
-            start = time.perf_counter()
-            try:
-                ranked[name] = self.paths[name].search(dataclasses.replace(query, earlier=dict(ranked)))
-            except Exception as exc:  # degradation boundary: one path may fail
-                log.warning("recall path %s failed: %s", name, exc)
-                degraded[name] = f"{type(exc).__name__}: {exc}"
-            clock.lap(name, start)
-        return ranked
-
     def _candidates(
-        self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int, clock: _Clock
+        self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int, clock: StageClock
     ) -> list[_Scored]:
         """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
         start = time.perf_counter()
@@ -232,7 +253,7 @@ class RecallPipeline:
         top = fused[:wanted] if query.filter is None else fused
         clock.lap("fuse", start)
         start = time.perf_counter()
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in top])
+        records = query.searches.records(self._store, query.user_id, [f.rowid for f in top])
         if query.filter is not None:  # filtered before the cut, so k matching memories can fill it
             keep = query.filter.matches
             top = [f for f in top if f.rowid in records and keep(records[f.rowid])][:wanted]

@@ -93,9 +93,21 @@ class TemporalPath:
         self.order_scan = order_scan
         self._grounded = GroundedTimes(store)
 
+    def prepare(self, query: RecallQuery) -> None:
+        """The reads :meth:`search` makes without the query embedding, held in ``query.searches``.
+
+        The query read, and for a window (with no event anchor) the window's rows, the rows
+        pointing into it and its keyword matches. The pipeline calls this beside the query
+        encoder; :meth:`search` then finds them held (and reads them itself when not).
+        """
+        parsed = self._parsed(query)
+        if parsed is None or parsed.anchor is not None or parsed.window is None or parsed.window.empty:
+            return
+        self._window_reads(query, query_terms(parsed.content), parsed.window, query.limit)
+
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Memories the query's time expressions point at, best first ([] without any)."""
-        parsed = parse_time_query(query.text, query.now)
+        parsed = self._parsed(query)
         if parsed is None:
             return []
         log.debug("temporal query: %s", parsed)
@@ -121,6 +133,13 @@ class TemporalPath:
 
     # -- steps ---------------------------------------------------------------------------
 
+    @staticmethod
+    def _parsed(query: RecallQuery) -> TimeQuery | None:
+        """The query's time expressions (read once per recall)."""
+        return query.searches.once(
+            ("temporal.parsed", query.text, query.now), lambda: parse_time_query(query.text, query.now)
+        )
+
     def _embedding(self, query: RecallQuery) -> npt.NDArray[np.float32]:
         if query.embedding is not None:
             return query.embedding
@@ -135,7 +154,7 @@ class TemporalPath:
         best = self._rank(query, vector, query_terms(parsed.anchor), None, limit=1)
         if not best:
             return window
-        records = self._store.get_by_rowids(query.user_id, [best[0].rowid])
+        records = query.searches.records(self._store, query.user_id, [best[0].rowid])
         record = records.get(best[0].rowid)
         if record is None:
             return window
@@ -168,23 +187,11 @@ class TemporalPath:
             vector = self._index.search(query.user_id, embedding, limit)
             keyword = self._store.keyword_search(query.user_id, terms, limit)
         else:
-            newest_first = not (window.start is not None and window.end is None)
-            ids = self._store.window_rowids(
-                query.user_id,
-                since=window.start,
-                until=window.end,
-                limit=self.max_window,
-                newest_first=newest_first,
-            )
-            mentioned = self._mentioned_in(query, window, said_inside=ids)
-            if not ids and not mentioned:
+            reads = self._window_reads(query, terms, window, limit)
+            if reads is None:
                 return []
-            vector = self._index.search_subset(query.user_id, embedding, ids + mentioned, limit)
-            keyword = self._store.keyword_search(
-                query.user_id, terms, limit, since=window.start, until=window.end
-            )
-            if mentioned:
-                keyword += self._keyword_among(query, terms, limit, window, set(mentioned))
+            rowids, keyword = reads
+            vector = self._index.search_subset(query.user_id, embedding, rowids, limit)
         fused = reciprocal_rank_fusion(
             {
                 "vector": [Candidate(i, s) for i, s in vector],
@@ -192,6 +199,37 @@ class TemporalPath:
             }
         )
         return fused[:limit]
+
+    def _window_reads(
+        self, query: RecallQuery, terms: Sequence[str], window: TimeWindow, limit: int
+    ) -> tuple[list[int], list[tuple[int, float]]] | None:
+        """A window's rows (said in it, then pointing into it) and keyword matches; None: no rows.
+
+        Read once per recall (held in ``query.searches``): none of it needs the query embedding.
+        """
+        key = ("temporal.window", window, tuple(terms), limit)
+        return query.searches.once(key, lambda: self._read_window(query, terms, window, limit))
+
+    def _read_window(
+        self, query: RecallQuery, terms: Sequence[str], window: TimeWindow, limit: int
+    ) -> tuple[list[int], list[tuple[int, float]]] | None:
+        newest_first = not (window.start is not None and window.end is None)
+        ids = self._store.window_rowids(
+            query.user_id,
+            since=window.start,
+            until=window.end,
+            limit=self.max_window,
+            newest_first=newest_first,
+        )
+        mentioned = self._mentioned_in(query, window, said_inside=ids)
+        if not ids and not mentioned:
+            return None
+        keyword = self._store.keyword_search(
+            query.user_id, terms, limit, since=window.start, until=window.end
+        )
+        if mentioned:
+            keyword += self._keyword_among(query, terms, limit, window, set(mentioned))
+        return ids + mentioned, keyword
 
     def _mentioned_in(self, query: RecallQuery, window: TimeWindow, *, said_inside: list[int]) -> list[int]:
         """Memories said outside the window whose own relative dates point into it.
@@ -238,7 +276,7 @@ class TemporalPath:
         """
         head = ranked[: self.order_pool]
         strong = [f for f in head if len(f.ranks) == 2] or self._near_best(head) or ranked[:3]
-        records = self._store.get_by_rowids(query.user_id, [f.rowid for f in strong])
+        records = query.searches.records(self._store, query.user_id, [f.rowid for f in strong])
         by_time = sorted(
             (f for f in strong if f.rowid in records),
             key=lambda f: (records[f.rowid].event_time, f.rowid),

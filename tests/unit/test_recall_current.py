@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -49,6 +50,21 @@ def test_a_newer_memory_no_path_found_is_fetched_and_chains_are_followed() -> No
     out = current_first([Hit(old, 0.8, ("vector",))], _fetch([old, mid, newest]))
     assert [h.id for h in out] == [newest.id, mid.id, old.id]
     assert out[0].paths == CURRENT_PATHS and out[1].outdated_by == (newest.id,)
+
+
+def test_the_ordering_leaves_no_reference_cycle_for_the_collector() -> None:
+    newest = _rec("standup at 10:30", 3)
+    mid = _rec("standup at 10:00", 2, newer=[newest.id])
+    old = _rec("standup at 9:30", 1, newer=[mid.id])
+    hits = [Hit(old, 0.8, ("vector",)), Hit(mid, 0.5, ("keyword",))]
+    gc.collect()
+    gc.disable()
+    try:
+        out = current_first(hits, _fetch([old, mid, newest]))
+        del out
+        assert gc.collect() == 0  # everything it made was freed by reference counting
+    finally:
+        gc.enable()
 
 
 def test_inactive_or_unknown_newer_ids_do_not_mark() -> None:

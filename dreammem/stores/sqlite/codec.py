@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreammem.errors import BackendError
-from dreammem.types import FIXED_FIELDS, MemoryRecord
+from dreammem.types import FIXED_FIELDS, MemoryRecord, RecordDecoder
 
 __all__ = [
     "COLUMNS",
@@ -99,12 +99,16 @@ def _dumps(value: list[Any] | dict[str, Any], *, ascii_only: bool = False) -> st
 
 
 def from_row(row: sqlite3.Row) -> MemoryRecord:
-    """A stored row as a record, through the one record codec (:meth:`MemoryRecord.from_dict`)."""
-    data = dict(zip(row.keys(), tuple(row), strict=True))
-    data["provenance"] = _loads(data["provenance"])
-    data["entities"] = _loads(data["entities"])
-    data["metadata"] = _loads(data["metadata"])
-    return MemoryRecord.from_dict(data)
+    """A stored row as a record: :meth:`MemoryRecord.from_dict`'s record, by a decoder per column layout."""
+    names = tuple(row.keys())
+    decode = _DECODERS.get(names)
+    if decode is None:
+        decode = _DECODERS[names] = RecordDecoder(names, _loads)
+    return decode(row)
+
+
+_DECODERS: dict[tuple[str, ...], RecordDecoder] = {}
+"""One decoder per column layout (a handful: the statements' select lists)."""
 
 
 def _loads(text: str) -> Any:

@@ -53,6 +53,7 @@ class SQLiteConnection:
         self.context_weight = float(context_weight)
         self._lock = threading.RLock()
         self._depth = 0
+        self._owner = 0  # the thread of the open transaction (when _depth > 0)
         self._closed = False
         try:
             self._conn = sqlite3.connect(
@@ -199,6 +200,8 @@ class SQLiteConnection:
         """The body of a transaction whose ``BEGIN`` ran, or that joins the outer one (lock held)."""
         outer = self._depth == 0
         self._depth += 1
+        if outer:
+            self._owner = threading.get_ident()
         try:
             yield self._conn
         except BaseException as exc:
@@ -217,6 +220,15 @@ class SQLiteConnection:
                 finally:
                     if self._conn.in_transaction:  # the commit failed: leave nothing half-open
                         self._conn.execute("ROLLBACK")
+
+    def in_transaction_here(self) -> bool:
+        """Whether the calling thread is inside one of this store's transactions (holding its lock).
+
+        Work handed to another thread that reads the store would wait for that transaction
+        to end, so a recall made inside one keeps its work in the caller
+        (:mod:`dreammem.recall.beside`).
+        """
+        return self._depth > 0 and self._owner == threading.get_ident()
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
         """Run one statement under the store's lock (for sibling stores sharing the file)."""

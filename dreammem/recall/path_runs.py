@@ -1,0 +1,77 @@
+"""Running a recall's paths: each inside its degradation boundary, timed as a stage.
+
+A path that raises drops out with a warning and is listed in the recall's ``degraded``
+(:mod:`dreammem.recall.pipeline`); the others still answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Mapping, Sequence
+
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, preparer
+
+__all__ = ["StageClock", "prepare_paths", "run_paths"]
+
+log = logging.getLogger(__name__)
+
+
+class StageClock:
+    """Collects per-stage timings in milliseconds."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._start = time.perf_counter()
+
+    def lap(self, name: str, since: float) -> None:
+        """Add the time since ``since`` (a ``time.perf_counter()``) to the stage ``name``."""
+        self.timings[name] = self.timings.get(name, 0.0) + (time.perf_counter() - since) * 1000
+
+    def total(self) -> None:
+        """Note the time since the clock started as ``total``."""
+        self.timings["total"] = (time.perf_counter() - self._start) * 1000
+
+
+def run_paths(
+    paths: Mapping[str, RecallPath],
+    query: RecallQuery,
+    names: Sequence[str],
+    clock: StageClock,
+    degraded: dict[str, str],
+    done: Mapping[str, list[Candidate] | None] | None = None,
+) -> dict[str, list[Candidate]]:
+    """Each path's candidates, in ``names`` order; each path sees those of the paths before it.
+
+    ``done``: paths that already ran for this query, with their candidates (None: it failed).
+    """
+    ranked: dict[str, list[Candidate]] = {}
+    for name in names:
+        if done is not None and name in done:
+            if (found := done[name]) is not None:
+                ranked[name] = found
+            continue
+        start = time.perf_counter()
+        try:
+            ranked[name] = paths[name].search(dataclasses.replace(query, earlier=dict(ranked)))
+        except Exception as exc:  # degradation boundary: one path may fail
+            log.warning("recall path %s failed: %s", name, exc)
+            degraded[name] = f"{type(exc).__name__}: {exc}"
+        clock.lap(name, start)
+    return ranked
+
+
+def prepare_paths(
+    paths: Mapping[str, RecallPath], query: RecallQuery, names: Sequence[str], clock: StageClock
+) -> None:
+    """Let the paths read what they need of the query's text alone (timed as their stage)."""
+    for name in names:
+        if (prepare := preparer(paths[name])) is None:
+            continue
+        start = time.perf_counter()
+        try:
+            prepare(query)
+        except Exception as exc:  # the path's search reads it again, inside its own boundary
+            log.debug("recall path %s could not prepare: %s", name, exc)
+        clock.lap(name, start)
