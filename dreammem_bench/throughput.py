@@ -9,13 +9,15 @@ embedder, is what a bare vector search does: encode in batches + FAISS ``add``, 
 encode query + FAISS ``search``.
 
 Ingest is reported as turns per wall-clock second and per CPU-second of the process
-(``time.process_time``, all its threads): on a shared machine the load can change
-between the baseline's phase and DreamMem's, which moves the wall-clock ratio; the
-CPU ratio moves much less.
+(``time.process_time``, all its threads). The two ingests run batch by batch in turn,
+which one goes first alternating from batch to batch: on a shared machine the load
+(and the encoder's speed with it) drifts within a run, and run one after the other
+the two phases met different loads, moving the ratio by several points from run to run.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +33,7 @@ from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
 from dreammem_bench.metrics import percentile
 
-__all__ = ["ThroughputResult", "run_throughput", "synthetic_turns", "timed_ms"]
+__all__ = ["Stopwatch", "ThroughputResult", "run_throughput", "synthetic_turns", "timed_ms"]
 
 _NAMES = ("Mia", "Tom", "Aiko", "Ravi", "Lena", "Omar", "Sofia", "Jonas", "Chen", "Priya", "Luca", "Nora")
 _PLACES = ("Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Austin", "Hanoi", "Oslo", "Lima", "Dublin")
@@ -112,6 +114,21 @@ class ThroughputResult:
         }
 
 
+@dataclass(slots=True)
+class Stopwatch:
+    """Wall-clock and process CPU seconds summed over the calls it timed."""
+
+    wall_s: float = 1e-9
+    cpu_s: float = 1e-9
+
+    def time(self, call: Callable[[], object]) -> None:
+        """Run ``call`` and add its wall-clock and CPU time."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        call()
+        self.wall_s += time.perf_counter() - wall
+        self.cpu_s += time.process_time() - cpu
+
+
 def timed_ms(calls: Sequence[Callable[[], object]]) -> list[float]:
     """Milliseconds each call took, one after another."""
     out = []
@@ -142,24 +159,14 @@ def run_throughput(
     step = on_step or (lambda _name: None)
     start_time = datetime(2024, 1, 1, tzinfo=UTC)
 
-    # Baseline: encode in batches, add to a flat inner-product index.
-    index = faiss.IndexFlatIP(embedder.dim)
-    start, cpu = time.perf_counter(), time.process_time()
-    for lo in range(0, memories, batch_size):
-        index.add(np.ascontiguousarray(embedder.embed_documents(texts[lo : lo + batch_size])))
-        step("baseline ingest")
-    base_ingest = memories / (time.perf_counter() - start)
-    base_cpu = memories / max(time.process_time() - cpu, 1e-9)
-
-    def bare_search(question: str) -> Callable[[], object]:
-        return lambda: index.search(embedder.embed_query(question)[None, :], k)
-
-    base_lat = timed_ms([bare_search(q) for q in asks])
-    step("baseline recall")
-
+    index = faiss.IndexFlatIP(embedder.dim)  # the baseline: encode in batches, add to a flat index
     with DreamMemory(None, config=config, embedder=embedder) as memory:
-        start, cpu = time.perf_counter(), time.process_time()
-        for lo in range(0, memories, batch_size):
+
+        def bare_add(lo: int) -> None:
+            index.add(np.ascontiguousarray(embedder.embed_documents(texts[lo : lo + batch_size])))
+            step("baseline ingest")
+
+        def dreammem_add(lo: int) -> None:
             memory.add_many(
                 {
                     "content": text,
@@ -170,8 +177,20 @@ def run_throughput(
                 for i, text in enumerate(texts[lo : lo + batch_size])
             )
             step("dreammem ingest")
-        dm_ingest = memories / (time.perf_counter() - start)
-        dm_cpu = memories / max(time.process_time() - cpu, 1e-9)
+
+        base_clock, dm_clock = Stopwatch(), Stopwatch()
+        for number, lo in enumerate(range(0, memories, batch_size)):
+            turns = [(base_clock, bare_add), (dm_clock, dreammem_add)]
+            for clock, add in reversed(turns) if number % 2 else turns:
+                clock.time(functools.partial(add, lo))
+        base_ingest, base_cpu = memories / base_clock.wall_s, memories / base_clock.cpu_s
+        dm_ingest, dm_cpu = memories / dm_clock.wall_s, memories / dm_clock.cpu_s
+
+        def bare_search(question: str) -> Callable[[], object]:
+            return lambda: index.search(embedder.embed_query(question)[None, :], k)
+
+        base_lat = timed_ms([bare_search(q) for q in asks])
+        step("baseline recall")
         now = start_time + timedelta(minutes=memories + 1)
 
         def recall(question: str) -> Callable[[], object]:
