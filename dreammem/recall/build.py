@@ -55,4 +55,6 @@ def build_pipeline(
     }
     if second is not None:
         paths["second_vector"] = SecondVectorPath(second)
-    return RecallPipeline(store, paths, config, reranker, embedder=embedder)
+    return RecallPipeline(
+        store, paths, config, reranker, embedder=embedder, beside=config.paths_beside_encoder
+    )

@@ -139,6 +139,11 @@ class RecallPipeline:
         self.embedder = embedder
         self._beside = BesideEncoder() if (spare_cpu() if beside is None else beside) else None
 
+    @property
+    def beside_encoder(self) -> bool:
+        """Whether the text-only paths run on a helper thread while the query is embedded."""
+        return self._beside is not None
+
     def run(self, query: RecallQuery, k: int, *, paths: Sequence[str] | None = None) -> RecallResult:
         """Recall at most ``k`` memories for the query (core memories from their budget).
 

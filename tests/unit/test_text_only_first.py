@@ -17,7 +17,7 @@ from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, text_only
-from dreammem.recall.beside import BesideEncoder
+from dreammem.recall.beside import BesideEncoder, spare_cpu
 from dreammem.recall.pipeline import RecallPipeline
 
 NOW = datetime(2024, 6, 1, 12, tzinfo=UTC)
@@ -332,3 +332,11 @@ def test_a_recall_inside_a_store_transaction_keeps_its_paths_in_the_caller(tmp_p
         memory.close()
     assert not stuck, "the recall waited for a helper that waited for the recall's transaction"
     assert found == [expected] and expected
+
+
+@pytest.mark.parametrize("setting", [True, False, None])
+def test_the_config_decides_whether_paths_run_beside_the_encoder(tmp_path, setting: bool | None) -> None:  # type: ignore[no-untyped-def]
+    config = DreamMemConfig(recall=RecallConfig(paths_beside_encoder=setting))
+    with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
+        expected = spare_cpu() if setting is None else setting
+        assert memory.pipeline.beside_encoder is expected
