@@ -203,42 +203,14 @@ class MemoryRecord:
         """Rebuild a record from :meth:`to_dict` output: the one record codec.
 
         Stores decode their rows through it too (a priority may come as its name or
-        its number; unknown keys are ignored).
+        its number; unknown keys are ignored). The fields are converted by
+        :class:`RecordDecoder`, which stores also use on rows of one column layout.
         """
-
-        def when(name: str) -> datetime | None:
-            value = data.get(name)
-            return datetime.fromisoformat(value) if value else None
-
-        created, event = when("created_at"), when("event_time")
-        if created is None or event is None:
+        if not data.get("created_at") or not data.get("event_time"):
             raise ValueError("a record needs created_at and event_time")
-        return cls(
-            id=data["id"],
-            user_id=data["user_id"],
-            content=data["content"],
-            layer=_member(Layer, data["layer"]),
-            kind=_member(Kind, data["kind"]),
-            source=_member(Source, data["source"]),
-            role=_member(Role, data["role"]) if data.get("role") else None,
-            agent_id=data.get("agent_id"),
-            session_id=data.get("session_id"),
-            confidence=float(data["confidence"]),
-            importance=int(data["importance"]),
-            priority=_priority(data["priority"]),
-            pinned=bool(data["pinned"]),
-            created_at=created,
-            event_time=event,
-            last_accessed_at=when("last_accessed_at"),
-            access_count=int(data.get("access_count") or 0),
-            status=_member(Status, data["status"]),
-            superseded_by=data.get("superseded_by"),
-            valid_to=when("valid_to"),
-            provenance=tuple(data.get("provenance") or ()),
-            entities=tuple(data.get("entities") or ()),
-            slot=data.get("slot"),
-            metadata=dict(data.get("metadata") or {}),
-        )
+        if missing := [name for name in _REQUIRED if name not in data]:
+            raise KeyError(missing[0])
+        return _FROM_DICT(tuple(data.get(name) for name in _FIELDS))
 
 
 _MEMBERS: dict[type[StrEnum], dict[str, StrEnum]] = {
@@ -325,3 +297,14 @@ class RecordDecoder:
 def _priority(value: str | int) -> Priority:
     """A priority from its name (any case) or its number, as :meth:`MemoryRecord.from_dict` reads it."""
     return Priority[value.upper()] if isinstance(value, str) else Priority(value)
+
+
+_FIELDS = tuple(f.name for f in fields(MemoryRecord))
+"""The record's fields in the constructor's order."""
+_REQUIRED = (
+    "id", "user_id", "content", "layer", "kind", "source", "confidence", "importance", "priority", "pinned",
+    "status",
+)  # fmt: skip
+"""The keys :meth:`MemoryRecord.from_dict` cannot do without (the others default)."""
+_FROM_DICT = RecordDecoder(_FIELDS, lambda value: value)
+"""Decodes a dict's values in field order (lists and mappings already parsed)."""
