@@ -53,6 +53,7 @@ STAGES = (
     "temporal",
     "graph",
     "speaker",
+    "naming",
     "unnamed",
     "reply",
     "person",

@@ -24,6 +24,8 @@ Levers:
   path's top 3, Rocchio weight 0.5);
 - ``speaker``: :class:`~dreammem.recall.speaker.SpeakerPath` (a question naming a
   speaker ranks that speaker's own lines among the other paths' candidates);
+- ``naming``: :class:`~dreammem.recall.naming.NamingPath` (a question asking for a list of
+  things votes for the other paths' candidates that name something);
 - ``reply``: :class:`~dreammem.recall.reply.ReplyPath` (the previous and next turn of the
   session of the other paths' best turns: an answer is often the turn after its question);
 - ``e5``: multilingual-e5-small as a second vector path beside the store's MiniLM: the
@@ -71,6 +73,7 @@ LEVERS = (
     "e5",
     "vector_feedback",
     "speaker",
+    "naming",
     "person",
     "unnamed",
     "reply",

@@ -10,6 +10,7 @@ from dreammem.recall.feedback import FeedbackPath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.memory_index import MemoryIndexPath
+from dreammem.recall.naming import NamingPath
 from dreammem.recall.person import PersonPath, UnnamedVectorPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.reply import ReplyPath
@@ -35,8 +36,8 @@ def build_pipeline(
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the seven that reuse the others'
-    candidates (session, feedback, vector feedback, speaker, person, unnamed and reply), and with
+    Vector, keyword, temporal, memory index, graph, the eight that reuse the others'
+    candidates (session, feedback, vector feedback, speaker, naming, person, unnamed and reply), and with
     a ``second`` index (the store's opt-in second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
@@ -49,6 +50,7 @@ def build_pipeline(
         "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
         "vector_feedback": VectorFeedbackPath(store, index, embedder),
         "speaker": SpeakerPath(store),
+        "naming": NamingPath(store),
         "reply": ReplyPath(store),
         "person": PersonPath(store, index, embedder),
         "unnamed": UnnamedVectorPath(store, index, embedder),

@@ -17,11 +17,10 @@ by default (``RecallConfig.paths``); measured in docs/BENCHMARKS.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.fusion import reciprocal_rank_fusion
-from dreammem.stores.base import RecordStore
+from dreammem.recall.earlier import EarlierLinesPath
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import contains_cjk
 
@@ -44,41 +43,19 @@ def speakers_in_question(texts: Iterable[str], question: str) -> set[str]:
     return {s for s in speakers if s is not None and named_speaker(s, question)}
 
 
-class SpeakerPath:
+class SpeakerPath(EarlierLinesPath):
     """The lines of the speakers a question names, among the other paths' candidates.
 
-    Args:
-        store: The record store (to read the candidates' text).
-        sources: The paths whose candidates are considered, in their fused order.
-        rrf_k: The reciprocal-rank constant of that order.
+    Arguments as :class:`~dreammem.recall.earlier.EarlierLinesPath`'s.
     """
 
     name = "speaker"
 
-    def __init__(
-        self,
-        store: RecordStore,
-        *,
-        sources: Sequence[str] = ("keyword", "vector", "temporal"),
-        rrf_k: int = 10,
-    ) -> None:
-        self._store = store
-        self.sources = tuple(sources)
-        self.rrf_k = rrf_k
-
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The named speakers' lines, best voted first."""
-        ranked = {name: query.earlier[name] for name in self.sources if query.earlier.get(name)}
-        if not ranked:
-            return []
-        fused = reciprocal_rank_fusion(ranked, k=self.rrf_k)
-        texts = query.searches.active_texts(self._store, query.user_id, [f.rowid for f in fused])
-        out: list[Candidate] = []
-        for entry in fused:
-            text = texts.get(entry.rowid)
-            if text is None:
-                continue
+        out = []
+        for candidate, text in self.lines(query):
             speaker, _ = speaker_label(text)
             if speaker is not None and named_speaker(speaker, query.text):
-                out.append(Candidate(entry.rowid, entry.score))
+                out.append(candidate)
         return out[: query.limit]

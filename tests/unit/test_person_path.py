@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreammem import DreamMemConfig, DreamMemory
-from dreammem.config import RecallConfig
-from dreammem.embed import HashingEmbedder
-from dreammem.recall.base import Candidate, RecallQuery
+from dreammem import DreamMemory
+from dreammem.recall.base import Candidate
 from dreammem.recall.fusion import stand_ins
 from dreammem.recall.person import PersonPath, UnnamedVectorPath, named_speakers, without_names
+from tests.transcripts import contents, keyword_query, transcript_memory
 
-T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
 # Oskar says "Priya" in every line he speaks to her; Priya's own lines never name herself.
 LINES = [
     "Oskar: Priya, Priya, how are you doing today, Priya?",
@@ -27,26 +24,9 @@ LINES = [
 
 
 def _memory() -> DreamMemory:
-    config = DreamMemConfig(recall=RecallConfig(paths=("vector", "keyword", "person")))
-    memory = DreamMemory(None, embedder=HashingEmbedder(), config=config)
-    memory.add_many(
-        [
-            {"content": line, "user_id": "u1", "session_id": "s1", "event_time": T0 + timedelta(minutes=i)}
-            for i, line in enumerate(LINES)
-        ]
+    return transcript_memory(
+        LINES, "Priya: The twins adored the jellyfish.", paths=("vector", "keyword", "person")
     )
-    memory.add("Priya: The twins adored the jellyfish.", user_id="u2", event_time=T0)
-    return memory
-
-
-def _query(memory: DreamMemory, text: str, user: str = "u1") -> RecallQuery:
-    query = RecallQuery(text, user, 30, T0 + timedelta(days=1))
-    return dataclasses.replace(query, earlier={"keyword": memory.pipeline.paths["keyword"].search(query)})
-
-
-def _content(memory: DreamMemory, found: list[Candidate], user: str = "u1") -> list[str]:
-    records = memory.store.get_by_rowids(user, [c.rowid for c in found])
-    return [records[c.rowid].content for c in found]
 
 
 def _path(memory: DreamMemory, depth: int = 200) -> PersonPath:
@@ -61,7 +41,7 @@ def test_names_and_their_possessives_are_taken_out() -> None:
 
 def test_the_speakers_are_read_from_the_earlier_candidates_labels() -> None:
     with _memory() as memory:
-        query = _query(memory, "What did Priya's twins adore?")
+        query = keyword_query(memory, "What did Priya's twins adore?")
         assert named_speakers(memory.store, query, ("keyword",)) == ["priya"]
         # Oskar's lines are candidates (they say "Priya"), but the question does not name him.
         assert "oskar" not in named_speakers(memory.store, query, ("keyword",))
@@ -69,8 +49,8 @@ def test_the_speakers_are_read_from_the_earlier_candidates_labels() -> None:
 
 def test_only_the_named_speakers_lines_most_similar_first() -> None:
     with _memory() as memory:
-        query = _query(memory, "What did Priya's twins adore?")
-        found = _content(memory, _path(memory).search(query))
+        query = keyword_query(memory, "What did Priya's twins adore?")
+        found = contents(memory, _path(memory).search(query))
         assert found[0] == LINES[1]
         assert all(line.startswith("Priya:") for line in found)
         assert LINES[3] in found  # her line sharing no word with the question still comes (a deep search)
@@ -79,15 +59,17 @@ def test_only_the_named_speakers_lines_most_similar_first() -> None:
 def test_no_named_speaker_or_nothing_left_finds_nothing() -> None:
     with _memory() as memory:
         path = _path(memory)
-        assert path.search(_query(memory, "what did the twins adore?")) == []
-        assert path.search(dataclasses.replace(_query(memory, "what did Priya adore?"), earlier={})) == []
-        assert path.search(_query(memory, "Priya?")) == []
+        assert path.search(keyword_query(memory, "what did the twins adore?")) == []
+        assert (
+            path.search(dataclasses.replace(keyword_query(memory, "what did Priya adore?"), earlier={})) == []
+        )
+        assert path.search(keyword_query(memory, "Priya?")) == []
 
 
 def test_the_path_stays_inside_the_user() -> None:
     with _memory() as memory:
-        found = _path(memory).search(_query(memory, "What did Priya's twins adore?", user="u2"))
-        assert _content(memory, found, user="u2") == ["Priya: The twins adored the jellyfish."]
+        found = _path(memory).search(keyword_query(memory, "What did Priya's twins adore?", user="u2"))
+        assert contents(memory, found, user="u2") == ["Priya: The twins adored the jellyfish."]
         assert memory.store.get_by_rowids("u1", [c.rowid for c in found]) == {}
 
 
@@ -106,9 +88,9 @@ def _unnamed(memory: DreamMemory) -> UnnamedVectorPath:
 
 def test_the_unnamed_vector_path_embeds_the_question_without_the_names() -> None:
     with _memory() as memory:
-        query = _query(memory, "Priya twins?")
-        plain = _content(memory, memory.pipeline.paths["vector"].search(query))
-        unnamed = _content(memory, _unnamed(memory).search(query))
+        query = keyword_query(memory, "Priya twins?")
+        plain = contents(memory, memory.pipeline.paths["vector"].search(query))
+        unnamed = contents(memory, _unnamed(memory).search(query))
         assert plain[0] == LINES[0]  # "Priya" three times in a greeting: the name wins
         # Without the name, the lines about the twins lead; the rest share no word and tie at 0.
         assert set(unnamed[:2]) == {LINES[1], LINES[4]}
@@ -116,8 +98,8 @@ def test_the_unnamed_vector_path_embeds_the_question_without_the_names() -> None
 
 def test_the_unnamed_path_answers_only_a_question_naming_a_speaker() -> None:
     with _memory() as memory:
-        assert _unnamed(memory).search(_query(memory, "what did the twins adore?")) == []
-        assert _unnamed(memory).search(_query(memory, "Priya?")) == []
+        assert _unnamed(memory).search(keyword_query(memory, "what did the twins adore?")) == []
+        assert _unnamed(memory).search(keyword_query(memory, "Priya?")) == []
 
 
 def test_an_answering_stand_in_takes_the_vector_paths_place_in_the_fusion() -> None:

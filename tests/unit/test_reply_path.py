@@ -12,6 +12,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.reply import ReplyPath, neighbour_votes
+from tests.transcripts import contents, keyword_query
 
 T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
 FIRST = [
@@ -48,13 +49,7 @@ def _memory(paths: tuple[str, ...] = PATHS, *, sessions: bool = True) -> DreamMe
 
 
 def _query(memory: DreamMemory, text: str, user: str = "u1") -> RecallQuery:
-    query = RecallQuery(text, user, 30, T0 + timedelta(days=3))
-    return dataclasses.replace(query, earlier={"keyword": memory.pipeline.paths["keyword"].search(query)})
-
-
-def _content(memory: DreamMemory, found: list[Candidate], user: str = "u1") -> list[str]:
-    records = memory.store.get_by_rowids(user, [c.rowid for c in found])
-    return [records[c.rowid].content for c in found]
+    return keyword_query(memory, text, user, after=timedelta(days=3))
 
 
 def test_votes_add_up_over_the_seeds_a_turn_is_next_to() -> None:
@@ -66,10 +61,10 @@ def test_the_answer_after_the_matching_question_is_found() -> None:
     with _memory() as memory:
         query = _query(memory, "How was the pottery class?")
         assert (
-            _content(memory, list(query.earlier["keyword"]))[0] == FIRST[0]
+            contents(memory, list(query.earlier["keyword"]))[0] == FIRST[0]
         )  # the words match the asking turn
 
-        found = _content(memory, ReplyPath(memory.store, sources=("keyword",)).search(query))
+        found = contents(memory, ReplyPath(memory.store, sources=("keyword",)).search(query))
 
         assert found[0] == FIRST[1]  # the next turn of the same session
         assert not set(found) & set(SECOND[:1])  # nothing across the session boundary from FIRST
@@ -78,7 +73,7 @@ def test_the_answer_after_the_matching_question_is_found() -> None:
 def test_the_previous_turn_of_a_match_gets_a_vote_too() -> None:
     with _memory() as memory:
         query = _query(memory, "when did the quarterly report go out? Thursday")
-        found = _content(memory, ReplyPath(memory.store, sources=("keyword",), seeds=1).search(query))
+        found = contents(memory, ReplyPath(memory.store, sources=("keyword",), seeds=1).search(query))
         assert found == [SECOND[1]]  # the seed is the last line; only the line before it is a neighbour
 
 
@@ -86,10 +81,10 @@ def test_a_question_naming_a_speaker_votes_for_that_speakers_lines_only() -> Non
     with _memory() as memory:
         query = _query(memory, "How was Omar's pottery class?")
         path = ReplyPath(memory.store, sources=("keyword",))
-        found = _content(memory, path.search(query))
+        found = contents(memory, path.search(query))
         assert found and all(line.startswith("Omar:") for line in found)
         assert found[0] == FIRST[1]  # Omar's answer to the matching question
-        anyone = _content(memory, path.search(_query(memory, "How was the pottery class?")))
+        anyone = contents(memory, path.search(_query(memory, "How was the pottery class?")))
         assert any(line.startswith("Lena:") for line in anyone)  # no name: both sides get votes
 
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-from dreammem import DreamMemConfig, DreamMemory
-from dreammem.config import RecallConfig
+from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
-from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.speaker import SpeakerPath, named_speaker
 from dreammem.text.speakers import speaker_label
+from tests.transcripts import T0, contents, keyword_query, transcript_memory
 
-T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
 LINES = [
     "Marcus: Kids are so curious, they ask about everything at the science museum.",
     "Priya: My kids love the science museum, especially the planets.",
@@ -23,27 +21,7 @@ LINES = [
 
 
 def _memory(paths: tuple[str, ...] = ("vector", "keyword", "temporal", "graph")) -> DreamMemory:
-    memory = DreamMemory(
-        None, embedder=HashingEmbedder(), config=DreamMemConfig(recall=RecallConfig(paths=paths))
-    )
-    memory.add_many(
-        [
-            {"content": line, "user_id": "u1", "session_id": "s1", "event_time": T0 + timedelta(minutes=i)}
-            for i, line in enumerate(LINES)
-        ]
-    )
-    memory.add("Priya: My kids love the science museum.", user_id="u2", event_time=T0)
-    return memory
-
-
-def _query(memory: DreamMemory, text: str, user: str = "u1") -> RecallQuery:
-    query = RecallQuery(text, user, 30, T0 + timedelta(days=1))
-    return dataclasses.replace(query, earlier={"keyword": memory.pipeline.paths["keyword"].search(query)})
-
-
-def _content(memory: DreamMemory, found: list[Candidate], user: str = "u1") -> list[str]:
-    records = memory.store.get_by_rowids(user, [c.rowid for c in found])
-    return [records[c.rowid].content for c in found]
+    return transcript_memory(LINES, "Priya: My kids love the science museum.", paths=paths)
 
 
 def test_a_speaker_is_named_as_a_whole_word() -> None:
@@ -54,30 +32,32 @@ def test_a_speaker_is_named_as_a_whole_word() -> None:
 
 def test_the_path_keeps_the_named_speakers_lines_in_the_vote_order() -> None:
     with _memory() as memory:
-        query = _query(memory, "What do Priya's kids love at the museum?")
-        keyword = _content(memory, list(query.earlier["keyword"]))
+        query = keyword_query(memory, "What do Priya's kids love at the museum?")
+        keyword = contents(memory, list(query.earlier["keyword"]))
         assert any(line.startswith("Marcus:") for line in keyword)  # the other speaker matches the words
 
         found = SpeakerPath(memory.store, sources=("keyword",)).search(query)
 
-        assert _content(memory, found) == [line for line in keyword if line.startswith("Priya:")]
+        assert contents(memory, found) == [line for line in keyword if line.startswith("Priya:")]
         assert [c.score for c in found] == sorted((c.score for c in found), reverse=True)
 
 
 def test_no_named_speaker_or_no_candidates_finds_nothing() -> None:
     with _memory() as memory:
         path = SpeakerPath(memory.store)
-        assert path.search(_query(memory, "what do the kids love at the museum?")) == []
-        assert path.search(dataclasses.replace(_query(memory, "what does Priya love?"), earlier={})) == []
+        assert path.search(keyword_query(memory, "what do the kids love at the museum?")) == []
+        assert (
+            path.search(dataclasses.replace(keyword_query(memory, "what does Priya love?"), earlier={})) == []
+        )
         # "Note:" heads a line without naming a speaker
-        assert path.search(_query(memory, "when does the museum close, note?")) == []
+        assert path.search(keyword_query(memory, "when does the museum close, note?")) == []
 
 
 def test_the_path_stays_inside_the_user() -> None:
     with _memory() as memory:
-        query = _query(memory, "What do Priya's kids love?", user="u2")
+        query = keyword_query(memory, "What do Priya's kids love?", user="u2")
         found = SpeakerPath(memory.store, sources=("keyword",)).search(query)
-        assert _content(memory, found, user="u2") == ["Priya: My kids love the science museum."]
+        assert contents(memory, found, user="u2") == ["Priya: My kids love the science museum."]
         assert memory.store.get_by_rowids("u1", [c.rowid for c in found]) == {}
 
 
@@ -98,12 +78,12 @@ def test_a_chinese_transcript_ranks_the_named_speakers_lines() -> None:
                 for i, text in enumerate(lines)
             ]
         )
-        query = _query(memory, "小王周末做了什么？")
-        assert len(_content(memory, list(query.earlier["keyword"]))) == 3  # every line says 周末
+        query = keyword_query(memory, "小王周末做了什么？")
+        assert len(contents(memory, list(query.earlier["keyword"]))) == 3  # every line says 周末
 
         found = SpeakerPath(memory.store, sources=("keyword",)).search(query)
 
-        assert sorted(_content(memory, found)) == sorted(lines[0::2])
+        assert sorted(contents(memory, found)) == sorted(lines[0::2])
         assert named_speaker("小王", "小王周末做了什么？") and not named_speaker("小王", "老李周末做了什么？")
 
 
