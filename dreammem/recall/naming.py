@@ -26,11 +26,12 @@ without it the vote costs a multi-hop question. Measured in docs/BENCHMARKS.md.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.earlier import EarlierLinesPath
 from dreammem.text.entities import extract_entities
+from dreammem.text.short_cache import short_text_cache
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import contains_cjk
 
@@ -83,25 +84,31 @@ _TIME_WORDS = frozenset(
 """Capitalised in English, but times, not things named."""
 
 
-def names_in(text: str) -> list[str]:
-    """The names a line uses (casefolded): inner capitalised words, quoted titles, Chinese names."""
+@short_text_cache
+def names_in(text: str) -> tuple[str, ...]:
+    """The names a line uses (casefolded): inner capitalised words, quoted titles, Chinese names.
+
+    Cached for short lines (:mod:`dreammem.text.short_cache`): the same turns come back again.
+    """
     found = [m.group(0) for m in _INNER_CAPITAL.finditer(text) if m.group(0).casefold() not in _TIME_WORDS]
     found += [m.group(1) for m in _QUOTED.finditer(text)]
     if contains_cjk(text):
         found += [e.text for e in extract_entities(text) if e.kind == "name"]
-    return [name.casefold() for name in found]
+    return tuple(name.casefold() for name in found)
 
 
-def _names_something(text: str, known: Iterable[str], question: str) -> bool:
-    """Whether the line names something besides the known speakers and the question's own words."""
+def _names_something(known: Iterable[str], question: str) -> Callable[[str], bool]:
+    """Whether a line names something besides the known speakers and the question's own words."""
     skip = set(known)
     asked = question.casefold()
     words = set(re.findall(r"\w+", asked))
 
-    def in_question(name: str) -> bool:
-        return name in asked if contains_cjk(name) else all(w in words for w in re.findall(r"\w+", name))
+    def new_name(name: str) -> bool:
+        if name in skip:
+            return False
+        return name not in asked if contains_cjk(name) else not set(re.findall(r"\w+", name)) <= words
 
-    return any(name not in skip and not in_question(name) for name in names_in(text))
+    return lambda text: any(new_name(name) for name in names_in(text))
 
 
 class NamingPath(EarlierLinesPath):
@@ -118,5 +125,6 @@ class NamingPath(EarlierLinesPath):
             return []
         lines = self.lines(query)
         speakers = {s for _, text in lines if (s := speaker_label(text)[0]) is not None}
-        out = [c for c, text in lines if _names_something(speaker_label(text)[1], speakers, query.text)]
+        names_something = _names_something(speakers, query.text)
+        out = [c for c, text in lines if names_something(speaker_label(text)[1])]
         return out[: query.limit]
