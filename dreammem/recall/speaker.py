@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.fusion import reciprocal_rank_fusion
+from dreammem.recall.fusion import fused_once
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import contains_cjk
@@ -71,7 +71,7 @@ class SpeakerPath:
         ranked = {name: query.earlier[name] for name in self.sources if query.earlier.get(name)}
         if not ranked:
             return []
-        fused = reciprocal_rank_fusion(ranked, k=self.rrf_k)
+        fused = fused_once(query.searches, ranked, k=self.rrf_k)
         texts = query.searches.active_texts(self._store, query.user_id, [f.rowid for f in fused])
         out: list[Candidate] = []
         for entry in fused:
