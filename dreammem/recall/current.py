@@ -39,8 +39,11 @@ def newer_ids(hits: Sequence[Hit], marks: Mapping[str, Sequence[str]] | None = N
 
 
 def _marks(record: MemoryRecord, marks: Mapping[str, Sequence[str]] | None) -> tuple[str, ...]:
-    extra = tuple(marks.get(record.id, ())) if marks else ()
-    return tuple(dict.fromkeys((*possibly_outdated_by(record), *extra)))
+    own = possibly_outdated_by(record)
+    extra = marks.get(record.id) if marks else None
+    if not extra:  # most records: no mark, or one (nothing to deduplicate)
+        return own if len(own) < 2 else tuple(dict.fromkeys(own))
+    return tuple(dict.fromkeys((*own, *extra)))
 
 
 def current_first(
@@ -106,7 +109,7 @@ class _Placing:
         self._placed.add(hit.id)
         known = self._known
         newer = [known[i] for i in _marks(hit.record, self._marks) if i in known and i != hit.id]
-        if depth < _MAX_DEPTH:
+        if newer and depth < _MAX_DEPTH:
             asked = self._asked
             chained = list(dict.fromkeys(i for r in newer for i in possibly_outdated_by(r) if i not in asked))
             if chained:

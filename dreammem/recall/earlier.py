@@ -2,7 +2,8 @@
 
 Such a path reads no index of its own: it takes the candidates the paths before it found
 for this recall (``RecallQuery.earlier``), orders them by their fused vote (the sum of
-``1 / (rrf_k + rank)`` over those paths, equal weights), reads their texts once per recall
+``1 / (rrf_k + rank)`` over those paths, equal weights; fused once per recall for the same
+lists, :func:`~dreammem.recall.fusion.fused_once`), reads their texts once per recall
 (``RecallQuery.searches``) and keeps the lines its rule picks, so that fusing it adds one
 vote for them.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.fusion import reciprocal_rank_fusion
+from dreammem.recall.fusion import fused_once
 from dreammem.stores.base import RecordStore
 
 __all__ = ["EarlierLinesPath"]
@@ -43,6 +44,6 @@ class EarlierLinesPath:
         ranked = {name: query.earlier[name] for name in self.sources if query.earlier.get(name)}
         if not ranked:
             return []
-        fused = reciprocal_rank_fusion(ranked, k=self.rrf_k)
+        fused = fused_once(query.searches, ranked, k=self.rrf_k)
         texts = query.searches.active_texts(self._store, query.user_id, [f.rowid for f in fused])
         return [(Candidate(f.rowid, f.score), texts[f.rowid]) for f in fused if f.rowid in texts]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from dreammem.recall.base import Candidate
+from dreammem.recall.base import Candidate, SearchMemo
 
-__all__ = ["STANDS_IN", "Fused", "reciprocal_rank_fusion", "stand_ins"]
+__all__ = ["STANDS_IN", "Fused", "fused_once", "reciprocal_rank_fusion", "stand_ins"]
 
 STANDS_IN = {"unnamed": "vector"}
 """Paths that take another path's place in the fusion when they answer: the unnamed path
@@ -52,18 +52,40 @@ def reciprocal_rank_fusion(
     the number of paths that found the candidate, then by row id (newer first).
     """
     merged: dict[int, Fused] = {}
+    held = merged.get
     for path, candidates in ranked.items():
         weight = 1.0 if weights is None else weights.get(path, 1.0)
-        rank = 0
+        place = k  # k + rank: the rank of the next candidate new to this path, offset by k
         for candidate in candidates:
-            entry = merged.get(candidate.rowid)
-            if entry is None:
-                entry = merged[candidate.rowid] = Fused(candidate.rowid)
-            entry.timed = entry.timed or candidate.timed
+            rowid = candidate.rowid
+            entry = held(rowid)
+            if entry is None:  # new to the fusion, so new to this path: its first rank here
+                place += 1
+                merged[rowid] = Fused(
+                    rowid, weight / place, {path: place - k}, {path: candidate.score}, candidate.timed
+                )
+                continue
+            if candidate.timed:
+                entry.timed = True
             if path in entry.ranks:
                 continue
-            rank += 1
-            entry.ranks[path] = rank
+            place += 1
+            entry.ranks[path] = place - k
             entry.path_scores[path] = candidate.score
-            entry.score += weight / (k + rank)
-    return sorted(merged.values(), key=lambda f: (-f.score, -len(f.ranks), -f.rowid))
+            entry.score += weight / place
+    return sorted(merged.values(), key=_order)
+
+
+def _order(fused: Fused) -> tuple[float, int, int]:
+    """Best score first, then found by more paths, then the newer row."""
+    return (-fused.score, -len(fused.ranks), -fused.rowid)
+
+
+def fused_once(searches: SearchMemo, ranked: Mapping[str, Sequence[Candidate]], *, k: int) -> list[Fused]:
+    """``reciprocal_rank_fusion(ranked, k=k)``, fused once per recall for the same lists.
+
+    The speaker, naming and reply paths fuse the paths before them (unweighted): the later
+    ones get the first one's list, which none of them changes.
+    """
+    lists = tuple((name, id(found)) for name, found in ranked.items())
+    return searches.once(("fused", k, lists), lambda: reciprocal_rank_fusion(ranked, k=k))

@@ -26,13 +26,13 @@ _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
 
 
 def _word_spans(words: list[str]) -> list[str]:
+    stop = [w.casefold() in STOPWORDS for w in words]  # each word looked up once, not once per span
     spans: list[str] = []
     for size in range(1, _MAX_SPAN + 1):
         for start in range(len(words) - size + 1):
-            span = words[start : start + size]
-            if all(w.casefold() in STOPWORDS for w in span):
+            if all(stop[start : start + size]):
                 continue
-            spans.append(" ".join(span))
+            spans.append(" ".join(words[start : start + size]))
     return spans
 
 

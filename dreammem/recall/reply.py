@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.fusion import reciprocal_rank_fusion
+from dreammem.recall.fusion import fused_once
 from dreammem.recall.speaker import speakers_in_question
 from dreammem.stores.base import RecordStore
 from dreammem.text.speakers import speaker_label
@@ -92,7 +92,7 @@ class ReplyPath:
             return []
         # Twice the seeds asked for: memories that are not session turns (a fact written
         # from a turn) have no neighbours and drop out of ``around``.
-        fused = [f.rowid for f in reciprocal_rank_fusion(ranked, k=self.rrf_k)[: 2 * self.seeds]]
+        fused = [f.rowid for f in fused_once(query.searches, ranked, k=self.rrf_k)[: 2 * self.seeds]]
         around = self._store.session_neighbours(query.user_id, fused)
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)

@@ -90,7 +90,7 @@ def is_filler(text: str) -> bool:
     words = _words(text)
     if _repeats_one_word(words):
         return True
-    if len(text) > _MAX_CHARS or any(ch.isdigit() for ch in text):
+    if len(text) > _MAX_CHARS or any(map(str.isdigit, text)):
         return False
     rest = _ZH_FILLER.sub(" ", unicodedata.normalize("NFKC", text))
     return all(w in STOPWORDS or w in _EN_WORDS for w in _words(rest))

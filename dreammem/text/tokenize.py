@@ -256,6 +256,8 @@ def tokenize(text: str, *, cjk_chars: bool = False) -> list[str]:
         cjk_chars: Also emit each CJK character not already a word (off by default; see
             ``_cjk_words`` for the measurement).
     """
+    if _CJK.search(text) is None:  # most text: every token a word, no CJK run to cut
+        return [piece.lower().replace("’", "'") for piece in _TOKEN.findall(text)]
     tokens: list[str] = []
     for match in _TOKEN.finditer(text):
         piece = match.group(0)

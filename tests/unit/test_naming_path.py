@@ -115,3 +115,15 @@ def test_recall_runs_it_by_default() -> None:
         )
         result = memory.recall("Which restaurants has Ana tried?", user_id="u1", k=5, now=T0)
         assert any("naming" in hit.paths for hit in result)
+
+
+def test_chinese_lines_name_places_by_their_tags() -> None:
+    lines = [
+        "小王：我上个月去了北京和上海，城市很大。",
+        "小王：我很喜欢去城市旅行。",
+        "小李：小王，城市旅行累不累？",
+    ]
+    with transcript_memory(lines, "小王：我去过杭州这个城市。", paths=("vector", "keyword")) as memory:
+        query = keyword_query(memory, "小王去过哪些城市？")
+        found = contents(memory, NamingPath(memory.store, sources=("keyword",)).search(query))
+        assert set(found) == {lines[0]}  # the speakers 小王 / 小李 are no answer

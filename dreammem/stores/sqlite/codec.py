@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from dreammem.errors import BackendError
@@ -19,6 +20,7 @@ __all__ = [
     "backend_error",
     "chunks",
     "from_row",
+    "from_rows",
     "insert_fts_rows",
     "scope_token",
     "split_sql",
@@ -100,11 +102,23 @@ def _dumps(value: list[Any] | dict[str, Any], *, ascii_only: bool = False) -> st
 
 def from_row(row: sqlite3.Row) -> MemoryRecord:
     """A stored row as a record: :meth:`MemoryRecord.from_dict`'s record, by a decoder per column layout."""
+    return _decoder(row)(row)
+
+
+def from_rows(rows: Sequence[sqlite3.Row]) -> list[MemoryRecord]:
+    """Rows of one statement as records (:func:`from_row`, with the layout's decoder found once)."""
+    if not rows:
+        return []
+    decode = _decoder(rows[0])
+    return [decode(row) for row in rows]
+
+
+def _decoder(row: sqlite3.Row) -> RecordDecoder:
     names = tuple(row.keys())
     decode = _DECODERS.get(names)
     if decode is None:
         decode = _DECODERS[names] = RecordDecoder(names, _loads)
-    return decode(row)
+    return decode
 
 
 _DECODERS: dict[tuple[str, ...], RecordDecoder] = {}
@@ -112,12 +126,22 @@ _DECODERS: dict[tuple[str, ...], RecordDecoder] = {}
 
 
 def _loads(text: str) -> Any:
-    """JSON, without the parser for the empty list and object most rows hold."""
-    if text == "[]":
-        return []
+    """JSON, without the parser for the empty object most rows hold; a list as a tuple, parsed once."""
     if text == "{}":
         return {}
+    if text.startswith("["):
+        return _items(text)
     return json.loads(text)
+
+
+@lru_cache(maxsize=8192)
+def _items(text: str) -> tuple[Any, ...]:
+    """A stored list (``provenance`` ids, ``entities`` names) as a tuple.
+
+    Parsed once per text: the same records are decoded recall after recall. A tuple of
+    strings may be shared between records, as it cannot change.
+    """
+    return tuple(json.loads(text))
 
 
 INSERT_FTS = (

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from dreammem.stores.base import DreamLogRow, IndexRow
-from dreammem.stores.sqlite.codec import chunks, from_row
+from dreammem.stores.sqlite.codec import chunks, from_rows
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.types import MemoryRecord
 
@@ -36,7 +36,7 @@ class DreamRows(SQLiteConnection):
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [from_row(r) for r in self.fetchall(sql, params)]
+        return from_rows(self.fetchall(sql, params))
 
     def queue_size(self, user_id: str) -> int:
         """How many records wait for this user's next dream."""

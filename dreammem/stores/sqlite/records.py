@@ -8,7 +8,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreammem.errors import BackendError
-from dreammem.stores.sqlite.codec import COLUMNS, MUTABLE, chunks, from_row, insert_fts_rows, to_row
+from dreammem.stores.sqlite.codec import (
+    COLUMNS,
+    MUTABLE,
+    chunks,
+    from_row,
+    from_rows,
+    insert_fts_rows,
+    to_row,
+)
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.types import Kind, Layer, MemoryRecord, Status
 
@@ -98,7 +106,7 @@ class RecordRows(SQLiteConnection):
             rows = self.fetchall(
                 f"SELECT * FROM records WHERE +user_id = ? AND id IN ({marks})", (user_id, *chunk)
             )
-            found.update((r["id"], from_row(r)) for r in rows)
+            found.update((r.id, r) for r in from_rows(rows))
         return [found[i] for i in ids if i in found]
 
     def ids_with_prefix(self, user_id: str, prefix: str, limit: int = 5) -> list[str]:
@@ -120,7 +128,7 @@ class RecordRows(SQLiteConnection):
                 f"SELECT rowid AS rid, * FROM records WHERE +user_id = ? AND rowid IN ({marks})",
                 (user_id, *chunk),
             )
-            found.update((int(r["rid"]), from_row(r)) for r in rows)
+            found.update(zip((int(r["rid"]) for r in rows), from_rows(rows), strict=True))
         return found
 
     def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
@@ -204,7 +212,7 @@ class RecordRows(SQLiteConnection):
         if limit is not None or offset:
             sql += " LIMIT ? OFFSET ?"
             params.extend([-1 if limit is None else limit, offset])
-        return [from_row(r) for r in self.fetchall(sql, params)]
+        return from_rows(self.fetchall(sql, params))
 
     def session_neighbours(
         self, user_id: str, rowids: Sequence[int]
@@ -308,7 +316,7 @@ class RecordRows(SQLiteConnection):
                 f"AND superseded_by IN ({', '.join('?' * len(chunk))}) ORDER BY event_time, rowid",
                 (user_id, *chunk),
             )
-            found.extend(from_row(r) for r in rows)
+            found.extend(from_rows(rows))
         return found
 
     def filter_rowids(
