@@ -124,8 +124,8 @@ def _supersede_slot(
             continue
         # The older value's record says something else too ("I work at Globex. I live in Leeds."): mark it.
         note = {"rule": SAYS_MORE, "reason": f"a newer value of {newer.slot}; it also says {other!r}"}
-        for record in _with_turns(unit, old):
-            unit.update([mark_possibly_outdated(record, newer.id, note)], read=[record])
+        if current := _with_turns(unit, old):
+            unit.update([mark_possibly_outdated(r, newer.id, note) for r in current], read=current)
     return changed
 
 
@@ -162,11 +162,10 @@ def supersede_with_turns(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecor
     Returns:
         The records changed, as now stored (the write path and undo report them).
     """
-    changed = []
-    for current in _with_turns(unit, old):
-        updated = superseded(current, newer)
-        unit.update([updated], read=[current])
-        changed.append(updated)
+    current = _with_turns(unit, old)
+    changed = [superseded(record, newer) for record in current]
+    if changed:
+        unit.update(changed, read=current)  # one statement for the record and its turn
     return changed
 
 

@@ -108,6 +108,8 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     """
     if old.episode or not (new.states_value and old.states_value):
         return None  # "the traffic was terrible today" is an event, "we talked about X" no value
+    if not closest and not new.families & old.families and not (new.first_person and shared_names(new, old)):
+        return None  # the subject test below, first: most older candidates share no family or name
     # A cue both statements carry ("moved" / "moved") describes the subject, not a change.
     cues = [c for c in new.strong_cues if c not in old.strong_cues]
     mild = new.mild_cue and not old.mild_cue
