@@ -206,8 +206,6 @@ class MemoryRecord:
         its number; unknown keys are ignored). The fields are converted by
         :class:`RecordDecoder`, which stores also use on rows of one column layout.
         """
-        if not data.get("created_at") or not data.get("event_time"):
-            raise ValueError("a record needs created_at and event_time")
         if missing := [name for name in _REQUIRED if name not in data]:
             raise KeyError(missing[0])
         return _FROM_DICT(tuple(data.get(name) for name in _FIELDS))

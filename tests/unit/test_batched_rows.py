@@ -8,12 +8,18 @@ import pytest
 
 from dreammem.errors import BackendError
 from dreammem.stores.sqlite import SQLiteRecordStore
-from dreammem.stores.sqlite.codec import INSERT_FTS, from_row, to_row
+from dreammem.stores.sqlite.codec import from_row, to_row
 from dreammem.testing.records import rec
 from dreammem.types import Status
 
 USERS = ("anna", "björn", "anna", "chen-🙂", "björn")
 
+
+SINGLE_ROW_FTS = (
+    "INSERT INTO records_fts (rowid, terms, context, scope) "
+    "SELECT rowid, ?2, ?3, 'u' || hex(user_id) FROM records WHERE rowid = ?1"
+)
+"""The one-row keyword insert the batched one replaced: the reference it must match."""
 
 def _fts_rows(store: SQLiteRecordStore) -> list[tuple[int, str, str, str]]:
     rows = store.fetchall("SELECT rowid, terms, context, scope FROM records_fts ORDER BY rowid")
@@ -31,7 +37,7 @@ def test_a_batch_gets_the_row_ids_and_keyword_rows_of_one_insert_per_record() ->
     for record, term, context in zip(records, terms, contexts, strict=True):
         (rowid,) = one_by_one.insert([record], ["placeholder"])
         one_by_one.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
-        one_by_one.execute(INSERT_FTS, (rowid, term, context))  # the single-row statement
+        one_by_one.execute(SINGLE_ROW_FTS, (rowid, term, context))
         expected.append(rowid)
     assert rowids == expected == [batched.rowids(r.user_id, [r.id])[r.id] for r in records]
     assert _fts_rows(batched) == _fts_rows(one_by_one)

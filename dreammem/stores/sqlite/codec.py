@@ -15,7 +15,6 @@ from dreammem.types import FIXED_FIELDS, MemoryRecord, RecordDecoder
 __all__ = [
     "COLUMNS",
     "HEADROOM",
-    "INSERT_FTS",
     "MUTABLE",
     "backend_error",
     "chunks",
@@ -144,22 +143,16 @@ def _items(text: str) -> tuple[Any, ...]:
     return tuple(json.loads(text))
 
 
-INSERT_FTS = (
-    "INSERT INTO records_fts (rowid, terms, context, scope) "
-    "SELECT rowid, ?2, ?3, 'u' || hex(user_id) FROM records WHERE rowid = ?1"
-)
-"""Index a record's terms and context (parameters: rowid, terms, context) with its user's scope."""
-
 _FTS_ROWS = 300
 """Rows of one full-text insert (three parameters each: under SQLite's oldest cap of 999)."""
 
 
 def insert_fts_rows(conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str]]) -> None:
-    """Index many records as :data:`INSERT_FTS` does one, ``(rowid, terms, context)`` each, in few statements.
+    """Index records' terms and context, ``(rowid, terms, context)`` each, with their user's scope.
 
-    Inside a transaction every statement opens a savepoint, and FTS5 writes its pending
-    rows to disk at each one: a statement per row made a segment per row, and the
-    merges that go with them (about half of the insert's time at 300 rows).
+    Few statements for many rows: inside a transaction every statement opens a savepoint,
+    and FTS5 writes its pending rows to disk at each one: a statement per row made a segment
+    per row, and the merges that go with them (about half of the insert's time at 300 rows).
     """
     for part in chunks(list(rows), _FTS_ROWS):
         values = ", ".join(["(?, ?, ?)"] * len(part))
@@ -172,7 +165,7 @@ def insert_fts_rows(conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str
 
 
 def scope_token(user_id: str) -> str:
-    """The ``scope`` token :data:`INSERT_FTS` writes for a user's rows.
+    """The ``scope`` token :func:`insert_fts_rows` writes for a user's rows.
 
     SQLite's ``hex()`` of a text is the hex of its UTF-8 bytes; the tokenizer folds case.
     """

@@ -20,7 +20,7 @@ from datetime import datetime
 
 from dreammem.stores import fts_query
 from dreammem.stores.fts_query import match_all, match_any, match_pairs
-from dreammem.stores.sqlite.codec import HEADROOM, INSERT_FTS, scope_token, time_filter
+from dreammem.stores.sqlite.codec import HEADROOM, insert_fts_rows, scope_token, time_filter
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.stores.sqlite.rank_outside import corpus_of, outside_pays
 
@@ -306,7 +306,7 @@ class KeywordRows(SQLiteConnection):
         """Replace the full-text terms (and context terms) of one record."""
         with self.transaction() as conn:
             conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
-            conn.execute(INSERT_FTS, (rowid, terms, context))
+            insert_fts_rows(conn, [(rowid, terms, context)])
         self._note_indexed(1)
 
     def set_match_terms(self, rowid: int, terms: str) -> None:
