@@ -21,6 +21,7 @@ SINGLE_ROW_FTS = (
 )
 """The one-row keyword insert the batched one replaced: the reference it must match."""
 
+
 def _fts_rows(store: SQLiteRecordStore) -> list[tuple[int, str, str, str]]:
     rows = store.fetchall("SELECT rowid, terms, context, scope FROM records_fts ORDER BY rowid")
     return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
