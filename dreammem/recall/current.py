@@ -10,6 +10,11 @@ it (``possibly_outdated_by``, :mod:`dreammem.write.relations`). Recall then:
 * marks the older hit (:attr:`Hit.outdated_by`), so the memory block says
   ``[earlier, possibly outdated]``.
 
+Only the hits a recall can show are ordered so (``shown``, the recall's ``k``): the rest
+follow as they ranked. A statement restated often is marked by every later restatement,
+each of those by the ones after it, and reading all those records for hits below the cut
+cost a recall up to 30 ms on one user's 3,000 turns (docs/BENCHMARKS.md, session 18).
+
 A newer id that is no longer active (forgotten, itself superseded) does not count.
 Lookups are scoped to the recalling user, so another user's record never enters.
 """
@@ -51,6 +56,8 @@ def current_first(
     fetch: Callable[[Sequence[str]], Mapping[str, MemoryRecord]],
     marks: Mapping[str, Sequence[str]] | None = None,
     aliases: Mapping[str, str] | None = None,
+    *,
+    shown: int | None = None,
 ) -> list[Hit]:
     """The hits with each older one preceded by its newest active replacement and marked.
 
@@ -61,8 +68,12 @@ def current_first(
             hit stands for: a turn and the fact written from it say the same thing).
         aliases: The hit id each same-text twin stands for: a newer memory that is a
             hit's twin moves that hit forward instead of showing the same text twice.
+        shown: How many hits the caller can show (None: all). The first ``shown`` hits are
+            placed as above, each after its replacements; the hits not placed by then follow
+            in their order, unmarked. The first ``shown`` of the result are those of ordering
+            every hit.
     """
-    wanted = newer_ids(hits, marks)
+    wanted = newer_ids(hits if shown is None else hits[:shown], marks)  # read in one go; the rest as met
     if not wanted:
         return list(hits)
     known = {i: r for i, r in fetch(wanted).items() if r.is_active}
@@ -70,10 +81,12 @@ def current_first(
     by_id.update(
         (twin, by_id[hit]) for twin, hit in (aliases or {}).items() if hit in by_id and twin not in by_id
     )
-    placing = _Placing(fetch, marks, known, set(wanted), by_id)
+    placing = _Placing(fetch, marks, known, set(wanted), by_id, shown)
     for hit in hits:
+        if placing.full:
+            break
         placing.emit(hit, 0)
-    return placing.out
+    return [*placing.out, *placing.unplaced(hits)]
 
 
 class _Placing:
@@ -91,6 +104,7 @@ class _Placing:
         known: dict[str, MemoryRecord],
         asked: set[str],
         by_id: Mapping[str, Hit],
+        shown: int | None,
     ) -> None:
         self._fetch = fetch
         self._marks = marks
@@ -100,23 +114,39 @@ class _Placing:
         self._asked = asked
         self._by_id = by_id
         self._placed: set[str] = set()
+        self._shown = shown
         self.out: list[Hit] = []
+
+    @property
+    def full(self) -> bool:
+        """Whether as many hits are placed as can be shown."""
+        return self._shown is not None and len(self.out) >= self._shown
+
+    def unplaced(self, hits: Sequence[Hit]) -> list[Hit]:
+        """The hits not placed yet, as they are."""
+        return [h for h in hits if h.id not in self._placed]
 
     def emit(self, hit: Hit, depth: int) -> None:
         """Place ``hit`` (once), after the newer active records it points at (recursively)."""
         if hit.id in self._placed:
             return
         self._placed.add(hit.id)
+        ids = _marks(hit.record, self._marks)
+        self._learn(ids)
         known = self._known
-        newer = [known[i] for i in _marks(hit.record, self._marks) if i in known and i != hit.id]
+        newer = [known[i] for i in ids if i in known and i != hit.id]
         if newer and depth < _MAX_DEPTH:
-            asked = self._asked
-            chained = list(dict.fromkeys(i for r in newer for i in possibly_outdated_by(r) if i not in asked))
-            if chained:
-                asked.update(chained)
-                known.update((i, r) for i, r in self._fetch(chained).items() if r.is_active)
             for record in sorted(newer, key=lambda r: r.event_time, reverse=True):
+                if self.full:  # the rest lands below the cut
+                    break
                 self.emit(self._by_id.get(record.id) or Hit(record, hit.score, CURRENT_PATHS), depth + 1)
         if newer:
             hit = dataclasses.replace(hit, outdated_by=tuple(r.id for r in newer))
         self.out.append(hit)
+
+    def _learn(self, ids: Sequence[str]) -> None:
+        """Read the records of the ids not asked for yet (active ones become known)."""
+        asked = self._asked
+        if unread := [i for i in ids if i not in asked]:
+            asked.update(unread)
+            self._known.update((i, r) for i, r in self._fetch(unread).items() if r.is_active)

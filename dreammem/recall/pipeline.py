@@ -173,7 +173,7 @@ class RecallPipeline:
         twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
         aliases = {t.id: s.record.id for s in kept for t in s.twins}
         ranked_hits = current_first(
-            [self._hit(s) for s in kept], lambda ids: self._records(query, ids), twin_marks, aliases
+            [self._hit(s) for s in kept], lambda ids: self._records(query, ids), twin_marks, aliases, shown=k
         )
         core = self._pinned(query, {h.id for h in ranked_hits}, degraded)
         ordered = tuple(with_core_memories(ranked_hits, core, k=k, config=self.config))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import random
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -167,3 +169,63 @@ def test_recall_shows_a_turn_and_its_fact_once_when_an_older_hit_points_at_the_f
     old = next(h for h in result if h.record.content.startswith("Morning coffee"))
     assert old.outdated_by == (fact.id,)
     assert texts.index("I love green tea in the morning now") < texts.index(old.record.content)
+
+
+def _restatements(habit: str, count: int) -> list[MemoryRecord]:
+    """``count`` restatements of one habit, oldest first, each marked by every later one."""
+    out: list[MemoryRecord] = []
+    for n in reversed(range(count)):
+        out.insert(0, _rec(f"{habit}, take {n}", n, newer=[r.id for r in out]))
+    return out
+
+
+def test_only_the_hits_that_can_be_shown_are_ordered_and_their_newer_records_read() -> None:
+    cycle, tea, gym = (
+        _restatements(h, 6) for h in ("I cycle to work", "I drink green tea", "gym on Mondays")
+    )
+    every_record = [*cycle, *tea, *gym]
+    hits = [Hit(cycle[0], 0.9, ("vector",)), Hit(tea[0], 0.8, ("vector",)), Hit(gym[2], 0.7, ("keyword",))]
+    every = current_first(hits, _fetch(every_record))
+    asked: list[str] = []
+    fetch = _fetch(every_record)
+
+    def counting(ids: Sequence[str]) -> Mapping[str, MemoryRecord]:
+        asked.extend(ids)
+        return fetch(ids)
+
+    out = current_first(hits, _fetch(every_record), shown=4)
+    assert [(h.id, h.outdated_by, h.paths) for h in out[:4]] == [
+        (h.id, h.outdated_by, h.paths) for h in every[:4]
+    ]
+    assert [h.id for h in out[:4]] == [cycle[5].id, cycle[4].id, cycle[3].id, cycle[2].id]
+    assert [h.id for h in out[-2:]] == [tea[0].id, gym[2].id]  # nothing ranked is dropped; unmarked
+    assert out[-1].outdated_by == () and every[-1].outdated_by != ()
+    one = current_first(hits, counting, shown=1)
+    assert one[0].id == every[0].id == cycle[5].id
+    assert set(asked) == {
+        r.id for r in cycle[1:]
+    }  # the other habits' restatements are below the cut: not read
+
+
+def test_the_shown_hits_match_ordering_every_hit_on_random_mark_graphs() -> None:
+    rng = random.Random(16)
+    for _ in range(150):
+        records = [_rec(f"note {n}", n) for n in range(rng.randrange(2, 12))]
+        marked = [
+            dataclasses.replace(
+                r, metadata={OUTDATED_BY_KEY: [o.id for o in rng.sample(records, rng.randrange(3))]}
+            )
+            for r in records
+        ]
+        status = [Status.ACTIVE if rng.random() < 0.8 else Status.DELETED for _ in marked]
+        marked = [dataclasses.replace(r, status=s) for r, s in zip(marked, status, strict=True)]
+        hits = [
+            Hit(r, 1.0 - n / 20, ("vector",)) for n, r in enumerate(rng.sample(marked, len(marked) // 2 + 1))
+        ]
+        every = current_first(hits, _fetch(marked))
+        for shown in range(1, len(every) + 1):
+            out = current_first(hits, _fetch(marked), shown=shown)
+            assert [(h.id, h.outdated_by) for h in out[:shown]] == [
+                (h.id, h.outdated_by) for h in every[:shown]
+            ]
+            assert {h.id for h in hits} <= {h.id for h in out}
