@@ -73,15 +73,13 @@ def current_first(
             in their order, unmarked. The first ``shown`` of the result are those of ordering
             every hit.
     """
-    wanted = newer_ids(hits if shown is None else hits[:shown], marks)  # read in one go; the rest as met
-    if not wanted:
+    if not newer_ids(hits if shown is None else hits[:shown], marks):
         return list(hits)
-    known = {i: r for i, r in fetch(wanted).items() if r.is_active}
     by_id = {h.id: h for h in hits}
     by_id.update(
         (twin, by_id[hit]) for twin, hit in (aliases or {}).items() if hit in by_id and twin not in by_id
     )
-    placing = _Placing(fetch, marks, known, set(wanted), by_id, shown)
+    placing = _Placing(fetch, marks, by_id, shown)
     for hit in hits:
         if placing.full:
             break
@@ -101,17 +99,15 @@ class _Placing:
         self,
         fetch: Callable[[Sequence[str]], Mapping[str, MemoryRecord]],
         marks: Mapping[str, Sequence[str]] | None,
-        known: dict[str, MemoryRecord],
-        asked: set[str],
         by_id: Mapping[str, Hit],
         shown: int | None,
     ) -> None:
         self._fetch = fetch
         self._marks = marks
-        self._known = known
+        self._known: dict[str, MemoryRecord] = {}  # the active records read so far, by id
         # Every id asked for once: an inactive or missing one stays out of ``known``, and asking
         # again (as each record marked by it would) only reads and decodes it again.
-        self._asked = asked
+        self._asked: set[str] = set()
         self._by_id = by_id
         self._placed: set[str] = set()
         self._shown = shown
