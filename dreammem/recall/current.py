@@ -4,9 +4,9 @@ When the write path is not sure enough to supersede an older memory (both stay
 active), it records on the older one the ids of the newer memories that may replace
 it (``possibly_outdated_by``, :mod:`dreammem.write.relations`). Recall then:
 
-* puts the newest such memory that is still active right before the older hit
-  (fetching it when no path found it, so the current value is shown whenever an
-  earlier one is);
+* puts the newer memories that are still active right before the older hit, newest
+  first (fetching them when no path found them, so the current value is shown whenever
+  an earlier one is);
 * marks the older hit (:attr:`Hit.outdated_by`), so the memory block says
   ``[earlier, possibly outdated]``.
 
@@ -59,7 +59,7 @@ def current_first(
     *,
     shown: int | None = None,
 ) -> list[Hit]:
-    """The hits with each older one preceded by its newest active replacement and marked.
+    """The hits with each older one preceded by its active replacements (newest first) and marked.
 
     Args:
         hits: Ranked hits, best first.
