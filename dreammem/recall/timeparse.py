@@ -40,6 +40,7 @@ from typing import Any, Literal
 
 from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
 from dreammem.recall.timewords import english_windows
+from dreammem.recall.yearnumbers import no_year_spans, not_a_year
 from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.text.short_cache import short_text_cache
 
@@ -135,32 +136,8 @@ _REAL_TIME_WORD = re.compile(
 _MONTH_WORD = re.compile(
     rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{MONTH}$", re.I
 )
-# A bare number dateparser took for a year, that a sign or unit marks as an amount or a label
-# ("€1200", "1999 dollars", "order #2023"), or that is no year of a conversation ("1000 guests",
-# "Room 1204") unless a year word precedes it.
 _NUMBERS = re.compile(r"\d+")
-_CONVERSATION_YEARS = range(1900, 2100)
-_YEAR_BEFORE = re.compile(r"\b(?:in|since|until|till|circa|year)\s*$", re.IGNORECASE)
 _MONTH_IN = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
-_SIGN_BEFORE = re.compile(r"[$€£¥#]\s*$")  # a currency sign, or a number sign ("order #2023")
-_UNIT_AFTER = re.compile(
-    r"^\s*(?:usd|eur|gbp|jpy|cny|rmb|chf|cad|aud|dollars?|bucks|euros?|pounds?|yen|yuan|"
-    r"kr|km|kms|kilomet(?:er|re)s?|miles?|kg|kgs|kilos?|lbs?|calories|kcal|steps|words|pages|"
-    r"people|followers|points|meters?|metres?|feet|ft)\b",
-    re.IGNORECASE,
-)
-# A counted thing after the number ("expect 2000 guests", "sold 2023 tickets"): a lowercase word
-# that reads as a plural (not "was", "this", "bus", "famous", "class"). A determiner or a time
-# preposition before the number may still make it a year ("the 2020 olympics", "my 2019 taxes",
-# "during 2021 prices rose"), and so may a number opening the text: those are read as before.
-_COUNTED_AFTER = re.compile(
-    r"^\s+(?!(?:always|perhaps|towards|afterwards|besides|news|series|yes|its)\b)[a-z]+(?<![siua])s\b"
-)
-_WORD_BEFORE = re.compile(r"(\w+)\W*$")
-_YEAR_MAY_FOLLOW = frozenset(
-    "the a an my your his her our their its this that these those each every last next "
-    "during from to by before after around about of between and through throughout early late mid".split()
-)
 _MONTH_CONTEXT = re.compile(
     r"\b(?:in|of|since|during|until|early|late|mid|before|after|by)\s*$", re.IGNORECASE
 )
@@ -193,7 +170,7 @@ def mentions_time(text: str) -> bool:
 
 
 def _no_year_number(match: str, text: str, position: int) -> bool:
-    """Whether a match's only date is one 3-4 digit number that is no year (:func:`_not_a_year`).
+    """Whether a match's only date is one 3-4 digit number that is no year (:func:`.not_a_year`).
 
     ``match`` starts at ``position`` in ``text``. "We spent 4821 USD", "€1200 and", "1500 km",
     "Room 1204": dateparser reads the year 4821, 1200, 1500 or 1204.
@@ -203,38 +180,7 @@ def _no_year_number(match: str, text: str, position: int) -> bool:
         return False
     if _REAL_TIME_WORD.search(_NUMBERS.sub(" ", match)):  # "1999 last week": a time word beside it
         return False
-    return _not_a_year(text, position + numbers[0].start(), position + numbers[0].end())
-
-
-def _not_a_year(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``text[start:end]`` is no year, though dateparser may read one.
-
-    It is an amount or a label (a currency or unit beside it: "$1200", "4821 USD", "1999
-    dollars"; a number sign before it: "order #2023"), or, with no year word before it ("in
-    1066" and "since 1850" stay years), it lies outside 1900-2099 ("1000 guests", "Room
-    1204", "PIN 4321") or counts the plural after it ("we expect 2000 guests"; "the 2020
-    olympics" stays a year).
-    """
-    if _SIGN_BEFORE.search(text[max(0, start - 8) : start]) or _UNIT_AFTER.match(text[end:]):
-        return True
-    year_word = _YEAR_BEFORE.search(text[max(0, start - 12) : start]) is not None
-    if year_word:
-        return False
-    return int(text[start:end]) not in _CONVERSATION_YEARS or _counted(text, start, end)
-
-
-def _counted(text: str, start: int, end: int) -> bool:
-    """Whether the number at ``text[start:end]`` counts the plural after it ("we had 2000 guests")."""
-    if not _COUNTED_AFTER.match(text[end:]):
-        return False
-    before = _WORD_BEFORE.search(text[max(0, start - 16) : start])
-    return before is not None and before.group(1).casefold() not in _YEAR_MAY_FOLLOW
-
-
-def _no_years(text: str) -> list[tuple[int, int]]:
-    """The 3-4 digit numbers of a text that are no years: no time words (dateparser's reading is dropped)."""
-    numbers = (m for m in _NUMBERS.finditer(text) if 3 <= len(m.group()) <= 4)
-    return [m.span() for m in numbers if _not_a_year(text, *m.span())]
+    return not_a_year(text, position + numbers[0].start(), position + numbers[0].end())
 
 
 def _plausible(match: str, text: str, position: int) -> bool:
@@ -483,7 +429,7 @@ def parse_time_query(
         spans.append(when.span())
     found = [_Found(s, e, w) for s, e, w in rule_windows(_blank(text, spans), now)]
     masked = _blank(text, spans + [(f.start, f.end) for f in found])
-    timed = _blank(masked, _no_years(masked))  # "4821 USD ... last month": only "last month" names a time
+    timed = _blank(masked, no_year_spans(masked))  # "4821 USD ... last month": only "last month" names a time
     if _REAL_TIME_WORD.search(timed) or re.search(MONTH, timed, re.IGNORECASE):
         common = _common_windows(timed, now, side_words=side_words) if common_forms and not found else None
         matches = common if common is not None else dateparser_windows(masked, now)
