@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
 from dreammem.recall.timewords import english_windows
-from dreammem.recall.yearnumbers import no_year_spans, not_a_year
+from dreammem.recall.yearnumbers import NUMBERS, no_year_spans, not_a_year
 from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.text.short_cache import short_text_cache
 
@@ -136,7 +136,6 @@ _REAL_TIME_WORD = re.compile(
 _MONTH_WORD = re.compile(
     rf"^(?:(?:in|on|of|since|during|until|early|late|mid|this|last|next)\s+)?{MONTH}$", re.I
 )
-_NUMBERS = re.compile(r"\d+")
 _MONTH_IN = re.compile(rf"\b{MONTH}\b", re.IGNORECASE)
 _MONTH_CONTEXT = re.compile(
     r"\b(?:in|of|since|during|until|early|late|mid|before|after|by)\s*$", re.IGNORECASE
@@ -175,10 +174,10 @@ def _no_year_number(match: str, text: str, position: int) -> bool:
     ``match`` starts at ``position`` in ``text``. "We spent 4821 USD", "€1200 and", "1500 km",
     "Room 1204": dateparser reads the year 4821, 1200, 1500 or 1204.
     """
-    numbers = list(_NUMBERS.finditer(match))
+    numbers = list(NUMBERS.finditer(match))
     if len(numbers) != 1 or not 3 <= len(numbers[0].group()) <= 4 or _MONTH_IN.search(match):
         return False
-    if _REAL_TIME_WORD.search(_NUMBERS.sub(" ", match)):  # "1999 last week": a time word beside it
+    if _REAL_TIME_WORD.search(NUMBERS.sub(" ", match)):  # "1999 last week": a time word beside it
         return False
     return not_a_year(text, position + numbers[0].start(), position + numbers[0].end())
 

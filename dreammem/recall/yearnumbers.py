@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["no_year_spans", "not_a_year"]
+__all__ = ["NUMBERS", "no_year_spans", "not_a_year"]
 
-_NUMBERS = re.compile(r"\d+")
+NUMBERS = re.compile(r"\d+")
+"""A run of digits."""
 _CONVERSATION_YEARS = range(1900, 2100)
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|until|till|circa|year)\s*$", re.IGNORECASE)
 _SIGN_BEFORE = re.compile(r"[$€£¥#]\s*$")  # a currency sign, or a number sign ("order #2023")
@@ -48,8 +49,7 @@ def not_a_year(text: str, start: int, end: int) -> bool:
     """
     if _SIGN_BEFORE.search(text[max(0, start - 8) : start]) or _UNIT_AFTER.match(text[end:]):
         return True
-    year_word = _YEAR_BEFORE.search(text[max(0, start - 12) : start]) is not None
-    if year_word:
+    if _YEAR_BEFORE.search(text[max(0, start - 12) : start]):
         return False
     return int(text[start:end]) not in _CONVERSATION_YEARS or _counted(text, start, end)
 
@@ -64,5 +64,5 @@ def _counted(text: str, start: int, end: int) -> bool:
 
 def no_year_spans(text: str) -> list[tuple[int, int]]:
     """The 3-4 digit numbers of a text that are no years: no time words (dateparser's reading is dropped)."""
-    numbers = (m for m in _NUMBERS.finditer(text) if 3 <= len(m.group()) <= 4)
+    numbers = (m for m in NUMBERS.finditer(text) if 3 <= len(m.group()) <= 4)
     return [m.span() for m in numbers if not_a_year(text, *m.span())]
