@@ -33,8 +33,20 @@ from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
 from dreammem_bench.metrics import percentile
 
-__all__ = ["Stopwatch", "ThroughputResult", "run_throughput", "synthetic_turns", "timed_ms"]
+__all__ = [
+    "BENCH_USER",
+    "START",
+    "Stopwatch",
+    "ThroughputResult",
+    "run_throughput",
+    "synthetic_turns",
+    "timed_ms",
+    "turn_items",
+]
 
+BENCH_USER = "bench-user"
+START = datetime(2024, 1, 1, tzinfo=UTC)
+"""The first turn's time; turn ``n`` is said ``n`` minutes later."""
 _NAMES = ("Mia", "Tom", "Aiko", "Ravi", "Lena", "Omar", "Sofia", "Jonas", "Chen", "Priya", "Luca", "Nora")
 _PLACES = ("Berlin", "Lisbon", "Osaka", "Toronto", "Nairobi", "Austin", "Hanoi", "Oslo", "Lima", "Dublin")
 _THINGS = (
@@ -74,6 +86,19 @@ def synthetic_turns(count: int, *, seed: int = 7) -> list[str]:
             )
         )
     return turns
+
+
+def turn_items(texts: Sequence[str], lo: int, count: int) -> list[dict[str, Any]]:
+    """``add_many`` items for ``texts[lo : lo + count]``: one user, a turn a minute, 20 turns a session."""
+    return [
+        {
+            "content": text,
+            "user_id": BENCH_USER,
+            "session_id": f"s{(lo + i) // 20}",
+            "event_time": START + timedelta(minutes=lo + i),
+        }
+        for i, text in enumerate(texts[lo : lo + count])
+    ]
 
 
 def _queries(count: int, *, seed: int = 11) -> list[str]:
@@ -157,7 +182,6 @@ def run_throughput(
     texts = synthetic_turns(memories)
     asks = _queries(queries)
     step = on_step or (lambda _name: None)
-    start_time = datetime(2024, 1, 1, tzinfo=UTC)
 
     index = faiss.IndexFlatIP(embedder.dim)  # the baseline: encode in batches, add to a flat index
     with DreamMemory(None, config=config, embedder=embedder) as memory:
@@ -167,15 +191,7 @@ def run_throughput(
             step("baseline ingest")
 
         def dreammem_add(lo: int) -> None:
-            memory.add_many(
-                {
-                    "content": text,
-                    "user_id": "bench-user",
-                    "session_id": f"s{(lo + i) // 20}",
-                    "event_time": start_time + timedelta(minutes=lo + i),
-                }
-                for i, text in enumerate(texts[lo : lo + batch_size])
-            )
+            memory.add_many(turn_items(texts, lo, batch_size))
             step("dreammem ingest")
 
         base_clock, dm_clock = Stopwatch(), Stopwatch()
@@ -191,10 +207,10 @@ def run_throughput(
 
         base_lat = timed_ms([bare_search(q) for q in asks])
         step("baseline recall")
-        now = start_time + timedelta(minutes=memories + 1)
+        now = START + timedelta(minutes=memories + 1)
 
         def recall(question: str) -> Callable[[], object]:
-            return lambda: memory.recall(question, user_id="bench-user", k=k, now=now)
+            return lambda: memory.recall(question, user_id=BENCH_USER, k=k, now=now)
 
         dm_lat = timed_ms([recall(q) for q in asks])
         step("dreammem recall")
