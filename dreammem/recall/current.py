@@ -4,9 +4,12 @@ When the write path is not sure enough to supersede an older memory (both stay
 active), it records on the older one the ids of the newer memories that may replace
 it (``possibly_outdated_by``, :mod:`dreammem.write.relations`). Recall then:
 
-* puts the newer memories that are still active right before the older hit, newest
-  first (fetching them when no path found them, so the current value is shown whenever
-  an earlier one is);
+* puts the latest of the newer memories it points at that are still active right before
+  the older hit, newest first, each after its own latest replacements (fetching them when
+  no path found them, so the current value is shown whenever an earlier one is). The
+  latest are those no other of them points at: someone who moved three times marks the
+  first statement with all three later ones, and each of those with the ones after it;
+  only the last leads, the cities between are history, shown only as hits of their own;
 * marks the older hit (:attr:`Hit.outdated_by`), so the memory block says
   ``[earlier, possibly outdated]``.
 
@@ -59,7 +62,12 @@ def current_first(
     *,
     shown: int | None = None,
 ) -> list[Hit]:
-    """The hits with each older one preceded by its active replacements (newest first) and marked.
+    """The hits with each older one preceded by its latest active replacements (newest first) and marked.
+
+    The latest replacements of a hit are the active records it points at as possibly newer
+    that none of the others points at; each is placed the same way (chains are followed up
+    to :data:`_MAX_DEPTH` links). The replacements between lead nothing; they come at their
+    own rank when they are hits. ``outdated_by`` lists all of the hit's active newer records.
 
     Args:
         hits: Ranked hits, best first.
@@ -87,8 +95,14 @@ def current_first(
     return [*placing.out, *placing.unplaced(hits)]
 
 
+def _latest(records: Sequence[MemoryRecord], marks: Mapping[str, Sequence[str]] | None) -> list[MemoryRecord]:
+    """The records that no other of them points at as possibly newer (nothing among them replaces)."""
+    ids = {r.id for r in records}
+    return [r for r in records if not any(i in ids and i != r.id for i in _marks(r, marks))]
+
+
 class _Placing:
-    """One :func:`current_first` ordering: each hit after the newer records that may replace it.
+    """One :func:`current_first` ordering: each hit after the latest records that may replace it.
 
     A class rather than a recursive closure: a nested function that calls itself is a
     reference cycle, which kept each recall's hits and records alive until Python's
@@ -123,22 +137,26 @@ class _Placing:
         return [h for h in hits if h.id not in self._placed]
 
     def emit(self, hit: Hit, depth: int) -> None:
-        """Place ``hit`` (once), after the newer active records it points at (recursively)."""
+        """Place ``hit`` (once), after its latest active replacements (each placed so, recursively)."""
         if hit.id in self._placed:
             return
         self._placed.add(hit.id)
-        ids = _marks(hit.record, self._marks)
-        self._learn(ids)
-        known = self._known
-        newer = [known[i] for i in ids if i in known and i != hit.id]
+        newer = self._newer(hit.record)
         if newer and depth < _MAX_DEPTH:
-            for record in sorted(newer, key=lambda r: r.event_time, reverse=True):
+            for record in sorted(_latest(newer, self._marks), key=lambda r: r.event_time, reverse=True):
                 if self.full:  # the rest lands below the cut
                     break
                 self.emit(self._by_id.get(record.id) or Hit(record, hit.score, CURRENT_PATHS), depth + 1)
         if newer:
             hit = dataclasses.replace(hit, outdated_by=tuple(r.id for r in newer))
         self.out.append(hit)
+
+    def _newer(self, record: MemoryRecord) -> list[MemoryRecord]:
+        """The active records that ``record`` points at as possibly newer."""
+        ids = _marks(record, self._marks)
+        self._learn(ids)
+        known = self._known
+        return [known[i] for i in ids if i in known and i != record.id]
 
     def _learn(self, ids: Sequence[str]) -> None:
         """Read the records of the ids not asked for yet (active ones become known)."""

@@ -48,10 +48,30 @@ def test_newer_hit_moves_before_the_older_one_which_is_marked() -> None:
 def test_a_newer_memory_no_path_found_is_fetched_and_chains_are_followed() -> None:
     newest = _rec("standup at 10:30", 3)
     mid = _rec("standup at 10:00", 2, newer=[newest.id])
-    old = _rec("standup at 9:30", 1, newer=[mid.id])
+    old = _rec("standup at 9:30", 1, newer=[mid.id])  # only mid says it may replace old
     out = current_first([Hit(old, 0.8, ("vector",))], _fetch([old, mid, newest]))
     assert [h.id for h in out] == [newest.id, mid.id, old.id]
     assert out[0].paths == CURRENT_PATHS and out[1].outdated_by == (newest.id,)
+
+
+def test_a_value_between_shows_at_its_own_rank_when_it_is_a_hit() -> None:
+    newest = _rec("standup at 10:30", 3)
+    mid = _rec("standup at 10:00", 2, newer=[newest.id])
+    old = _rec("standup at 9:30", 1, newer=[mid.id, newest.id])
+    other = _rec("the standup room is B12", 0)
+    hits = [Hit(old, 0.9, ("vector",)), Hit(other, 0.7, ("vector",)), Hit(mid, 0.5, ("keyword",))]
+    out = current_first(hits, _fetch([old, mid, newest, other]))
+    assert [h.id for h in out] == [newest.id, old.id, other.id, mid.id]
+    assert out[3].outdated_by == (newest.id,) and out[3].paths == ("keyword",)
+
+
+def test_someone_who_moved_often_leaves_room_for_other_hits() -> None:
+    moves = _restatements("I moved to a new city", 6)  # each marked by every later move
+    sister = _rec("my sister lives in Paris", 0)
+    hits = [Hit(moves[0], 0.9, ("vector",)), Hit(sister, 0.8, ("vector",))]
+    out = current_first(hits, _fetch([*moves, sister]), shown=3)
+    assert [h.id for h in out] == [moves[5].id, moves[0].id, sister.id]
+    assert out[1].outdated_by == tuple(r.id for r in moves[1:])
 
 
 def test_the_ordering_leaves_no_reference_cycle_for_the_collector() -> None:
@@ -197,8 +217,8 @@ def test_only_the_hits_that_can_be_shown_are_ordered_and_their_newer_records_rea
     assert [(h.id, h.outdated_by, h.paths) for h in out[:4]] == [
         (h.id, h.outdated_by, h.paths) for h in every[:4]
     ]
-    assert [h.id for h in out[:4]] == [cycle[5].id, cycle[4].id, cycle[3].id, cycle[2].id]
-    assert [h.id for h in out[-2:]] == [tea[0].id, gym[2].id]  # nothing ranked is dropped; unmarked
+    assert [h.id for h in out[:4]] == [cycle[5].id, cycle[0].id, tea[5].id, tea[0].id]
+    assert out[-1].id == gym[2].id  # nothing ranked is dropped; below the cut, unmarked
     assert out[-1].outdated_by == () and every[-1].outdated_by != ()
     one = current_first(hits, counting, shown=1)
     assert one[0].id == every[0].id == cycle[5].id
