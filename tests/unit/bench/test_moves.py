@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dreammem.cli import app
 from dreammem.embed import HashingEmbedder
 from dreammem_bench.moves import moves, run_moves, score_moves
 from dreammem_bench.throughput import synthetic_turns
@@ -49,3 +56,20 @@ def test_a_small_run_scores_both_systems_on_every_store() -> None:
         assert set(r.to_dict()) == {"found@10", "current@3", "pulled@10", "questions"}
     assert vector.pulled_at_10 == 0.0  # a plain vector search adds nothing no search found
     assert vector.found_at_10 > 0.0  # the hashing embedder still matches the place's name
+
+
+def test_the_command_writes_its_report(tmp_path: Path) -> None:
+    out = tmp_path / "moves.json"
+    args = ["bench", "moves", "--memories", "200", "--seeds", "7", "--embedder", "hashing"]
+    args += ["--json", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["seeds"] == [7] and set(report["systems"]) == {"dreammem", "vector"}
+    assert report["systems"]["vector"]["pulled@10"] == 0.0
+
+
+@pytest.mark.parametrize("seeds", ["seven", ","])
+def test_the_command_refuses_seeds_that_are_not_numbers(seeds: str) -> None:
+    result = CliRunner().invoke(app, ["bench", "moves", "--seeds", seeds, "--embedder", "hashing"])
+    assert result.exit_code == 2 and "seed" in result.output
