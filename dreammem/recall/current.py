@@ -96,9 +96,13 @@ def current_first(
 
 
 def _latest(records: Sequence[MemoryRecord], marks: Mapping[str, Sequence[str]] | None) -> list[MemoryRecord]:
-    """The records that no other of them points at as possibly newer (nothing among them replaces)."""
+    """The records that no other of them points at as possibly newer (nothing among them replaces).
+
+    All of them when each is pointed at (marks in a cycle): none is known to be the latest.
+    """
     ids = {r.id for r in records}
-    return [r for r in records if not any(i in ids and i != r.id for i in _marks(r, marks))]
+    latest = [r for r in records if not any(i in ids and i != r.id for i in _marks(r, marks))]
+    return latest or list(records)
 
 
 class _Placing:

@@ -121,6 +121,15 @@ def test_cycles_end() -> None:
     assert sorted(h.id for h in out) == sorted([a.id, b.id])
 
 
+def test_newer_records_that_point_at_each_other_still_lead() -> None:
+    a = _rec("standup at 10:00", 2)
+    b = _rec("standup at 10:30", 3, newer=[a.id])
+    a = dataclasses.replace(a, metadata={OUTDATED_BY_KEY: [b.id]})
+    old = _rec("standup at 9:30", 1, newer=[a.id, b.id])
+    out = current_first([Hit(old, 0.8, ("vector",))], _fetch([old, a, b]))
+    assert {h.id for h in out[:2]} == {a.id, b.id} and out[2].id == old.id  # no latest among them: both
+
+
 def test_recall_and_block_show_the_current_value_first(memory: DreamMemory) -> None:
     new = memory.add(
         "Actually please phone me about project updates", user_id="u1", event_time=T0 + timedelta(days=1)
