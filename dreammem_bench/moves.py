@@ -38,6 +38,8 @@ _MOVE = re.compile(r"^(?P<name>\w+) moved to (?P<place>\w+) ")
 
 Shown = tuple[list[str], int]
 """The texts a system shows for a question, best first, and how many no path found."""
+Scores = tuple[list[float], list[float], list[float]]
+"""Per question: found@k (one per place), current@3 (one per name), pulled (one per question)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +67,7 @@ def moves(texts: Sequence[str]) -> list[tuple[str, str, str]]:
     return [(m["name"], m["place"], t) for t in texts if (m := _MOVE.match(t))]
 
 
-def score_moves(texts: Sequence[str], ask: Callable[[str], Shown], k: int = 10) -> tuple[list[float], ...]:
+def score_moves(texts: Sequence[str], ask: Callable[[str], Shown], k: int = 10) -> Scores:
     """Per question: found@k of each place, current@3 of each name, pulled of every question."""
     said = moves(texts)
     found: list[float] = []
@@ -101,7 +103,7 @@ def run_moves(
         ``[dreammem, vector]``.
     """
     step = on_step or (lambda _name: None)
-    scores: dict[str, list[list[float]]] = {"dreammem": [[], [], []], "vector": [[], [], []]}
+    scores: dict[str, Scores] = {"dreammem": ([], [], []), "vector": ([], [], [])}
     for seed in seeds:
         texts = synthetic_turns(memories, seed=seed)
         with DreamMemory(None, config=config, embedder=embedder) as memory:
@@ -136,6 +138,6 @@ def run_moves(
     ]
 
 
-def _add(into: list[list[float]], values: tuple[list[float], ...]) -> None:
+def _add(into: Scores, values: Scores) -> None:
     for held, more in zip(into, values, strict=True):
         held.extend(more)
