@@ -141,29 +141,36 @@ _ZH_ATTRS = {
 }  # fmt: skip
 
 
+# Words before "budget"/"deadline" that say whose or which one, not what it is for.
+_NOT_QUALIFIER = ("the", "my", "our", "your", "this", "that", "total", "overall", "whole", "new")
+_EN_QUALIFIER = rf"(?!(?:{'|'.join(_NOT_QUALIFIER)})\b)[a-z]{{3,20}}"
+# "我们厨房的预算": the pronoun says whose budget it is, not what for.
+_ZH_OWNER = re.compile(r"^(?:我们|咱们|你们|我的|我)")
 _QUALIFIER = {
     "budget": re.compile(
-        r"\b(?:the |my |our |this )?(?:new )?(?P<en>[a-z]{3,20}) budget\b"
-        r"|\bbudget for (?:the |my |a )?(?:new )?"
+        rf"\b(?:the |my |our |this )?(?:new )?(?P<en>{_EN_QUALIFIER}) budget\b"
+        r"|\bbudget for (?:the |my |a |our )?(?:new )?"
         r"(?P<en2>[a-z]{3,20})\b|(?P<zh>[^\W\d的了是在新这个_]{2,4}?)的?预算",
         _I,
     ),
     "deadline": re.compile(
-        r"\b(?:the |my |our )?(?P<en>[a-z]{3,20}) deadline\b"
-        r"|\bdeadline for (?:the |my )?(?P<en2>[a-z]{3,20})\b"
+        rf"\b(?:the |my |our )?(?P<en>{_EN_QUALIFIER}) deadline\b"
+        r"|\bdeadline for (?:the |my |our )?(?P<en2>[a-z]{3,20})\b"
         r"|(?P<zh>[^\W\d的了是在新这个_]{2,4}?)的?截止",
         _I,
     ),
 }
-_NOT_QUALIFIER = frozenset({"the", "my", "our", "your", "this", "that", "total", "overall", "whole", "new"})
 
 
 def _qualifier(text: GatedText, slot: str) -> str | None:
-    """What a budget or deadline is for ("laptop", "市场"), or None for the user's one."""
+    """What a budget or deadline is for ("laptop", "市场"), or None for the user's one.
+
+    "Our budget for the tent": "Our" says whose budget, "tent" what it is for.
+    """
     match = text.search(_QUALIFIER[slot])
     if match is None:
         return None
-    word = (match.group("en") or match.group("en2") or match.group("zh") or "").lower()
+    word = (match.group("en") or match.group("en2") or _ZH_OWNER.sub("", match.group("zh") or "")).lower()
     return None if not word or word in _NOT_QUALIFIER else word
 
 

@@ -28,6 +28,7 @@ when the newer one carries an explicit change cue. Then:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -63,10 +64,31 @@ class Decision:
 def _different_holder(new: Statement, old: Statement) -> bool:
     if new.holders and old.holders:
         return not new.holders & old.holders
-    # "My parents moved" says nothing about "I live in Boston", and the reverse.
-    if bool(new.holders) == bool(old.holders):
+    if not (new.holders or old.holders):
         return False
-    return (old if not old.holders else new).first_person
+    held, other = (new, old) if new.holders else (old, new)
+    # "My parents moved" says nothing about "I live in Boston", and the reverse.
+    return other.first_person or _two_named_people(held, other)
+
+
+def _two_named_people(held: Statement, other: Statement) -> bool:
+    """News about one named person beside news opening with another's name.
+
+    "Jonas moved to Berlin" says nothing about "Chen recommends the shop in Osaka": the first
+    is Jonas's (a name before a past-tense verb), the second opens with a name and never names Jonas.
+    """
+    if held.opener is None or other.opener is None:
+        return False
+    return not _named(other) & _words(held.holders)
+
+
+def _named(statement: Statement) -> frozenset[str]:
+    """The words of every name a statement gives, opening it or inside it."""
+    return _words(statement.names | statement.lead_names)
+
+
+def _words(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(word for name in names for word in name.split())
 
 
 def _events(new: Statement, old: Statement, *, changed: bool) -> bool:
