@@ -275,8 +275,8 @@ class Statement:
     ``undecided`` say it states no value (see :attr:`states_value`).
     ``speaker`` is who says it when the text is a transcript line ("Gina: I love ..."): the
     label is not part of the statement, whose words are read from after it.
-    ``opener`` is the opening name and the word after it ("chen", "recommends") when the
-    statement is news about others (not the user's own), else None.
+    ``opener`` is the name that opens it ("chen" in "Chen recommends ...") when it is news
+    about others, not the user's own statement; else None.
     """
 
     text: str
@@ -299,7 +299,7 @@ class Statement:
     undecided: bool = False
     items: frozenset[str] = frozenset()
     speaker: str | None = None
-    opener: tuple[str, str] | None = None
+    opener: str | None = None
 
     @property
     def states_value(self) -> bool:
@@ -349,8 +349,8 @@ _LEADING_NAME = re.compile(
     r"^\s*([A-Z][a-z]+)\s+(?:[a-z]+ed|sold|bought|lost|went|made|took|got|left|said|told|gave|found|sent"
     r"|kept|met|paid|won|ran|saw|came|brought|wrote|broke)\b"
 )
-# A capitalised name opening a sentence, and the word after it: "Chen recommends", "Tom Becker wants".
-_OPENER = re.compile(r"^\s*([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)\s+([a-z]+)\b")
+# A capitalised name opening a sentence before a lowercase word: "Chen recommends", "Tom Becker wants".
+_OPENER = re.compile(r"^\s*([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)\s+[a-z]")
 _HOLDER_RE = re.compile(f"{_HOLDERS_EN}|{_HOLDERS_ZH}", _I)
 # Chinese function words that carry no topic on their own.
 _ZH_FUNCTION = frozenset("我你他她的了是在都就也还要会给把被和跟吧呢啊吗个一这那有不别用去来")
@@ -429,7 +429,7 @@ def _analyse(text: str) -> Statement:
         if lead and lead.group(1).lower() in lead_names:
             holders = frozenset({lead.group(1).lower()})
     opened = None if first_person else _OPENER.match(text)
-    opener = (opened.group(1).lower(), opened.group(2)) if opened else None
+    opener = opened.group(1).lower() if opened else None
     # Cues, tense and negation are read outside a reported topic ("thinking about the new chairs").
     told_text = _without_reported(gated)
     told = gated if told_text == text else _gate().view(told_text)
@@ -457,7 +457,7 @@ def _analyse(text: str) -> Statement:
         reported=reported,
         undecided=not (strong_cues or mild_cue) and bool(gated.search(_UNDECIDED)),
         items=frozenset(m.group(0).upper().replace("-", "") for m in gated.finditer(_ITEM)),
-        opener=opener if opener and opener[0] in lead_names else None,
+        opener=opener if opener in lead_names else None,
     )
 
 

@@ -118,9 +118,16 @@ def test_news_about_the_same_named_person_still_updates(older: str, newer: str) 
 
 
 def test_the_users_own_statements_and_instructions_are_untouched() -> None:
-    """Only news opening with a name is set apart: "Keep answers short" is no person's."""
+    """Only news about a named person is set apart: "Keep answers short" is no person's.
+
+    Two instructions open with two capitalised verbs, as two news lines open with two names
+    ("Keep emails" / "Write emails", "Luca recommends" / "Priya recommends"): nothing in the
+    text tells them apart, so two lines without a holder are never set apart by their openers.
+    """
     pairs = [
         ("Keep answers short, bullet points.", "Make answers long from now on."),
+        ("Send invoices on Fridays.", "Email invoices on Mondays instead."),
+        ("Write emails formally.", "Keep emails casual now."),
         ("My manager is Tom Becker.", "Actually my manager is Ravi now."),
     ]
     for older, newer in pairs:
