@@ -143,7 +143,7 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     # "Tom Becker wants the pipeline migrated" after "My manager is Tom Becker"): then the name's
     # words are not shared topic words either.
     names = sorted(shared_names(new, old)) if new.first_person else []
-    name_words = set() if new.first_person else {w for n in new.names | old.names for w in n.split()}
+    name_words = frozenset() if new.first_person else _words(new.names | old.names)
     overlap = sorted(new.topics & old.topics - name_words)
     if not shared and not names and not (len(overlap) >= 2 and closest):
         return None  # no common attribute family: only a close statement sharing two topic words
