@@ -35,16 +35,23 @@ def stored_neighbours(
 ) -> list[list[Candidate]]:
     """For each record, its user's ``k`` most similar stored records with their cosines, best first.
 
-    One vector search per record, then one read of every hit per user (a hit whose row
-    is gone, or belongs to another user, is left out, as a per-record read leaves it).
+    One vector search per user for all its records, then one read of every hit per user
+    (a hit whose row is gone, or belongs to another user, is left out, as a per-record
+    read leaves it).
     """
-    hits = [index.search(record.user_id, vectors[n], k) for n, record in enumerate(records)]
+    rows_of: dict[str, list[int]] = {}
+    for n, record in enumerate(records):
+        rows_of.setdefault(record.user_id, []).append(n)
+    hits: list[list[tuple[int, float]]] = [[] for _ in records]
+    for user, rows in rows_of.items():
+        for n, found in zip(rows, index.search_many(user, vectors[rows], k), strict=True):
+            hits[n] = found
     wanted: dict[str, set[int]] = {}
     for record, found in zip(records, hits, strict=True):
         wanted.setdefault(record.user_id, set()).update(rowid for rowid, _ in found)
-    rows = {user: store.get_by_rowids(user, sorted(ids)) for user, ids in wanted.items()}
+    stored = {user: store.get_by_rowids(user, sorted(ids)) for user, ids in wanted.items()}
     return [
-        [Candidate(rows[r.user_id][rowid], score) for rowid, score in found if rowid in rows[r.user_id]]
+        [Candidate(stored[r.user_id][rowid], score) for rowid, score in found if rowid in stored[r.user_id]]
         for r, found in zip(records, hits, strict=True)
     ]
 

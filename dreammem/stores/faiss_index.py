@@ -194,6 +194,14 @@ class FaissVectorIndex(VectorIndex):
             shard = self._shards.get(user_id)
             return [] if shard is None else shard.search(query, k, self.ann)
 
+    def search_many(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search` for each row of ``queries``, in one search of this user's shard."""
+        with self._lock:
+            shard = self._shards.get(user_id)
+            return [[] for _ in queries] if shard is None else shard.search_many(queries, k, self.ann)
+
     def search_subset(
         self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
     ) -> list[tuple[int, float]]:

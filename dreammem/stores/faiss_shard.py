@@ -184,19 +184,52 @@ class FaissShard:
         if k <= 0:
             return []
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
+        params = self._params(ann, allowed)
+        fetch = min(k + 1, self.ntotal)
+        while True:
+            scores, ids = self.index.search(q, fetch, params=params)
+            hits = _hits(ids[0], scores[0])
+            if self._settled(hits, fetch, k):
+                return best_first(hits)[:k]
+            fetch = min(2 * fetch, self.ntotal)
+
+    def search_many(
+        self, queries: npt.NDArray[np.float32], k: int, ann: AnnSettings
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search` for each row of ``queries``, in one index search.
+
+        A row whose ``k``-th score ties with the next one found is searched again alone
+        (the tie rule fetches more for it).
+        """
+        k = min(k, self.ntotal)
+        if k <= 0:
+            return [[] for _ in queries]
+        q = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self.dim)
+        fetch = min(k + 1, self.ntotal)
+        scores, ids = self.index.search(q, fetch, params=self._params(ann, None))
+        out = []
+        for row in range(len(q)):
+            hits = _hits(ids[row], scores[row])
+            out.append(best_first(hits)[:k] if self._settled(hits, fetch, k) else self.search(q[row], k, ann))
+        return out
+
+    def _params(
+        self, ann: AnnSettings, allowed: Sequence[int] | npt.NDArray[np.int64] | None
+    ) -> faiss.SearchParameters | None:
+        """The search parameters: the ids a search may return, and the IVF lists it probes."""
         selector = None if allowed is None else faiss.IDSelectorBatch(np.asarray(allowed, dtype=np.int64))
-        params: faiss.SearchParameters | None
         if isinstance(self.index, faiss.IndexIVFFlat):
             # A filtered search probes every list: exact over the allowed ids.
             nlist = self.index.nlist
             nprobe = nlist if selector is not None else ann.probes(nlist)
-            params = faiss.SearchParametersIVF(sel=selector, nprobe=nprobe)  # type: ignore[call-arg]
-        else:
-            params = None if selector is None else faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
-        fetch = min(k + 1, self.ntotal)
-        while True:
-            scores, ids = self.index.search(q, fetch, params=params)
-            hits = [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
-            if len(hits) < fetch or fetch >= self.ntotal or hits[-1][1] < hits[k - 1][1]:
-                return best_first(hits)[:k]
-            fetch = min(2 * fetch, self.ntotal)
+            return faiss.SearchParametersIVF(sel=selector, nprobe=nprobe)  # type: ignore[call-arg]
+        return None if selector is None else faiss.SearchParameters(sel=selector)  # type: ignore[call-arg]
+
+    def _settled(self, hits: Sequence[tuple[int, float]], fetch: int, k: int) -> bool:
+        """Whether ``fetch`` were enough: fewer came, all were asked, or the ``k``-th beats the last."""
+        return len(hits) < fetch or fetch >= self.ntotal or hits[-1][1] < hits[k - 1][1]
+
+
+def _hits(ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
+    """One query's ``(row id, score)`` pairs from a FAISS result row (padding ``-1`` ids left out)."""
+    return [(int(i), float(s)) for i, s in zip(ids, scores, strict=True) if i >= 0]

@@ -42,6 +42,15 @@ class VectorIndex(ABC):
         (:mod:`dreammem.stores.ties`).
         """
 
+    def search_many(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search` for each row of ``queries`` (all of one user), in order.
+
+        The default searches row by row; backends that search a batch in one call override it.
+        """
+        return [self.search(user_id, query, k) for query in queries]
+
     def search_subset(
         self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
     ) -> list[tuple[int, float]]:

@@ -15,6 +15,7 @@ from dreammem.config import VectorIndexConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.stores.faiss_index import AnnSettings, FaissVectorIndex
 from dreammem.stores.faiss_shard import FaissShard
+from dreammem.stores.vector_base import VectorIndex
 
 DIM = 32
 SMALL = AnnSettings(threshold=400, nprobe=4, lists_per_sqrt=1.0)
@@ -232,3 +233,28 @@ def test_the_store_config_sets_the_probed_share(tmp_path: Path) -> None:
         assert isinstance(index, FaissVectorIndex) and index.is_approximate("u1")
         assert index.ann.probe_share == 0.5 and index.probes("u1") > 2
         assert index.probes("nobody") == 0
+
+
+def test_a_batch_search_gives_each_row_what_its_own_search_gives() -> None:
+    index, _, _ = _filled()
+    queries = _clustered(40, 5)
+    for user, k in (("big", 4), ("big", 25), ("small", 8), ("small", 80), ("nobody", 5)):
+        assert index.search_many(user, queries, k) == [index.search(user, q, k) for q in queries]
+
+
+def test_a_batch_search_cuts_between_equal_scores_by_row_id() -> None:
+    index = FaissVectorIndex(DIM, ann=SMALL)
+    copies = np.repeat(_clustered(1, 7), 8, axis=0)
+    # Written highest row id first: FAISS keeps the first copies it stored, the tie rule the lowest ids.
+    index.add("u", [900, 800, 700, 600, 500, 400], copies[:6])
+    index.add("u", [300, 200], copies[6:])
+    index.add("u", list(range(1000, 1040)), _clustered(40, 8))
+    found = index.search_many("u", np.concatenate([copies[:1], _clustered(3, 9)]), 3)
+    assert [i for i, _ in found[0]] == [200, 300, 400]
+    assert found == [index.search("u", q, 3) for q in np.concatenate([copies[:1], _clustered(3, 9)])]
+
+
+def test_a_batch_search_of_a_backend_without_one_searches_row_by_row() -> None:
+    index, _, _ = _filled()
+    queries = _clustered(5, 6)
+    assert VectorIndex.search_many(index, "big", queries, 7) == [index.search("big", q, 7) for q in queries]
