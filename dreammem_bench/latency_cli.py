@@ -179,4 +179,5 @@ def _print(
     if (ratio := report.over_encoder()) is not None:
         console.print(
             f"recall with every path over the bare encoder: p50 {ratio['p50']:.2f}x, p95 {ratio['p95']:.2f}x"
+            " (encoder timed beside each recall)"
         )

@@ -13,6 +13,8 @@ Ingest is reported as turns per wall-clock second and per CPU-second of the proc
 which one goes first alternating from batch to batch: on a shared machine the load
 (and the encoder's speed with it) drifts within a run, and run one after the other
 the two phases met different loads, moving the ratio by several points from run to run.
+The queries alternate the same way: each question is answered by both, which one first
+alternating from question to question.
 """
 
 from __future__ import annotations
@@ -205,14 +207,18 @@ def run_throughput(
         def bare_search(question: str) -> Callable[[], object]:
             return lambda: index.search(embedder.embed_query(question)[None, :], k)
 
-        base_lat = timed_ms([bare_search(q) for q in asks])
-        step("baseline recall")
         now = START + timedelta(minutes=memories + 1)
 
         def recall(question: str) -> Callable[[], object]:
             return lambda: memory.recall(question, user_id=BENCH_USER, k=k, now=now)
 
-        dm_lat = timed_ms([recall(q) for q in asks])
+        base_lat: list[float] = []
+        dm_lat: list[float] = []
+        for number, question in enumerate(asks):
+            answers = [(base_lat, bare_search(question)), (dm_lat, recall(question))]
+            for out, call in reversed(answers) if number % 2 else answers:
+                out.extend(timed_ms([call]))
+        step("baseline recall")
         step("dreammem recall")
     return [
         ThroughputResult(

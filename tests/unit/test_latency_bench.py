@@ -82,7 +82,8 @@ def test_measure_reports_every_stage_and_configuration(tmp_path: Path) -> None:
         assert 0 < run["total"].p50 <= run["total"].p95
         assert run["total-embed"].p50 <= run["total"].p50
     assert set(report.baselines) == {
-        "encoder only",
+        "encoder only",  # timed beside each recall of "all"
+        "encoder only (own loop)",
         f"bare faiss flat ({flat} vectors)",
         "store's vector index (exact)",
     }
