@@ -21,7 +21,15 @@ from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
-__all__ = ["RECORD_FIELDS", "TERMS_FORMAT", "RecordNodes", "from_props", "scope_of", "to_props"]
+__all__ = [
+    "CONTENT_HEAD",
+    "RECORD_FIELDS",
+    "TERMS_FORMAT",
+    "RecordNodes",
+    "from_props",
+    "scope_of",
+    "to_props",
+]
 
 _MUTABLE = (
     *(f.name for f in dataclasses.fields(MemoryRecord) if f.name not in FIXED_FIELDS),
@@ -29,6 +37,13 @@ _MUTABLE = (
     "message_key",
 )
 """The properties an update rewrites: the record's changeable fields and the two derived from them."""
+
+CONTENT_HEAD_CHARS = 32
+"""Characters of a record's text kept in ``content_head``, which the ``(user_id, content_head)`` index
+holds (a whole text may be too long for an index entry)."""
+
+CONTENT_HEAD = f"r.content_head = coalesce(left(r.content, {CONTENT_HEAD_CHARS}), '')"
+"""The ``SET`` item that derives ``content_head`` from a node's text (on insert, update and upgrade)."""
 RECORD_FIELDS = "r {.*, embedding: null, terms: null, context: null}"
 """A record node's fields without its large derived properties."""
 
@@ -100,7 +115,7 @@ class RecordNodes:
         self.client.run(
             "insert",
             "UNWIND $rows AS row CREATE (r:DMRecord) SET r = row.props, r.rowid = row.rowid, "
-            "r.terms = row.terms, r.context = row.context, r.terms_format = $format",
+            f"r.terms = row.terms, r.context = row.context, r.terms_format = $format SET {CONTENT_HEAD}",
             rows=rows,
             format=TERMS_FORMAT,
         )
@@ -117,7 +132,7 @@ class RecordNodes:
             found = self.client.run(
                 "update",
                 "UNWIND $rows AS row MATCH (r:DMRecord {id: row.id}) WHERE r.user_id = row.user_id "
-                f"SET {assignments} RETURN r.id AS id",
+                f"SET {assignments} SET {CONTENT_HEAD} RETURN r.id AS id",
                 rows=rows,
             )
             missing = {r.id for r in records} - {row["id"] for row in found}
@@ -287,10 +302,13 @@ class RecordNodes:
         """Records with the same text linked to this one by provenance (either way)."""
         rows = self.client.run(
             "twins",
-            f"MATCH (r:DMRecord {{user_id: $user_id}}) WHERE r.content = $content AND r.id <> $id "
+            # The head finds the same-text rows by index (dm_record_content_head), the whole text decides.
+            "MATCH (r:DMRecord {user_id: $user_id, content_head: left($content, $head)}) "
+            "WHERE r.content = $content AND r.id <> $id "
             f"AND ($id IN r.provenance OR r.id IN $provenance) RETURN {RECORD_FIELDS} AS r",
             user_id=record.user_id,
             content=record.content,
+            head=CONTENT_HEAD_CHARS,
             id=record.id,
             provenance=list(record.provenance),
         )

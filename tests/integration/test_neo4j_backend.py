@@ -5,6 +5,7 @@ Each test works in fresh user ids on the session's real server (``scripts/neo4j.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import time
@@ -22,8 +23,8 @@ from dreammem.config import DreamMemConfig, Neo4jStoreConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.engine.leases import LeaseLocks
 from dreammem.stores.neo4j_client import Neo4jClient
-from dreammem.stores.neo4j_store import Neo4jRecordStore
-from dreammem.types import MemoryRecord
+from dreammem.stores.neo4j_store import SCHEMA_VERSION, Neo4jRecordStore
+from dreammem.types import Kind, Layer, MemoryRecord
 from tests.neo4j_server import Neo4jServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -188,9 +189,44 @@ def test_a_version_1_database_gets_fts5_terms_on_open(neo4j_server: Neo4jServer)
         store.close()
     reopened = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
     try:
-        assert reopened.schema_version == 2
+        assert reopened.schema_version == SCHEMA_VERSION
         assert [r for r, _ in reopened.keyword_search(user, ["painted"], 5)] == [rowid]
         reopened.delete(user, [record.id])
+    finally:
+        reopened.close()
+
+
+def test_a_version_2_database_finds_same_text_records_after_open(neo4j_server: Neo4jServer) -> None:
+    """Schema 3: nodes written without ``content_head`` (version 2) get it, so their twins are found."""
+    user = _fresh("omar")
+    store = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
+    text = "I moved to Lisbon in March and my new office is near the river, three stops from home."
+    try:
+        now = datetime.now(UTC)
+        turn = MemoryRecord(user_id=user, content=text, created_at=now, event_time=now)
+        fact = MemoryRecord(
+            user_id=user, content=text, layer=Layer.SEMANTIC, kind=Kind.FACT,
+            provenance=(turn.id,), created_at=now, event_time=now,
+        )  # fmt: skip
+        other = MemoryRecord(
+            user_id=user, content=text[:40] + " and a different end.", created_at=now, event_time=now
+        )
+        store.insert([turn, fact, other], [text, text, other.content])
+        assert [r.id for r in store.twins(turn)] == [fact.id]
+        store.client.run("test", "MATCH (r:DMRecord {user_id: $user}) REMOVE r.content_head", user=user)
+        store.set_meta("schema_version", "2")
+        assert store.twins(turn) == []  # what a version-2 node cannot give the index
+    finally:
+        store.close()
+    reopened = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
+    try:
+        assert reopened.schema_version == SCHEMA_VERSION == 3
+        assert [r.id for r in reopened.twins(turn)] == [fact.id]
+        assert [r.id for r in reopened.twins(fact)] == [turn.id]
+        edited = dataclasses.replace(other, content=text)  # an update that changes the text moves its head
+        reopened.update([edited])
+        assert reopened.twins(edited) == []  # same text, but no provenance link
+        reopened.delete(user, [turn.id, fact.id, other.id])
     finally:
         reopened.close()
 
