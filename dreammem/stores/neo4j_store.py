@@ -32,7 +32,8 @@ from dreammem.types import MemoryRecord
 __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
 
 SCHEMA_VERSION = 3
-"""1: keyword terms as the engine tokenised them; 2: as FTS5 indexes them (stems; see neo4j_keyword)."""
+"""1: keyword terms as the engine tokenised them; 2: as FTS5 indexes them (stems; see neo4j_keyword);
+3: records carry ``content_head`` (the index that finds same-text records)."""
 _RETOKENISE_BATCH = 1000
 _SCHEMA = (
     "CREATE CONSTRAINT dm_record_id IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.id IS UNIQUE",
