@@ -209,7 +209,7 @@ def test_a_version_2_database_finds_same_text_records_after_open(neo4j_server: N
             provenance=(turn.id,), created_at=now, event_time=now,
         )  # fmt: skip
         other = MemoryRecord(
-            user_id=user, content=text[:40] + " and a different end.", created_at=now, event_time=now
+            user_id=user, content="Another start, then " + text, created_at=now, event_time=now
         )
         store.insert([turn, fact, other], [text, text, other.content])
         assert [r.id for r in store.twins(turn)] == [fact.id]
@@ -225,7 +225,11 @@ def test_a_version_2_database_finds_same_text_records_after_open(neo4j_server: N
         assert [r.id for r in reopened.twins(fact)] == [turn.id]
         edited = dataclasses.replace(other, content=text)  # an update that changes the text moves its head
         reopened.update([edited])
-        assert reopened.twins(edited) == []  # same text, but no provenance link
+        heads = reopened.client.run(
+            "test", "MATCH (r:DMRecord {user_id: $user}) RETURN r.id AS id, r.content_head AS head", user=user
+        )
+        assert {row["id"]: row["head"] for row in heads} == {r.id: text[:32] for r in (turn, fact, other)}
+        assert reopened.twins(edited) == []  # the same text, but no provenance link
         reopened.delete(user, [turn.id, fact.id, other.id])
     finally:
         reopened.close()
