@@ -12,10 +12,11 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from dreammem.errors import ConfigError
+from dreammem.recall.recipe import DEFAULT_PRESET, PATHS, PRESETS, unknown_paths
 
 __all__ = [
     "DreamConfig",
@@ -92,20 +93,18 @@ class WriteConfig(_Frozen):
 class RecallConfig(_Frozen):
     """The recall pipeline (docs/concepts.md, "Recall paths and fusion")."""
 
+    preset: str = Field(
+        DEFAULT_PRESET,
+        description="The named set of recall paths to run (dreammem.recall.recipe.PRESETS): 'general' "
+        "(vector, keyword, temporal, graph and the reply path), 'transcript' (adds the paths that read "
+        "the speaker of each memory; they find nothing in a store without speakers), 'lexical' "
+        "(keyword and temporal only). Used when 'paths' is not given.",
+    )
     paths: tuple[str, ...] = Field(
-        ("vector", "keyword", "temporal", "graph", "speaker", "naming", "unnamed", "reply", "person"),
-        description="Recall paths to run ('speaker' adds a vote for the lines of a speaker the "
-        "question names, in transcript stores; LoCoMo held out by folds +2.4 points of hit@5; "
-        "'unnamed' searches a question naming a speaker without the names, in the vector path's "
-        "place, weight 1.0; held out by folds +1.2 points of hit@5, +2.0 of MRR; 'reply' votes "
-        "for the session neighbours of the best matches, weight 1.0, each judged by its own "
-        "cosine; held out by folds +2.1 points of hit@5, +2.2 of MRR; 'person' votes for the "
-        "named speaker's own lines nearest the question without the names, weight 0.5, sharing "
-        "the unnamed path's search; chosen in every fold, held out multi-hop 0.662 -> 0.683, "
-        "hit@5 +0.2 points, MRR +0.3, temporal 0.872 -> 0.859; 'naming' votes, for a question "
-        "asking for a list of things ('Which cities ...?'), for the lines that name something, "
-        "weight 1.0, chosen in every fold beside the person path: held out multi-hop 0.683 -> "
-        "0.697, hit@5 +0.3 points).",
+        (),
+        description="The recall paths to run, by name (dreammem.recall.recipe.PATHS); empty: the "
+        "preset's. An unknown name is a configuration error. The order they are listed in does not "
+        "matter: each path runs after the paths whose candidates it reads.",
     )
     candidates_per_path: int = Field(30, ge=1, description="Candidates each path returns.")
     paths_beside_encoder: bool | None = Field(
@@ -118,15 +117,14 @@ class RecallConfig(_Frozen):
     rrf_k: int = Field(
         10,
         ge=1,
-        description="Reciprocal rank fusion constant; small values let each path's top ranks "
-        "decide (LoCoMo dev: 10 beat 60 by 4 points of hit@5 and 7 of MRR).",
+        description="Reciprocal rank fusion constant, for the fusion and for the paths that vote "
+        "over other paths' candidates; small values let each path's top ranks decide.",
     )
     path_weights: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
-        default_factory=lambda: {"vector": 0.5, "graph": 0.25, "person": 0.5},
-        description="Weight of each path's rank in the fusion; a path not named weighs 1.0. The "
-        "defaults follow the measured strength of each path on LoCoMo (docs/BENCHMARKS.md): "
-        "keyword and temporal lead, MiniLM vectors, the co-mention graph and the person path "
-        "support (person: 0.5 chosen over 1.0 and off in every fold held out).",
+        default_factory=dict,
+        description="Weight of a path's rank in the fusion, by path name; a path not named keeps its "
+        "recipe weight (dreammem.recall.recipe.PATHS: vector 0.5, graph 0.25, person 0.5, the others "
+        "1.0). 0 leaves the path's list out of the fusion.",
     )
     rerank_top: int = Field(30, ge=1, description="Fused candidates given to the reranker.")
     rerank_blend: Literal["rrf", "replace"] = Field(
@@ -207,6 +205,13 @@ class RecallConfig(_Frozen):
             "calibrated for the embedding model; a number: that value; None: off (dreammem.recall.gate).",
         )
     )
+    lexical_evidence: bool = Field(
+        False,
+        description="Let a hit found by the query's own words (the keyword path) clear the relevance "
+        "floor whenever the query as a whole does, whatever its own cosine (a long memory that "
+        "matches the question's words can sit below the floor); False: such a hit is judged by its "
+        "cosine like any other (dreammem.recall.gate).",
+    )
     background_size: int = Field(
         128,
         ge=2,
@@ -230,6 +235,25 @@ class RecallConfig(_Frozen):
         description="Longest recall query accepted, in characters (a longer one is a ValidationError; "
         "the adapters recall for the last characters of a longer message). Bounds a recall's cost.",
     )
+
+    @model_validator(mode="after")
+    def _known_paths(self) -> RecallConfig:
+        """Refuse unknown presets and path names when the configuration is built."""
+        if self.preset not in PRESETS:
+            raise ValueError(f"unknown recall preset {self.preset!r}; known: {sorted(PRESETS)}")
+        if unknown := unknown_paths([*self.paths, *self.path_weights]):
+            raise ValueError(f"unknown recall paths {unknown}; known: {sorted(PATHS)}")
+        return self
+
+    @property
+    def active_paths(self) -> tuple[str, ...]:
+        """The paths recall runs: ``paths`` when given, else the preset's."""
+        return self.paths or PRESETS[self.preset]
+
+    def weight(self, path: str) -> float:
+        """The fusion weight of a path's rank: the configured one, else the recipe's."""
+        return self.path_weights.get(path, PATHS[path].weight)
+
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(
         0.3, gt=0, le=1, description="Share of the window that recalled memory may fill."

@@ -15,6 +15,7 @@ from dreammem_bench.dream_cli import bench_dream
 from dreammem_bench.gate_cli import bench_gate, bench_relative_gate
 from dreammem_bench.graph_cli import bench_graph
 from dreammem_bench.latency_cli import bench_latency
+from dreammem_bench.lme_cli import bench_longmemeval
 from dreammem_bench.moves_cli import bench_moves
 from dreammem_bench.train_cli import train_reranker
 from dreammem_bench.updates_cli import bench_updates
@@ -26,6 +27,7 @@ bench_app.command("dream")(bench_dream)
 bench_app.command("latency")(bench_latency)
 bench_app.command("updates")(bench_updates)
 bench_app.command("moves")(bench_moves)
+bench_app.command("longmemeval")(bench_longmemeval)
 bench_app.command("gate")(bench_gate)
 bench_app.command("relative-gate")(bench_relative_gate)
 _train_app = typer.Typer(add_completion=False)

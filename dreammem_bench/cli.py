@@ -46,6 +46,7 @@ from dreammem_bench.suite import (
     weight_method_name,
 )
 from dreammem_bench.throughput import run_throughput
+from dreammem_bench.variants import parse_variants
 
 __all__ = ["bench_app"]
 
@@ -109,6 +110,9 @@ def locomo(
         int | None, typer.Option(help="Use only the first N conversations.", min=1)
     ] = None,
     ablate: Annotated[bool, typer.Option(help="Also run dreammem with each recall path off.")] = False,
+    variants: Annotated[
+        str, typer.Option(help="';'-separated recall variants of dreammem (dreammem_bench.variants).")
+    ] = "",
     embedder: Annotated[
         str | None, typer.Option(help="Embedder of the dreammem method (minilm, e5, a name or path).")
     ] = None,
@@ -219,6 +223,7 @@ def locomo(
             ablate=ablate,
             rerank_variants=ablate or bool(folds),  # folds measure the reranker: keep its baseline
             rerank_weights=weights,
+            variants=parse_variants(variants, cfg.recall),
         )
 
     extra: dict[str, Any] = {"embedder": own.name, "recall_config": cfg.recall.model_dump(mode="json")}

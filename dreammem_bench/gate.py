@@ -104,7 +104,7 @@ def _kept(query: GateQuery, floor: float) -> list[bool]:
     return [
         ev
         for cos, ev in zip(query.cosines, query.evidence, strict=True)
-        if passes_relevance({} if cos is None else {"vector": cos}, floor=floor, query_passes=passes)
+        if passes_relevance(cos, floor=floor, query_passes=passes)
     ]
 
 

@@ -318,7 +318,7 @@ def measure_latency(
     texts = synthetic_queries(queries + warmup)
     now = START + timedelta(days=SPAN_DAYS + 1)
     pipeline = memory.pipeline
-    paths = [p for p in memory.config.recall.paths if p in pipeline.paths]
+    paths = [p for p in memory.config.recall.active_paths if p in pipeline.paths]
     report = LatencyReport(memory.store.count(), users, queries, ingest_per_s)
     beside: list[float] = []
     for name, selected in _configurations(paths, ablate).items():

@@ -128,7 +128,7 @@ def bench_latency(
             rate = build_store(
                 memory, memories, users, distinct=distinct, progress=lambda n: bar.advance(task, n)
             )
-        configurations = 1 + len(memory.config.recall.paths) if ablate else 1
+        configurations = 1 + len(memory.config.recall.active_paths) if ablate else 1
         err_console.print(f"measuring {queries} queries x {configurations} configurations")
         report = measure_latency(memory, users=users, queries=queries, k=k, ingest_per_s=rate, ablate=ablate)
     load = os.getloadavg()[0]

@@ -241,7 +241,9 @@ def run_levers(
         raise ValueError("name at least one lever")
     config = method.memory.pipeline.config
     # A lever the shipped config already runs is taken out at weight 0, so 0 means off for every lever.
-    base = dataclasses.replace(FusionSetting.of(config), off=tuple(n for n in levers if n in config.paths))
+    base = dataclasses.replace(
+        FusionSetting.of(config), off=tuple(n for n in levers if n in config.active_paths)
+    )
     combos = lever_settings(levers, weights)
     tried = other_depths(config.candidates_per_path, depths)
     settings = [base.with_levers(c).with_depth(d) for d in tried for c in combos]

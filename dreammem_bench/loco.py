@@ -27,6 +27,7 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
+from dreammem.recall.recipe import PATHS
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
 from dreammem_bench.metrics import ADVERSARIAL, QuestionOutcome, summarize
@@ -65,7 +66,8 @@ class FusionSetting:
     @classmethod
     def of(cls, recall: RecallConfig) -> FusionSetting:
         """The setting a recall configuration uses."""
-        return cls(recall.rrf_k, tuple(sorted(recall.path_weights.items())))
+        weights = {path: recall.weight(path) for path in recall.active_paths if recall.weight(path) != 1.0}
+        return cls(recall.rrf_k, tuple(sorted({**weights, **recall.path_weights}.items())))
 
     def with_levers(self, levers: tuple[tuple[str, float], ...]) -> FusionSetting:
         """The same fusion with these levers on (the ``off`` paths a lever names come back)."""
@@ -83,7 +85,7 @@ class FusionSetting:
         }
         if self.levers or self.off:
             named = {name for name, _ in self.levers}
-            kept = tuple(p for p in recall.paths if p not in self.off or p in named)
+            kept = tuple(p for p in recall.active_paths if p not in self.off or p in named)
             update["paths"] = (*kept, *(name for name, _ in self.levers if name not in kept))
         if self.depth is not None:
             update["candidates_per_path"] = self.depth
@@ -151,8 +153,8 @@ DEFAULT_GRID = FusionGrid()
 
 
 def _normalised(setting: FusionSetting) -> tuple[int, tuple[tuple[str, float], ...]]:
-    # A path left out of path_weights weighs 1.0: compare settings with that filled in.
-    weights = {**dict.fromkeys(_GRIDDED, 1.0), **dict(setting.path_weights)}
+    # A path left out of path_weights keeps its recipe weight: compare settings with that filled in.
+    weights = {**{p: PATHS[p].weight for p in _GRIDDED}, **dict(setting.path_weights)}
     return setting.rrf_k, tuple(sorted(weights.items()))
 
 

@@ -268,7 +268,7 @@ class DreamMemMethod:
     def path_names(self) -> list[str]:
         """The recall paths this store runs (configured and available)."""
         pipeline = self.memory.pipeline
-        return [p for p in pipeline.config.paths if p in pipeline.paths]
+        return [p for p in pipeline.config.active_paths if p in pipeline.paths]
 
     def close(self) -> None:
         """Close the store."""

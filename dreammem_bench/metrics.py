@@ -6,7 +6,10 @@ meets the gold evidence. Pure functions, no I/O.
 
 Metric keys (the benchmark's JSON contract): ``hit@1``, ``hit@5``, ``hit@10``,
 ``recall@5``, ``recall@10`` (share of gold turns covered by the top k), ``mrr``
-(reciprocal rank of the first hit within the retrieved list, 0 when none) and ``n``.
+(reciprocal rank of the first hit within the retrieved list, 0 when none),
+``s_hit@5`` and ``s_hit@10`` (session level, the unit peers publish: a gold turn's
+session among the first k distinct sessions of the list; a turn id's session is the
+part before its last ``:``, ``"D3:7"`` -> ``"D3"``) and ``n``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ __all__ = [
     "summarize",
 ]
 
-METRIC_KEYS = ("hit@1", "hit@5", "hit@10", "recall@5", "recall@10", "mrr", "n")
+METRIC_KEYS = ("hit@1", "hit@5", "hit@10", "recall@5", "recall@10", "mrr", "s_hit@5", "s_hit@10", "n")
 ADVERSARIAL = 5
 """The category scored apart from the overall numbers."""
 
@@ -71,7 +74,15 @@ def score_question(gold: Iterable[str], retrieved: Sequence[Iterable[str]]) -> d
         covered = frozenset().union(*sources[:k]) if sources[:k] else frozenset()
         return len(covered & targets) / len(targets)
 
+    gold_sessions = {_session(t) for t in targets}
+    sessions = list(dict.fromkeys(_session(t) for s in sources for t in sorted(s)))
+
+    def session_hit(k: int) -> float:
+        return 1.0 if gold_sessions & set(sessions[:k]) else 0.0
+
     return {
+        "s_hit@5": session_hit(5),
+        "s_hit@10": session_hit(10),
         "hit@1": hit(1),
         "hit@5": hit(5),
         "hit@10": hit(10),
@@ -79,6 +90,10 @@ def score_question(gold: Iterable[str], retrieved: Sequence[Iterable[str]]) -> d
         "recall@10": recall(10),
         "mrr": 0.0 if first is None else 1.0 / first,
     }
+
+
+def _session(turn_id: str) -> str:
+    return turn_id.rpartition(":")[0] or turn_id
 
 
 def aggregate(scores: Sequence[Mapping[str, float]]) -> dict[str, float]:

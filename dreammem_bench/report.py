@@ -69,7 +69,7 @@ def _ingest(run: MethodRun) -> float | None:
 def render_table(report: Mapping[str, Any]) -> Table:
     """One row per method: overall metrics, adversarial hit@5, per-category hit@5, cost."""
     table = Table(title=f"LoCoMo retrieval (categories 1-4; k={report.get('k')})")
-    columns = ["method", "hit@1", "hit@5", "hit@10", "R@5", "R@10", "MRR", "n"]
+    columns = ["method", "hit@1", "hit@5", "hit@10", "R@5", "R@10", "MRR", "sess@5", "n"]
     columns += [f"{c} {n}" for c, n in _CATEGORY_NAMES.items()] + [
         "adv hit@5",
         "p50 ms",
@@ -82,7 +82,8 @@ def render_table(report: Mapping[str, Any]) -> Table:
         overall = entry["overall"]
         by_category = entry["by_category"]
         row = [name]
-        row += [f"{overall[key]:.3f}" for key in ("hit@1", "hit@5", "hit@10", "recall@5", "recall@10", "mrr")]
+        keys = ("hit@1", "hit@5", "hit@10", "recall@5", "recall@10", "mrr", "s_hit@5")
+        row += [f"{overall[key]:.3f}" for key in keys]
         row.append(str(overall["n"]))
         row += [f"{by_category[c]['hit@5']:.3f}" if c in by_category else "-" for c in _CATEGORY_NAMES]
         row.append(f"{entry['adversarial']['hit@5']:.3f}")

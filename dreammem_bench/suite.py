@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dreammem.config import DreamMemConfig
+from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
@@ -69,6 +69,7 @@ def build_methods(
     ablate: bool = False,
     rerank_variants: bool | None = None,
     rerank_weights: Sequence[float] = (),
+    variants: Sequence[tuple[str, RecallConfig]] = (),
 ) -> list[BenchMethod]:
     """The methods to run, in the given order.
 
@@ -77,7 +78,8 @@ def build_methods(
     with the other ``rerank_blend`` (cross-encoder order alone, or fused with the
     first stage). ``rerank_variants`` asks for those two alone (default: with ``ablate``).
     With a reranker, each of ``rerank_weights`` adds a variant blended at that
-    ``rerank_weight`` (give them a caching reranker to score each pair once).
+    ``rerank_weight`` (give them a caching reranker to score each pair once). Each of
+    ``variants`` (a name and a recall configuration) recalls the dreammem store with it.
     """
     with_rerank_variants = ablate if rerank_variants is None else rerank_variants
     methods: list[BenchMethod] = []
@@ -101,6 +103,10 @@ def build_methods(
             if with_rerank_variants:
                 methods.extend(_reranker_variants(base, reranker))
             methods.extend(_weight_variants(base, reranker, rerank_weights))
+            methods.extend(
+                DreamMemStageVariant(base, name=variant, reranker=reranker, recall=recall)
+                for variant, recall in variants
+            )
     return methods
 
 

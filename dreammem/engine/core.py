@@ -97,7 +97,7 @@ class Engine:
         self._vectors: Vectors
         uri = path if is_server_uri(path) else config.store.uri if path is None else None
         second_model = config.embedding.second_model
-        if "second_vector" in config.recall.paths and second_model is None:
+        if "second_vector" in config.recall.active_paths and second_model is None:
             raise ConfigError("the recall path 'second_vector' needs embedding.second_model (e.g. 'e5')")
         self.second: SecondVectors | None = None
         """The opt-in second embedding model's index (``embedding.second_model``), else None."""

@@ -21,7 +21,6 @@ __all__ = [
     "SearchMemo",
     "TextSource",
     "preparer",
-    "text_only",
 ]
 
 T = TypeVar("T")
@@ -140,12 +139,16 @@ class Candidate:
     names ("what did we do yesterday?"), so it is relevant by time and the relevance
     floor does not judge its content. A memory a path found by content, even when it
     then ordered the matches by time ("last time", "when did ..."), is not timed.
+
+    ``similarity`` is the memory's cosine to the query, carried by the paths that
+    measure it (the vector path); the relevance gate reads it, whatever path found it.
     """
 
     rowid: int
     score: float
     sole: bool = False
     timed: bool = False
+    similarity: float | None = None
 
 
 class RecallPath(Protocol):
@@ -156,15 +159,6 @@ class RecallPath(Protocol):
     def search(self, query: RecallQuery) -> list[Candidate]:
         """Candidates for the query, best first, only of ``query.user_id``."""
         ...
-
-
-def text_only(path: RecallPath) -> bool:
-    """Whether the path says it reads only the query's text, user and limit (``text_only = True``).
-
-    Such a path needs neither the query embedding nor the candidates of the paths before
-    it (``RecallQuery.earlier``), so the pipeline may run it before embedding the query.
-    """
-    return getattr(path, "text_only", False) is True
 
 
 def preparer(path: RecallPath) -> Callable[[RecallQuery], None] | None:

@@ -1,25 +1,28 @@
-"""Assemble the recall pipeline from the stores: one place that names every path."""
+"""Assemble the recall pipeline from the stores: the one place that constructs each path.
+
+What each path is (weight, what it reads, how the gate judges it) is in
+:mod:`dreammem.recall.recipe`; this module only builds them, with the configuration's
+settings passed on.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
-from dreammem.recall.feedback import FeedbackPath
+from dreammem.recall.base import RecallPath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
-from dreammem.recall.memory_index import MemoryIndexPath
 from dreammem.recall.naming import NamingPath
 from dreammem.recall.person import PersonPath, UnnamedVectorPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
+from dreammem.recall.recipe import PATHS
 from dreammem.recall.reply import ReplyPath
 from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
-from dreammem.recall.session import SessionPath
 from dreammem.recall.speaker import SpeakerPath
 from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
-from dreammem.recall.vector_feedback import VectorFeedbackPath
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 
 __all__ = ["build_pipeline"]
@@ -34,29 +37,27 @@ def build_pipeline(
     reranker: Reranker | None,
     second: SecondIndex | None = None,
 ) -> RecallPipeline:
-    """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
+    """The pipeline over every recall path of the recipe (those not configured stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the eight that reuse the others'
-    candidates (session, feedback, vector feedback, speaker, naming, person, unnamed and reply), and with
-    a ``second`` index (the store's opt-in second embedding model) the second vector path.
+    The ``second_vector`` path exists only with a ``second`` index (the store's opt-in
+    second embedding model).
     """
-    paths: dict[str, Any] = {
-        "vector": VectorPath(index, embedder),
-        "keyword": KeywordPath(store, max_term_share=config.keyword_max_term_share),
-        "temporal": TemporalPath(store, index, embedder),
-        "index": MemoryIndexPath(store),
-        "graph": GraphPath(graph, store),
-        "session": SessionPath(store, embedder),
-        "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
-        "vector_feedback": VectorFeedbackPath(store, index, embedder),
-        "speaker": SpeakerPath(store),
-        "naming": NamingPath(store),
-        "reply": ReplyPath(store),
-        "person": PersonPath(store, index, embedder),
-        "unnamed": UnnamedVectorPath(store, index, embedder),
+    k = config.rrf_k
+    builders: dict[str, Callable[[], RecallPath]] = {
+        "vector": lambda: VectorPath(index, embedder),
+        "keyword": lambda: KeywordPath(store, max_term_share=config.keyword_max_term_share),
+        "temporal": lambda: TemporalPath(store, index, embedder),
+        "graph": lambda: GraphPath(graph, store),
+        "reply": lambda: ReplyPath(store, rrf_k=k),
+        "speaker": lambda: SpeakerPath(store, rrf_k=k),
+        "naming": lambda: NamingPath(store, rrf_k=k),
+        "person": lambda: PersonPath(store, index, embedder),
+        "unnamed": lambda: UnnamedVectorPath(store, index, embedder),
     }
     if second is not None:
-        paths["second_vector"] = SecondVectorPath(second)
+        builders["second_vector"] = lambda: SecondVectorPath(second)
+    assert set(builders) <= set(PATHS), "every path built has a spec in the recipe"
+    paths = {name: build() for name, build in builders.items()}
     return RecallPipeline(
         store, paths, config, reranker, embedder=embedder, beside=config.paths_beside_encoder
     )

@@ -7,20 +7,20 @@ from dataclasses import dataclass, field
 
 from dreammem.recall.base import Candidate, SearchMemo
 
-__all__ = ["STANDS_IN", "Fused", "fused_once", "reciprocal_rank_fusion", "stand_ins"]
-
-STANDS_IN = {"unnamed": "vector"}
-"""Paths that take another path's place in the fusion when they answer: the unnamed path
-(:mod:`dreammem.recall.person`) is the vector search of a question naming speakers, done
-without the names, so the vector path's own list for it is left out."""
+__all__ = ["Fused", "fused_once", "reciprocal_rank_fusion", "stand_ins"]
 
 
 def stand_ins(
-    ranked: Mapping[str, Sequence[Candidate]], weights: Mapping[str, float]
+    ranked: Mapping[str, Sequence[Candidate]], weights: Mapping[str, float], replaces: Mapping[str, str]
 ) -> dict[str, Sequence[Candidate]]:
-    """The lists to fuse: a path that a stand-in (with a weight above 0) answered for is left out."""
+    """The lists to fuse: a path that a stand-in (with a weight above 0) answered for is left out.
+
+    ``replaces`` maps each stand-in path to the path it takes the place of
+    (:func:`dreammem.recall.recipe.stand_ins_for`): the unnamed path, the vector search of a
+    question naming speakers done without the names, takes the vector path's place.
+    """
     out = dict(ranked)
-    for stand_in, replaced in STANDS_IN.items():
+    for stand_in, replaced in replaces.items():
         if out.get(stand_in) and weights.get(stand_in, 1.0) > 0:
             out.pop(replaced, None)
     return out
@@ -28,9 +28,10 @@ def stand_ins(
 
 @dataclass(slots=True)
 class Fused:
-    """One merged candidate: its RRF score, its rank and score in each path, and ``timed``.
+    """One merged candidate: its RRF score, its rank and score in each path, ``timed`` and ``similarity``.
 
-    ``timed``: some path found it by its time (:attr:`Candidate.timed`).
+    ``timed``: some path found it by its time (:attr:`Candidate.timed`). ``similarity``: its
+    cosine to the query, when a path carried one (:attr:`Candidate.similarity`).
     """
 
     rowid: int
@@ -38,6 +39,7 @@ class Fused:
     ranks: dict[str, int] = field(default_factory=dict)
     path_scores: dict[str, float] = field(default_factory=dict)
     timed: bool = False
+    similarity: float | None = None
 
 
 def reciprocal_rank_fusion(
@@ -62,11 +64,18 @@ def reciprocal_rank_fusion(
             if entry is None:  # new to the fusion, so new to this path: its first rank here
                 place += 1
                 merged[rowid] = Fused(
-                    rowid, weight / place, {path: place - k}, {path: candidate.score}, candidate.timed
+                    rowid,
+                    weight / place,
+                    {path: place - k},
+                    {path: candidate.score},
+                    candidate.timed,
+                    candidate.similarity,
                 )
                 continue
             if candidate.timed:
                 entry.timed = True
+            if entry.similarity is None:
+                entry.similarity = candidate.similarity
             if path in entry.ranks:
                 continue
             place += 1

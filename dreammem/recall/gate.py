@@ -2,7 +2,8 @@
 
 Fusion scores are ranks: the best of ten unrelated memories still scores 1.0. The
 floor is on the one absolute signal recall has, the cosine similarity between the
-query and a memory (the vector path's score):
+query and a memory (:attr:`~dreammem.recall.base.Candidate.similarity`, which the vector
+path carries):
 
 * a hit the vector path returned passes when its cosine is at least the floor;
 * a hit the vector path did not return (a large store: it was found by keyword,
@@ -19,8 +20,9 @@ query and a memory (the vector path's score):
   time?", "when is our anniversary?") is judged like any other hit: the time word in
   the question does not make an unrelated memory relevant;
 * a hit found only by a path that follows its place beside other hits (the reply path,
-  :data:`BESIDE_PATHS`) is judged by its own stored vector's cosine, like a hit the vector
-  path returned: being next to a relevant memory does not make it relevant;
+  judged by ``"own_vector"`` in :mod:`dreammem.recall.recipe`) is judged by its own
+  stored vector's cosine, like a hit the vector path returned: being next to a relevant
+  memory does not make it relevant;
 * candidates a path returned as *sole* (a topic-free "what did we talk about last
   time?") are relevant by time, and pinned memories are never held back by it
   (they come from their own budget: :mod:`dreammem.recall.budget`).
@@ -67,7 +69,6 @@ from dreammem.config import RecallConfig
 from dreammem.embed.models import MINILM, E5Embedder
 
 __all__ = [
-    "BESIDE_PATHS",
     "CALIBRATED_FLOORS",
     "MIN_BACKGROUND",
     "MUTUAL_FLOORS",
@@ -107,12 +108,6 @@ MUTUAL_FLOORS: Mapping[str, float] = {
 """Mutual floors (standard deviations above a memory's mean cosine to the background) per model,
 chosen by leave-one-conversation-out given the relative floor (docs/BENCHMARKS.md, "Relative
 floor"). Negative: e5 puts a question further from a memory than memories lie from each other."""
-
-BESIDE_PATHS = frozenset({"reply"})
-"""Paths that find a memory by where it sits (next to another hit), not by the query. A hit
-that only they found carries no sign of its own that it answers the question, so it is judged
-by its own cosine (read from its stored vector) against the floor, never let in because the
-query as a whole passes; one without a stored vector does not pass."""
 
 MIN_BACKGROUND = 10
 """Fewest background memories for which the relative floor applies."""
@@ -209,7 +204,7 @@ def floor_for(model_name: str | None, config: RecallConfig) -> float | None:
 
 
 def passes_relevance(
-    path_scores: Mapping[str, float],
+    similarity: float | None,
     *,
     floor: float | None,
     query_passes: bool,
@@ -221,16 +216,17 @@ def passes_relevance(
 ) -> bool:
     """Whether one hit clears the floor (see the module docstring).
 
-    ``inherited`` is the hit's cosine inherited from the records it superseded
+    ``similarity`` is the hit's cosine to the query as the paths that found it carried it
+    (None: none did). ``inherited`` is the hit's cosine inherited from the records it superseded
     (:mod:`dreammem.recall.lineage`); the larger of it and the hit's own cosine counts.
-    ``cosine`` is the hit's own cosine when the vector path did not return it (read
+    ``cosine`` is the hit's own cosine when no path carried it (read
     from its stored vector); ``relative``, when given, must pass too. ``mutual`` is False
     when the hit's own cosine fails the mutual floor: then only an inherited cosine can
     pass it. A ``timed`` hit (found by its time) always passes.
     """
     if floor is None or timed:
         return True
-    own = path_scores.get("vector", cosine)
+    own = similarity if similarity is not None else cosine
     if relative is not None:
         usable = own if mutual else None
         best = max((c for c in (usable, inherited) if c is not None), default=None)
@@ -243,6 +239,6 @@ def passes_relevance(
     return query_passes if own is None else own >= floor
 
 
-def query_passes(vector_scores: Sequence[float], floor: float | None) -> bool:
-    """Whether any candidate of the vector path reaches the floor (always, without a floor)."""
-    return floor is None or any(s >= floor for s in vector_scores)
+def query_passes(similarities: Sequence[float], floor: float | None) -> bool:
+    """Whether any candidate's cosine to the query reaches the floor (always, without a floor)."""
+    return floor is None or any(s >= floor for s in similarities)

@@ -66,7 +66,6 @@ class GraphPath:
     """
 
     name = "graph"
-    text_only = True
     """Reads only the query's entities, user and limit: runs before the query is embedded."""
 
     def __init__(

@@ -24,7 +24,6 @@ class KeywordPath:
     """
 
     name = "keyword"
-    text_only = True
     """Reads only the query's words, user and limit: runs before the query is embedded."""
 
     def __init__(self, store: RecordStore, *, max_term_share: float | None = None) -> None:

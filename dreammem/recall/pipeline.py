@@ -12,12 +12,13 @@
           scores -> the current value before an earlier one it may replace (marked)
           -> at most k hits, core (pinned) memories from their budget -> touch
 
-The paths that read only the query's text (``text_only``: keyword, graph) run while the
+The paths that read only the query's text (keyword, graph: :mod:`dreammem.recall.recipe`) run while the
 query is embedded, on a helper thread when the process has a second CPU
 (:mod:`dreammem.recall.beside`), else just before it; on the helper thread the other paths
 then read what they need of the text alone (``prepare``: the temporal path's window). Every
 path still sees the candidates of the paths before it in the configured order, so the
-results are those of running them in order. Their stage timings overlap the ``embed`` stage.
+results are those of running them in the recipe's order (:func:`~dreammem.recall.recipe.run_order`),
+whatever order the configuration lists them in. Their stage timings overlap the ``embed`` stage.
 
 ``recall(k)`` returns at most ``k`` hits. Pinned (core) memories rank like any other
 memory; those that did not rank are added after the ranked hits from a budget of
@@ -46,13 +47,12 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, text_only
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
 from dreammem.recall.beside import BesideEncoder, held_by_caller, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
 from dreammem.recall.gate import (
-    BESIDE_PATHS,
     RelativeFloor,
     floor_for,
     mutual_floor_for,
@@ -64,6 +64,14 @@ from dreammem.recall.gate import (
 )
 from dreammem.recall.lineage import inherited_cosines
 from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
+from dreammem.recall.recipe import (
+    found_beside_only,
+    found_by_words,
+    measures_similarity,
+    reads_text_only,
+    run_order,
+    stand_ins_for,
+)
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scoring import (
     decay_factor,
@@ -116,7 +124,7 @@ class RecallPipeline:
             (:mod:`dreammem.recall.beside`); ``None``: when the process may use a second CPU.
 
     Raises:
-        ConfigError: ``config.paths`` names a path that is not in ``paths`` (it would
+        ConfigError: the configuration runs a path that is not in ``paths`` (it would
             recall nothing, silently).
     """
 
@@ -130,7 +138,7 @@ class RecallPipeline:
         *,
         beside: bool | None = None,
     ) -> None:
-        if unknown := sorted(set(config.paths) - set(paths)):
+        if unknown := sorted(set(config.active_paths) - set(paths)):
             raise ConfigError(f"unknown recall paths {unknown} in the config; available: {sorted(paths)}")
         self._store = store
         self.paths = dict(paths)
@@ -154,10 +162,12 @@ class RecallPipeline:
         degraded: dict[str, str] = {}
         if paths is not None and (unknown := sorted(set(paths) - set(self.paths))):
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
-        names = [n for n in (paths if paths is not None else self.config.paths) if n in self.paths]
+        names = run_order(
+            n for n in (paths if paths is not None else self.config.active_paths) if n in self.paths
+        )
         query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
         # Paths that read only the query's text run beside the encoder (or first, on one CPU).
-        early = [n for n in names if text_only(self.paths[n])]
+        early = [n for n in names if reads_text_only(n)]
         first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
         ranked = run_paths(self.paths, query, names, clock, degraded, done={n: first.get(n) for n in early})
         # A path that claims the query answers alone (see Candidate.sole).
@@ -226,8 +236,8 @@ class RecallPipeline:
         return first, query
 
     def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
-        """Whether this recall embeds the query (the vector path runs and no embedding came with it)."""
-        return query.embedding is None and self.embedder is not None and "vector" in names
+        """Whether this recall embeds the query (a path measuring similarity runs; none came with it)."""
+        return query.embedding is None and self.embedder is not None and measures_similarity(names)
 
     def _embed(
         self, query: RecallQuery, names: Sequence[str], clock: StageClock, degraded: dict[str, str]
@@ -251,8 +261,8 @@ class RecallPipeline:
         """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
         start = time.perf_counter()
         rrf_k = self.config.rrf_k
-        weights = self.config.path_weights
-        fusing = stand_ins(ranked, weights)
+        weights = {name: self.config.weight(name) for name in ranked}
+        fusing = stand_ins(ranked, weights, stand_ins_for(ranked))
         fused = reciprocal_rank_fusion(fusing, k=rrf_k, weights=weights)
         wanted = max(self.config.rerank_top, k)
         top = fused[:wanted] if query.filter is None else fused
@@ -319,7 +329,9 @@ class RecallPipeline:
         """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
         model = self.embedder.name if self.embedder is not None else None
         floor = None if sole else floor_for(model, self.config)
-        if floor is None or "vector" not in ranked:  # no cosines (vector path off or failed): no floor
+        if floor is None or not measures_similarity(
+            ranked
+        ):  # no cosines (vector path off or failed): no floor
             return kept
         relative, background = self._relative(query)
         # Under the relative floor a record condensed from several (a dream summary) stands out
@@ -328,7 +340,7 @@ class RecallPipeline:
         condensed = {s.record.id for s in kept if relative is not None and len(s.record.provenance) > 1}
 
         def weak(item: _Scored) -> bool:
-            cosine = item.fused.path_scores.get("vector", -1.0)
+            cosine = -1.0 if item.fused.similarity is None else item.fused.similarity
             return (
                 cosine < floor
                 or item.record.id in condensed
@@ -336,15 +348,18 @@ class RecallPipeline:
             )
 
         inherited = self._inherited(query, kept, weak)
-        passes = query_passes([c.score for c in ranked.get("vector", ())], floor) or any(
-            v >= floor for v in inherited.values()
-        )
+        similarities = [c.similarity for found in ranked.values() for c in found if c.similarity is not None]
+        passes = query_passes(similarities, floor) or any(v >= floor for v in inherited.values())
         cosines, misses = self._own_cosines(query, kept, condensed, background)
+
+        def by_words(item: _Scored) -> bool:
+            return self.config.lexical_evidence and relative is None and found_by_words(item.fused.ranks)
+
         return [
             s
             for s in kept
             if passes_relevance(
-                _sources_only(s.fused.path_scores) if s.record.id in condensed else s.fused.path_scores,
+                None if s.record.id in condensed or by_words(s) else s.fused.similarity,
                 floor=floor,
                 query_passes=passes,
                 inherited=inherited.get(s.record.id),
@@ -376,7 +391,7 @@ class RecallPipeline:
         """Own cosines of hits the vector path missed, and mutual-floor misses.
 
         Read from stored vectors (this user's records only): every such hit under a relative
-        floor, else only the hits found beside other hits alone (:data:`BESIDE_PATHS`; one
+        floor, else only the hits found beside other hits alone (the reply path; one
         without a stored vector gets -1, below any floor). A miss is a hit whose own cosine does
         not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`).
         """
@@ -384,14 +399,14 @@ class RecallPipeline:
         if model is None or query.embedding is None:
             return {}, set()
         judged = [s for s in kept if s.record.id not in condensed]
-        beside = [s.record.id for s in judged if set(s.fused.path_scores) <= BESIDE_PATHS]
+        beside = [s.record.id for s in judged if found_beside_only(s.fused.path_scores)]
         mutual = None if background is None else mutual_floor_for(model, self.config)
         wanted = beside
         if background is not None:
-            missed = [s for s in judged if mutual is not None or "vector" not in s.fused.path_scores]
+            missed = [s for s in judged if mutual is not None or s.fused.similarity is None]
             wanted = [s.record.id for s in missed]
         found = self._store.vectors_of(query.user_id, model, wanted) if wanted else {}
-        own = {s.record.id: s.fused.path_scores["vector"] for s in judged if "vector" in s.fused.path_scores}
+        own = {s.record.id: s.fused.similarity for s in judged if s.fused.similarity is not None}
         missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
         missing.update({rid: -1.0 for rid in beside if rid not in found})
         if mutual is None or background is None:
@@ -465,11 +480,6 @@ class RecallPipeline:
         )
 
 
-def _sources_only(path_scores: Mapping[str, float]) -> dict[str, float]:
-    """A hit's path scores without its own cosine (it is judged by what it inherits)."""
-    return {path: score for path, score in path_scores.items() if path != "vector"}
-
-
 def _dedupe(items: list[_Scored]) -> list[_Scored]:
     """Collapse records with the same text (a turn and the fact written from it).
 
@@ -494,4 +504,6 @@ def _dedupe(items: list[_Scored]) -> list[_Scored]:
         for path, score in item.fused.path_scores.items():
             first.fused.path_scores.setdefault(path, score)
         first.fused.timed = first.fused.timed or item.fused.timed
+        if first.fused.similarity is None:
+            first.fused.similarity = item.fused.similarity
     return list(kept.values())

@@ -50,4 +50,4 @@ class VectorPath:
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The user's nearest memories (among ``query.allowed`` when a filter narrowed them)."""
         vector = query.embedding if query.embedding is not None else self._embedder.embed_query(query.text)
-        return nearest(self._index, query, vector)
+        return [dataclasses.replace(c, similarity=c.score) for c in nearest(self._index, query, vector)]

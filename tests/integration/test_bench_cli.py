@@ -23,7 +23,7 @@ def test_bench_locomo_writes_the_report(tmp_path: Path) -> None:
     result = runner.invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--json", str(out), "--ablate"])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    ablations = {f"dreammem-no-{path}" for path in DreamMemConfig().recall.paths}
+    ablations = {f"dreammem-no-{path}" for path in DreamMemConfig().recall.active_paths}
     assert set(report["methods"]) == {"dreammem", *ablations, "vector", "bm25", "fusion", "recency"}
     assert report["reranker"] is None and report["data"] == str(FIXTURE)
     for entry in report["methods"].values():

@@ -95,20 +95,37 @@ def test_any_suffix_but_toml_is_read_as_json(tmp_path: Path) -> None:
 def test_a_misspelt_recall_path_is_a_config_error_not_an_empty_recall(
     tmp_path: Path, paths: tuple[str, ...]
 ) -> None:
-    config = _load(tmp_path, {"recall": {"paths": list(paths)}})
-    with DreamMemory(tmp_path / "store", config=config, embedder=HashingEmbedder()) as memory:
-        memory.add("The boat is called Sea Otter", user_id="u1")
-        with pytest.raises(ConfigError) as info:
-            memory.recall("boat", user_id="u1")
+    with pytest.raises(ConfigError) as info:
+        _load(tmp_path, {"recall": {"paths": list(paths)}})
     wrong = [p for p in paths if p not in ("vector", "graph")]
-    assert all(repr(p) in str(info.value) for p in wrong) and "available" in str(info.value)
+    assert all(repr(p) in str(info.value) for p in wrong) and "known" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "recall",
+    [{"preset": "generall"}, {"path_weights": {"vectr": 1.0}}, {"preset": "general", "paths": ["x"]}],
+)
+def test_an_unknown_preset_or_weighted_path_is_refused_when_the_config_is_built(
+    recall: dict[str, object],
+) -> None:
+    with pytest.raises(PydanticValidationError, match="unknown recall"):
+        RecallConfig.model_validate(recall)
+
+
+def test_a_preset_names_the_paths_and_explicit_paths_win() -> None:
+    assert RecallConfig(preset="lexical").active_paths == ("keyword", "temporal")
+    assert RecallConfig(preset="lexical", paths=("vector",)).active_paths == ("vector",)
+    assert (
+        RecallConfig().weight("vector") == 0.5
+        and RecallConfig(path_weights={"vector": 2.0}).weight("vector") == 2.0
+    )
 
 
 def test_every_recall_path_the_store_builds_can_be_configured_alone(tmp_path: Path) -> None:
     with DreamMemory(tmp_path / "store", embedder=HashingEmbedder()) as memory:
         names = sorted(memory.pipeline.paths)
         memory.add("The boat is called Sea Otter", user_id="u1")
-    assert {"vector", "keyword", "temporal", "graph", "index"} <= set(names)
+    assert {"vector", "keyword", "temporal", "graph", "reply"} <= set(names)
     for name in names:
         config = DreamMemConfig(recall=RecallConfig(paths=(name,)))
         with DreamMemory(tmp_path / "store", config=config, embedder=HashingEmbedder()) as memory:

@@ -73,7 +73,7 @@ def test_measure_reports_every_stage_and_configuration(tmp_path: Path) -> None:
         # The synthetic store may hold statements that update others: count the active ones.
         flat = memory.vector_index.count(sorted(memory.store.users())[0])
     assert report.memories == 120 and report.queries == 12
-    paths = [p for p in memory.config.recall.paths if p in memory.pipeline.paths]
+    paths = [p for p in memory.config.recall.active_paths if p in memory.pipeline.paths]
     assert set(report.runs) == {"all", *(f"-{p}" for p in paths)}
     assert {"vector", "keyword", "temporal"} <= set(paths)
     assert {"embed", *paths, "load", "touch", "total", "total-embed"} <= set(report.runs["all"])

@@ -108,7 +108,7 @@ def test_the_path_stays_inside_the_user() -> None:
 
 
 def test_recall_runs_it_by_default() -> None:
-    assert "naming" in RecallConfig().paths
+    assert "naming" in RecallConfig().active_paths
     with DreamMemory(None, embedder=HashingEmbedder()) as memory:
         memory.add_many(
             [{"content": line, "user_id": "u1", "session_id": "s1", "event_time": T0} for line in LINES]

@@ -101,12 +101,12 @@ def _cost(memory: DreamMemory, text: str, paths: Sequence[str]) -> tuple[int, in
 
 def test_both_paths_are_on_by_default_and_the_person_path_weighs_half() -> None:
     config = RecallConfig()
-    assert set(BOTH) <= set(config.paths)
-    assert config.path_weights["person"] == 0.5
+    assert set(BOTH) <= set(config.active_paths)
+    assert config.weight("person") == 0.5
 
 
 def test_a_question_naming_a_speaker_costs_one_embedding_and_one_search_more(memory: DreamMemory) -> None:
-    shipped = RecallConfig().paths
+    shipped = RecallConfig().active_paths
     without = [p for p in shipped if p not in BOTH]
     base = _cost(memory, NAMED, without)
     both = _cost(memory, NAMED, shipped)
@@ -125,7 +125,7 @@ def test_sharing_changes_no_hit_and_unshared_it_costs_two(memory: DreamMemory) -
         result = memory.recall(NAMED, user_id="u1", k=5, now=T0 + timedelta(days=1))
         return [(h.record.id, h.score, h.paths) for h in result.hits]
 
-    shipped = RecallConfig().paths
+    shipped = RecallConfig().active_paths
     shared = run()
     assert any("person" in paths for _, _, paths in shared)
     assert any("unnamed" in paths for _, _, paths in shared)

@@ -9,6 +9,7 @@ import pytest
 from dreammem import DreamMemory
 from dreammem.recall.base import Candidate
 from dreammem.recall.fusion import stand_ins
+from dreammem.recall.recipe import stand_ins_for
 from dreammem.recall.person import PersonPath, UnnamedVectorPath, named_speakers, without_names
 from tests.transcripts import contents, keyword_query, transcript_memory
 
@@ -104,9 +105,11 @@ def test_the_unnamed_path_answers_only_a_question_naming_a_speaker() -> None:
 
 def test_an_answering_stand_in_takes_the_vector_paths_place_in_the_fusion() -> None:
     vector, unnamed = [Candidate(1, 0.9)], [Candidate(2, 0.8)]
-    assert stand_ins({"vector": vector, "unnamed": unnamed}, {}) == {"unnamed": unnamed}
-    assert stand_ins({"vector": vector, "unnamed": []}, {}) == {"vector": vector, "unnamed": []}
-    assert stand_ins({"vector": vector, "unnamed": unnamed}, {"unnamed": 0.0}) == {
+    replaces = stand_ins_for(["vector", "unnamed"])
+    assert replaces == {"unnamed": "vector"}
+    assert stand_ins({"vector": vector, "unnamed": unnamed}, {}, replaces) == {"unnamed": unnamed}
+    assert stand_ins({"vector": vector, "unnamed": []}, {}, replaces) == {"vector": vector, "unnamed": []}
+    assert stand_ins({"vector": vector, "unnamed": unnamed}, {"unnamed": 0.0}, replaces) == {
         "vector": vector,
         "unnamed": unnamed,
     }

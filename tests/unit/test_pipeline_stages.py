@@ -59,7 +59,7 @@ class FixedPath:
 
 
 class FailingPath:
-    name = "flaky"
+    name = "graph"
 
     def search(self, query: RecallQuery) -> list[Candidate]:
         raise ConnectionError("graph server went away")
@@ -175,17 +175,17 @@ def test_failing_reranker_degrades_to_fusion_order(tmp_path, reranker) -> None: 
 
 def test_failing_path_is_listed_and_recall_still_answers(memory: DreamMemory) -> None:
     record = memory.add("The wifi password is hunter2", user_id="u1")
-    memory.pipeline.paths["flaky"] = FailingPath()
-    result = memory.recall("wifi password", user_id="u1", paths=["vector", "keyword", "flaky"])
+    memory.pipeline.paths["graph"] = FailingPath()
+    result = memory.recall("wifi password", user_id="u1", paths=["vector", "keyword", "graph"])
     assert result.ids == [record.id]
-    assert result.degraded == {"flaky": "ConnectionError: graph server went away"}
+    assert result.degraded == {"graph": "ConnectionError: graph server went away"}
 
 
 def test_every_path_failing_gives_an_empty_degraded_result(memory: DreamMemory) -> None:
     memory.add("The wifi password is hunter2", user_id="u1")
-    memory.pipeline.paths["flaky"] = FailingPath()
-    result = memory.recall("wifi", user_id="u1", paths=["flaky"])
-    assert result.hits == () and set(result.degraded) == {"flaky"}
+    memory.pipeline.paths["graph"] = FailingPath()
+    result = memory.recall("wifi", user_id="u1", paths=["graph"])
+    assert result.hits == () and set(result.degraded) == {"graph"}
 
 
 def test_unknown_path_name_is_a_clear_error(memory: DreamMemory) -> None:
@@ -261,8 +261,8 @@ def test_equal_scores_come_newest_first(tmp_path) -> None:  # type: ignore[no-un
             ]
         )
         a, b = _rowids(memory, [older, newer])
-        paths = {"x": FixedPath("x", [a, b]), "y": FixedPath("y", [b, a])}
-        pipeline = RecallPipeline(memory.store, paths, RecallConfig(paths=("x", "y")))
+        paths = {"keyword": FixedPath("keyword", [a, b]), "temporal": FixedPath("temporal", [b, a])}
+        pipeline = RecallPipeline(memory.store, paths, RecallConfig(paths=("keyword", "temporal")))
         result = pipeline.run(RecallQuery(text="note", user_id="u1", limit=10, now=NOW), 2)
         assert result[0].score == result[1].score
         assert result.ids == [newer.id, older.id]

@@ -183,16 +183,16 @@ def test_relative_floor_math_and_degenerate_backgrounds() -> None:
 def test_a_hit_is_judged_by_its_best_cosine_and_needs_one() -> None:
     floor = RelativeFloor(mean=0.8, sd=0.02, z=2.0)
     args = {"floor": 0.5, "query_passes": True, "relative": floor}
-    assert passes_relevance({"vector": 0.85}, **args)
-    assert not passes_relevance({"vector": 0.83}, **args)
-    assert passes_relevance({"vector": 0.83}, inherited=0.9, **args)  # a current value inherits
-    assert passes_relevance({"keyword": 3.0}, cosine=0.86, **args)  # found by keyword only
-    assert not passes_relevance({"keyword": 3.0}, cosine=0.81, **args)
-    assert not passes_relevance({"keyword": 3.0}, **args)  # no cosine: cannot stand out
-    assert passes_relevance({"temporal": 0.1}, timed=True, **args)  # in the window asked about
-    assert not passes_relevance({"temporal": 0.1}, **args)  # found by content, only ordered by time
-    assert not passes_relevance({"temporal": 0.1, "vector": 0.83}, **args)
-    assert passes_relevance({"vector": 0.83}, floor=0.5, query_passes=True)  # no relative floor
+    assert passes_relevance(0.85, **args)
+    assert not passes_relevance(0.83, **args)
+    assert passes_relevance(0.83, inherited=0.9, **args)  # a current value inherits
+    assert passes_relevance(None, cosine=0.86, **args)  # found by keyword only
+    assert not passes_relevance(None, cosine=0.81, **args)
+    assert not passes_relevance(None, **args)  # no cosine: cannot stand out
+    assert passes_relevance(None, timed=True, **args)  # in the window asked about
+    assert not passes_relevance(None, **args)  # found by content, only ordered by time
+    assert not passes_relevance(0.83, **args)
+    assert passes_relevance(0.83, floor=0.5, query_passes=True)  # no relative floor
 
 
 def test_relative_floor_lookup() -> None:
@@ -264,10 +264,10 @@ def test_mutual_misses_judge_each_hit_by_its_own_neighbours() -> None:
 
 def test_a_hit_failing_the_mutual_floor_passes_only_by_what_it_inherits() -> None:
     args = {"floor": 0.5, "query_passes": True, "relative": RelativeFloor(mean=0.8, sd=0.02, z=2.0)}
-    assert passes_relevance({"vector": 0.9}, **args)
-    assert not passes_relevance({"vector": 0.9}, mutual=False, **args)
-    assert passes_relevance({"vector": 0.9}, inherited=0.86, mutual=False, **args)
-    assert not passes_relevance({"vector": 0.9}, inherited=0.81, mutual=False, **args)
+    assert passes_relevance(0.9, **args)
+    assert not passes_relevance(0.9, mutual=False, **args)
+    assert passes_relevance(0.9, inherited=0.86, mutual=False, **args)
+    assert not passes_relevance(0.9, inherited=0.81, mutual=False, **args)
 
 
 def test_mutual_floor_lookup() -> None:

@@ -16,7 +16,7 @@ import pytest
 from dreammem import DreamMemConfig, DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, text_only
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.beside import BesideEncoder, spare_cpu
 from dreammem.recall.pipeline import RecallPipeline
 
@@ -44,11 +44,8 @@ class LoggedEmbedder(HashingEmbedder):
 class LoggedPath:
     """Fixed candidates; notes when it ran, whether it had the embedding and the earlier paths."""
 
-    def __init__(
-        self, name: str, rowids: Sequence[int], log: Log, *, text: bool = False, fails: bool = False
-    ):
+    def __init__(self, name: str, rowids: Sequence[int], log: Log, *, fails: bool = False):
         self.name = name
-        self.text_only = text
         self._rowids = list(rowids)
         self._log = log
         self._fails = fails
@@ -59,17 +56,6 @@ class LoggedPath:
         if self._fails:
             raise ConnectionError("server went away")
         return [Candidate(r, 1.0 / (n + 1)) for n, r in enumerate(self._rowids)]
-
-
-class Plain:
-    """The same path without its ``text_only`` mark: runs in the configured order."""
-
-    def __init__(self, inner: RecallPath) -> None:
-        self.name = inner.name
-        self._inner = inner
-
-    def search(self, query: RecallQuery) -> list[Candidate]:
-        return self._inner.search(query)
 
 
 def _memory(tmp_path, embedder: HashingEmbedder | None = None) -> DreamMemory:  # type: ignore[no-untyped-def]
@@ -106,18 +92,18 @@ def test_text_only_paths_run_before_the_embedding_and_the_others_see_the_paths_b
         rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
         paths = [
             LoggedPath("vector", rowids[:3], log),
-            LoggedPath("words", rowids[2:5], log, text=True),
-            LoggedPath("votes", rowids[1:4], log),
-            LoggedPath("names", rowids[4:], log, text=True),
+            LoggedPath("keyword", rowids[2:5], log),
+            LoggedPath("reply", rowids[1:4], log),
+            LoggedPath("graph", rowids[4:], log),
         ]
         log.order.clear()
         _pipeline(memory, paths, embedder).run(_query("Ana bike"), k=3)
-    assert log.order == ["words", "names", "embed", "vector", "votes"]
+    assert log.order == ["keyword", "graph", "embed", "vector", "reply"]
     assert log.saw == {
-        "words": (False, []),
-        "names": (False, ["words"]),  # a text-only path reads none of it
+        "keyword": (False, []),
+        "graph": (False, ["keyword"]),  # a text-only path reads none of it
         "vector": (True, []),
-        "votes": (True, ["vector", "words"]),  # "names" comes after it in the configured order
+        "reply": (True, ["vector", "keyword", "graph"]),  # the recipe's order, not the configured one
     }
 
 
@@ -125,26 +111,23 @@ def test_a_failing_text_only_path_is_degraded_once_and_not_run_again(tmp_path) -
     log = Log()
     with _memory(tmp_path) as memory:
         rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
-        paths = [LoggedPath("vector", rowids, log), LoggedPath("words", rowids, log, text=True, fails=True)]
+        paths = [LoggedPath("vector", rowids, log), LoggedPath("keyword", rowids, log, fails=True)]
         result = _pipeline(memory, paths, LoggedEmbedder(log)).run(_query("Ana bike"), k=3)
-    assert log.order.count("words") == 1
-    assert set(result.degraded) == {"words"}
+    assert log.order.count("keyword") == 1
+    assert set(result.degraded) == {"keyword"}
     assert result.hits
 
 
 @pytest.mark.parametrize("beside", [True, False])
-def test_the_store_paths_marked_text_only_give_the_same_recall_as_in_the_configured_order(
+def test_the_order_paths_are_listed_in_and_the_helper_thread_change_nothing(
     tmp_path, beside: bool
 ) -> None:  # type: ignore[no-untyped-def]
     with _memory(tmp_path) as memory:
         built = memory.pipeline
-        marked = {name for name, path in built.paths.items() if text_only(path)}
-        assert marked == {"keyword", "graph"}
-        plain = {name: Plain(path) if name in marked else path for name, path in built.paths.items()}
-        assert not any(text_only(path) for path in plain.values())
         config, embedder = built.config, built.embedder
+        reversed_config = config.model_copy(update={"paths": tuple(reversed(config.active_paths))})
         early = RecallPipeline(memory.store, built.paths, config, embedder=embedder, beside=beside)
-        in_order = RecallPipeline(memory.store, plain, config, embedder=embedder, beside=beside)
+        in_order = RecallPipeline(memory.store, built.paths, reversed_config, embedder=embedder, beside=False)
         queries = [
             "what did Ana do with the bike?",
             "when did Tom fix the printer?",
@@ -181,8 +164,7 @@ class MeetingEmbedder(HashingEmbedder):
 class MeetingPath:
     """A text-only path that notes its thread and whether the encoder was running at the same time."""
 
-    name = "words"
-    text_only = True
+    name = "keyword"
 
     def __init__(self, started: threading.Event, path_ran: threading.Event, rowids: Sequence[int]) -> None:
         self.started, self.path_ran, self.rowids = started, path_ran, list(rowids)
@@ -213,10 +195,10 @@ def test_a_failing_path_beside_the_encoder_is_degraded_and_the_recall_answers(tm
     log = Log()
     with _memory(tmp_path) as memory:
         rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
-        paths = [LoggedPath("vector", rowids, log), LoggedPath("words", rowids, log, text=True, fails=True)]
+        paths = [LoggedPath("vector", rowids, log), LoggedPath("keyword", rowids, log, fails=True)]
         result = _pipeline(memory, paths, LoggedEmbedder(log), beside=True).run(_query("Ana bike"), k=3)
-    assert log.order.count("words") == 1
-    assert set(result.degraded) == {"words"} and "words" in result.timings_ms
+    assert log.order.count("keyword") == 1
+    assert set(result.degraded) == {"keyword"} and "keyword" in result.timings_ms
     assert result.hits
 
 
@@ -272,8 +254,8 @@ def test_beside_the_encoder_the_other_paths_prepare_on_the_helper_thread(tmp_pat
     log = Log()
     with _memory(tmp_path) as memory:
         rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
-        later = PreparingPath("later", rowids[:2], log, breaks=breaks)
-        paths = [LoggedPath("vector", rowids, log), LoggedPath("words", rowids, log, text=True), later]
+        later = PreparingPath("temporal", rowids[:2], log, breaks=breaks)
+        paths = [LoggedPath("vector", rowids, log), LoggedPath("keyword", rowids, log), later]
         beside = _pipeline(memory, paths, LoggedEmbedder(log), beside=True).run(_query("Ana bike"), k=3)
         (thread, had_embedding), *more = later.prepared
         assert not more and thread != threading.get_ident() and not had_embedding

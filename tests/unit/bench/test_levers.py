@@ -52,7 +52,7 @@ def test_a_lever_setting_adds_its_paths_and_weights_to_a_copy() -> None:
     assert tuned.paths == (*base.paths, "session")
     assert tuned.path_weights == {**base.path_weights, "session": 0.5}
     assert FusionSetting.of(base).apply(base).paths == base.paths  # no levers: paths untouched
-    assert base.paths == RecallConfig().paths
+    assert base.paths == RecallConfig().active_paths
     assert "session=0.5" in setting.label and setting.to_dict()["levers"] == {"session": 0.5}
 
 

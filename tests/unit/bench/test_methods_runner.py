@@ -106,7 +106,7 @@ def test_run_and_report_schema(conversations: list[LocomoConversation]) -> None:
         ablate=True,
     )
     names = [m.name for m in methods]
-    ablations = [f"dreammem-no-{path}" for path in DreamMemConfig().recall.paths]
+    ablations = [f"dreammem-no-{path}" for path in DreamMemConfig().recall.active_paths]
     assert names == ["dreammem", *ablations, "bm25", "recency"]
     steps: list[str] = []
     try:

@@ -23,6 +23,8 @@ def test_first_hit_at_rank_three() -> None:
         "recall@5": 1.0,
         "recall@10": 1.0,
         "mrr": pytest.approx(1 / 3),
+        "s_hit@5": 1.0,
+        "s_hit@10": 1.0,
     }
 
 
@@ -51,6 +53,8 @@ def test_miss_and_empty_retrieval() -> None:
         "recall@5": 0.0,
         "recall@10": 0.0,
         "mrr": 0.0,
+        "s_hit@5": 0.0,
+        "s_hit@10": 0.0,
     }
 
 
@@ -91,3 +95,12 @@ def test_percentile() -> None:
     assert percentile(list(range(1, 101)), 95) == pytest.approx(95.05)
     with pytest.raises(ValueError):
         percentile([1.0], 101)
+
+
+def test_session_hits_count_distinct_sessions() -> None:
+    retrieved = [{"D1:1"}, {"D1:2"}, {"D2:1"}, {"D1:3"}, {"D3:1"}, {"D4:1"}, {"D5:1"}, {"D6:4"}]
+    scores = score_question({"D6:1"}, retrieved)
+    assert scores["hit@10"] == 0.0  # the gold turn itself is not retrieved
+    assert scores["s_hit@5"] == 0.0  # D6 is the sixth distinct session
+    assert scores["s_hit@10"] == 1.0
+    assert score_question({"D3:9"}, retrieved)["s_hit@5"] == 1.0  # D3 is the third, after D1's three turns

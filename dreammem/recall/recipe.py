@@ -1,0 +1,195 @@
+"""The recall recipe: what each recall path is, in one place, and the named presets.
+
+A path's spec says everything the rest of recall needs to know about it, so no stage
+tests a path's name:
+
+- ``weight``: the weight of its rank in the fusion (``RecallConfig.path_weights``
+  overrides it per path);
+- ``reads``: ``"text"`` (the query's text only: it may run while the query is
+  embedded), ``"embedding"`` (the query vector) or ``"candidates"`` (what the
+  paths in ``after`` found for this recall);
+- ``after``: the paths whose candidates it reads; recall runs paths in an order
+  that honours these, whatever order a configuration lists them in;
+- ``stands_in_for``: a path whose list it replaces in the fusion when it answers;
+- ``judged``: how the relevance gate judges a memory only it found: ``"similarity"``
+  (its candidates carry their cosine to the query), ``"query"`` (it passes when the
+  query as a whole does) or ``"own_vector"`` (by the cosine of its own stored vector:
+  it was found beside another hit, not by the query);
+- ``transcript``: it reads speakers, so it finds nothing in a store without them (a
+  user-assistant chat);
+- ``lexical``: it finds memories by the query's own words, so the gate may take its
+  hits on that evidence (``RecallConfig.lexical_evidence``).
+
+Presets name sets of paths. ``general`` holds the mechanisms that help on chat
+memory and on transcripts alike; ``transcript`` adds the paths that read speakers.
+Which preset is the default, and the numbers behind it, are in docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "DEFAULT_PRESET",
+    "PATHS",
+    "PRESETS",
+    "PathSpec",
+    "found_beside_only",
+    "found_by_words",
+    "measures_similarity",
+    "reads_text_only",
+    "run_order",
+    "stand_ins_for",
+    "unknown_paths",
+]
+
+Reads = Literal["text", "embedding", "candidates"]
+Judged = Literal["similarity", "query", "own_vector"]
+
+
+@dataclass(frozen=True, slots=True)
+class PathSpec:
+    """What one recall path is (see the module docstring for each field)."""
+
+    name: str
+    summary: str
+    weight: float = 1.0
+    reads: Reads = "embedding"
+    after: tuple[str, ...] = ()
+    stands_in_for: str | None = None
+    judged: Judged = "query"
+    transcript: bool = False
+    lexical: bool = False
+
+
+_FIRST = ("keyword", "vector", "temporal")
+"""The first-stage paths whose candidates the later paths read."""
+
+PATHS: Mapping[str, PathSpec] = {
+    spec.name: spec
+    for spec in (
+        PathSpec("vector", "nearest memories by embedding cosine", weight=0.5, judged="similarity"),
+        PathSpec(
+            "keyword", "BM25 over the memory's words and its turn's context", reads="text", lexical=True
+        ),
+        PathSpec(
+            "temporal",
+            "memories in the time window the query names, or matches ordered by time",
+            after=("vector", "keyword"),
+        ),
+        PathSpec(
+            "graph", "memories one or two hops from the entities the query names", weight=0.25, reads="text"
+        ),
+        PathSpec(
+            "reply",
+            "the session neighbours of the best matches (the reply to a question, the question to an answer)",
+            reads="candidates",
+            after=_FIRST,
+            judged="own_vector",
+        ),
+        PathSpec(
+            "speaker",
+            "the lines of a speaker the question names, among the first stage's candidates",
+            reads="candidates",
+            after=_FIRST,
+            transcript=True,
+        ),
+        PathSpec(
+            "naming",
+            "for a question asking for a list, the candidate lines that name something",
+            reads="candidates",
+            after=_FIRST,
+            transcript=True,
+        ),
+        PathSpec(
+            "unnamed",
+            "the vector search of a question naming speakers, done without the names",
+            after=_FIRST,
+            stands_in_for="vector",
+            transcript=True,
+        ),
+        PathSpec(
+            "person",
+            "the named speaker's own lines nearest the question without the names",
+            weight=0.5,
+            after=_FIRST,
+            transcript=True,
+        ),
+        PathSpec("second_vector", "the store's opt-in second embedding model", weight=0.5),
+    )
+}
+"""Every path recall can run, by name."""
+
+PRESETS: Mapping[str, tuple[str, ...]] = {
+    "general": ("vector", "keyword", "temporal", "graph", "reply"),
+    "transcript": (
+        "vector",
+        "keyword",
+        "temporal",
+        "graph",
+        "reply",
+        "speaker",
+        "naming",
+        "unnamed",
+        "person",
+    ),
+    "lexical": ("keyword", "temporal"),
+}
+"""Named sets of paths (``RecallConfig.preset``)."""
+
+DEFAULT_PRESET = "transcript"
+"""The preset a configuration runs unless it names another (docs/BENCHMARKS.md says why)."""
+
+
+def unknown_paths(names: Iterable[str]) -> list[str]:
+    """The names that are not paths of :data:`PATHS`, sorted."""
+    return sorted(set(names) - set(PATHS))
+
+
+def run_order(names: Iterable[str]) -> tuple[str, ...]:
+    """The paths in an order where each runs after those it reads (``after``), else as in :data:`PATHS`.
+
+    The order a configuration lists paths in does not change what recall finds.
+    """
+    wanted = set(names)
+    ordered: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in ordered:
+            return
+        for before in PATHS[name].after:
+            if before in wanted:
+                visit(before)
+        ordered.append(name)
+
+    for name in PATHS:
+        if name in wanted:
+            visit(name)
+    return tuple(ordered)
+
+
+def stand_ins_for(names: Iterable[str]) -> dict[str, str]:
+    """``{stand-in: path it replaces}`` among these paths."""
+    return {n: spec.stands_in_for for n in names if (spec := PATHS[n]).stands_in_for is not None}
+
+
+def reads_text_only(name: str) -> bool:
+    """Whether the path reads only the query's text (it may run while the query is embedded)."""
+    return PATHS[name].reads == "text"
+
+
+def measures_similarity(names: Iterable[str]) -> bool:
+    """Whether any of these paths carries its candidates' cosine to the query."""
+    return any(PATHS[n].judged == "similarity" for n in names)
+
+
+def found_by_words(names: Iterable[str]) -> bool:
+    """Whether any of these paths found its memory by the query's own words."""
+    return any(PATHS[n].lexical for n in names)
+
+
+def found_beside_only(names: Iterable[str]) -> bool:
+    """Whether every one of these paths found its memory beside another hit (judged by its own vector)."""
+    return all(PATHS[n].judged == "own_vector" for n in names)

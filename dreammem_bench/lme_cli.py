@@ -1,0 +1,145 @@
+"""``dreammem bench longmemeval``: DreamMem beside BM25, MiniLM and their fusion on LongMemEval.
+
+See :mod:`dreammem_bench.longmemeval` for the data, :mod:`dreammem_bench.lme_metrics` for
+the metrics and :mod:`dreammem_bench.lme_run` for the folds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dreammem.config import DreamMemConfig, load_config
+from dreammem.embed.models import SentenceTransformerEmbedder
+from dreammem_bench.lme_methods import (
+    BM25Turns,
+    DreamMemHaystack,
+    FusionTurns,
+    LmeMethod,
+    MiniLMSessions,
+    MiniLMTurns,
+    RecallVariant,
+)
+from dreammem_bench.lme_metrics import LmeOutcome, mean_by_type
+from dreammem_bench.lme_run import choose_by_folds, run_lme
+from dreammem_bench.longmemeval import QUESTION_TYPES, load_longmemeval
+from dreammem_bench.variants import parse_variants
+from dreammem_bench.vector_cache import DiskCachedEmbedder
+
+__all__ = ["bench_longmemeval"]
+
+console = Console(width=200)
+DEFAULT_DATA = Path("../shared/data/longmemeval/longmemeval_s_dev240.json.gz")
+_SHOWN = ("s_any@5", "s_all@10", "ndcg@10", "t_any@5", "t_any@10")
+_FOLD_METRICS = ("t_any@5", "ndcg@10", "s_any@5")
+
+
+def _table(title: str, outcomes: dict[str, list[LmeOutcome]]) -> Table:
+    table = Table(title=title)
+    table.add_column("method")
+    table.add_column("type")
+    for key in (*_SHOWN, "n"):
+        table.add_column(key, justify="right")
+    for name, found in outcomes.items():
+        by_type = mean_by_type(found)
+        for kind in ("all", *QUESTION_TYPES):
+            row = by_type.get(kind)
+            if row is None:
+                continue
+            cells = ["-" if math.isnan(row[k]) else f"{row[k]:.3f}" for k in _SHOWN]
+            table.add_row(name, kind, *cells, str(int(row["n"])))
+        abstain = by_type.get("abstention")
+        if abstain is not None:
+            table.add_row(
+                name, f"abstention: mean returned {abstain['returned']:.1f}, empty {abstain['empty']:.2f}"
+            )
+    return table
+
+
+def bench_longmemeval(
+    data: Annotated[Path, typer.Option(help="LongMemEval JSON (.json or .json.gz).")] = DEFAULT_DATA,
+    every: Annotated[int, typer.Option(help="Take every n-th question.", min=1)] = 1,
+    offset: Annotated[int, typer.Option(help="Start at this question (with --every).", min=0)] = 0,
+    limit: Annotated[int | None, typer.Option(help="At most this many questions.", min=1)] = None,
+    config: Annotated[Path | None, typer.Option(help="DreamMem TOML config.")] = None,
+    variants: Annotated[str, typer.Option(help="Comma-separated recall variants (see parse_variant).")] = "",
+    folds: Annotated[
+        int, typer.Option(help="Folds (by question) to choose among default + variants.", min=2)
+    ] = 5,
+    baselines: Annotated[bool, typer.Option(help="Run BM25, MiniLM, fusion and session baselines.")] = True,
+    cache: Annotated[Path | None, typer.Option(help="SQLite file of vectors kept across runs.")] = Path(
+        ".bench/lme-vectors.sqlite"
+    ),
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
+) -> None:
+    """Session and turn recall of DreamMem on LongMemEval, beside baselines on the same turns."""
+    questions = load_longmemeval(data)[offset::every][:limit]
+    cfg = load_config(config) if config is not None else DreamMemConfig()
+    embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
+    dream = DreamMemHaystack(cfg, embedder)
+    methods: list[LmeMethod] = []
+    if baselines:
+        bm25, minilm = BM25Turns(), MiniLMTurns(embedder)
+        methods += [bm25, minilm, FusionTurns(bm25, minilm), MiniLMSessions(embedder)]
+    methods.append(dream)
+    chosen = parse_variants(variants, cfg.recall)
+    named = [name for name, _ in chosen]
+    methods += [RecallVariant(dream, recall, name) for name, recall in chosen]
+    start = time.perf_counter()
+
+    def step(number: int) -> None:
+        embedder.forget_held()
+        if number % 10 == 0 or number == len(questions):
+            console.print(f"... {number}/{len(questions)} questions, {time.perf_counter() - start:.0f} s")
+
+    outcomes = run_lme(questions, methods, on_question=step)
+    dream.close()
+    console.print(_table(f"LongMemEval: {len(questions)} questions of {data.name}, k=10", outcomes))
+    report: dict[str, object] = {
+        "data": str(data),
+        "questions": [q.question_id for q in questions],
+        "methods": {n: mean_by_type(o) for n, o in outcomes.items()},
+        "seconds": time.perf_counter() - start,
+        "encoded": embedder.misses,
+    }
+    if named:
+        folds_table = Table(title=f"{folds} folds by question over dreammem + {', '.join(named)}")
+        for column in (
+            "metric",
+            "held out (pooled)",
+            "min/median/max",
+            "chosen",
+            "each variant, all questions",
+        ):
+            folds_table.add_column(column)
+        report["folds"] = {}
+        for metric in _FOLD_METRICS:
+            choice = choose_by_folds(outcomes, ["dreammem", *named], metric, folds=folds)
+            low, mid, high = choice.spread
+            each = ", ".join(f"{v} {s:.3f}" for v, s in choice.per_variant.items())
+            folds_table.add_row(
+                metric,
+                f"{choice.pooled:.3f}",
+                f"{low:.3f}/{mid:.3f}/{high:.3f}",
+                " ".join(choice.chosen),
+                each,
+            )
+            report["folds"][metric] = {
+                "pooled": choice.pooled,
+                "held_out": choice.held_out,
+                "chosen": choice.chosen,
+            }  # type: ignore[index]
+        console.print(folds_table)
+    console.print(f"{time.perf_counter() - start:.0f} s, {embedder.misses} texts encoded")
+    embedder.close()
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report, indent=2))
+        console.print(f"report written to {json_out}")
