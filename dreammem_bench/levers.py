@@ -11,17 +11,8 @@ its family's pooled held-out score beats the all-off setting's and no fold loses
 
 Levers:
 
-- ``session``: :class:`~dreammem.recall.session.SessionPath` (score sessions, then
-  the turns inside the best ones);
-- ``feedback``: :class:`~dreammem.recall.feedback.FeedbackPath` (pseudo-relevance
-  feedback on the keyword path);
-- ``index``: :class:`~dreammem.recall.memory_index.MemoryIndexPath`, over the memory
-  index the second-level dream would build (built here from the conversation's turns);
 - ``graph_named``: the graph path seeded only from the entities the question names
   (:class:`~dreammem.recall.graph.GraphPath` with ``named_only``), 2 hops;
-- ``vector_feedback``: :class:`~dreammem.recall.vector_feedback.VectorFeedbackPath`
-  (dense pseudo-relevance feedback: the query embedding moved toward the vector
-  path's top 3, Rocchio weight 0.5);
 - ``speaker``: :class:`~dreammem.recall.speaker.SpeakerPath` (a question naming a
   speaker ranks that speaker's own lines among the other paths' candidates);
 - ``naming``: :class:`~dreammem.recall.naming.NamingPath` (a question asking for a list of
@@ -43,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from dreammem.config import DreamMemConfig
-from dreammem.dream.memory_index import build_rows, replace_rows, task_types
 from dreammem.recall.base import RecallPath
 from dreammem.recall.graph import GraphPath
 from dreammem_bench.loco import FusionSetting, LocoResult, Scores, held_out, score_settings
@@ -66,12 +56,8 @@ __all__ = [
 ]
 
 LEVERS = (
-    "session",
-    "feedback",
-    "index",
     "graph_named",
     "e5",
-    "vector_feedback",
     "speaker",
     "naming",
     "person",
@@ -94,15 +80,13 @@ class LeverSetup:
 
     Attributes:
         paths: Paths to add to the pipeline for the run (levers the pipeline lacks).
-        prepare: Called after each conversation is indexed (builds what a lever reads).
     """
 
     paths: Mapping[str, RecallPath]
-    prepare: Callable[[DreamMemMethod, LocomoConversation], None]
 
 
 def setup_levers(levers: Sequence[str], *, method: DreamMemMethod | None = None) -> LeverSetup:
-    """The extra paths and the per-conversation preparation of these levers.
+    """The extra paths of these levers.
 
     Raises:
         ValueError: an unknown lever, ``graph_named`` without the method (whose graph
@@ -121,15 +105,7 @@ def setup_levers(levers: Sequence[str], *, method: DreamMemMethod | None = None)
         if library is None:
             raise ValueError("the e5 lever needs a method whose config sets embedding.second_model")
         paths["e5"] = library
-
-    def prepare(method: DreamMemMethod, conversation: LocomoConversation) -> None:
-        user = conversation.sample_id
-        if "index" in levers:
-            store = method.memory.store
-            with store.transaction():
-                replace_rows(store, user, build_rows(store.find(user), task_types(store, user)))
-
-    return LeverSetup(paths, prepare)
+    return LeverSetup(paths)
 
 
 def lever_settings(levers: Sequence[str], weights: Sequence[float]) -> list[tuple[tuple[str, float], ...]]:
@@ -245,9 +221,7 @@ def run_levers(
     combos = lever_settings(levers, weights)
     tried = other_depths(config.candidates_per_path, depths)
     settings = [base.with_levers(c).with_depth(d) for d in tried for c in combos]
-    scores = score_settings(
-        method, conversations, settings, k=k, on_step=on_step, extra_paths=setup.paths, prepare=setup.prepare
-    )
+    scores = score_settings(method, conversations, settings, k=k, on_step=on_step, extra_paths=setup.paths)
     results = {}
     for name, indices in families(combos, levers).items():
         crossed = [d * len(combos) + i for d in range(len(tried)) for i in indices]

@@ -203,15 +203,13 @@ def score_settings(
     k: int = 10,
     on_step: Callable[[str], None] | None = None,
     extra_paths: Mapping[str, RecallPath] | None = None,
-    prepare: Callable[[DreamMemMethod, LocomoConversation], None] | None = None,
 ) -> list[Scores]:
     """Recall every scored question (categories 1-4) under every setting.
 
     The method's pipeline gets caching paths and a caching query embedder for the
     run (restored after), so a question's paths run once whatever the setting (once
     per depth: the cache is keyed by the query, which carries the depth as its limit).
-    ``extra_paths`` join the pipeline's for the run (levers); ``prepare`` is called
-    after each conversation is indexed.
+    ``extra_paths`` join the pipeline's for the run (levers).
     """
     pipeline = method.memory.pipeline
     kept = pipeline.paths, pipeline.embedder, pipeline.config
@@ -223,8 +221,6 @@ def score_settings(
     try:
         for conversation in conversations:
             method.index(conversation)
-            if prepare is not None:
-                prepare(method, conversation)
             questions = [q for q in conversation.questions if q.category != ADVERSARIAL]
             for index, setting in enumerate(settings):
                 pipeline.config = setting.apply(kept[2])

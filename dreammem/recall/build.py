@@ -6,20 +6,16 @@ from typing import Any
 
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
-from dreammem.recall.feedback import FeedbackPath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
-from dreammem.recall.memory_index import MemoryIndexPath
 from dreammem.recall.naming import NamingPath
 from dreammem.recall.person import PersonPath, UnnamedVectorPath
 from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.recall.reply import ReplyPath
 from dreammem.recall.second_vector import SecondIndex, SecondVectorPath
-from dreammem.recall.session import SessionPath
 from dreammem.recall.speaker import SpeakerPath
 from dreammem.recall.temporal import TemporalPath
 from dreammem.recall.vector import VectorPath
-from dreammem.recall.vector_feedback import VectorFeedbackPath
 from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
 
 __all__ = ["build_pipeline"]
@@ -36,19 +32,15 @@ def build_pipeline(
 ) -> RecallPipeline:
     """The pipeline over every recall path (those not in ``RecallConfig.paths`` stay idle).
 
-    Vector, keyword, temporal, memory index, graph, the eight that reuse the others'
-    candidates (session, feedback, vector feedback, speaker, naming, person, unnamed and reply), and with
+    Vector, keyword, temporal, graph, the five that reuse the others'
+    candidates (speaker, naming, person, unnamed and reply), and with
     a ``second`` index (the store's opt-in second embedding model) the second vector path.
     """
     paths: dict[str, Any] = {
         "vector": VectorPath(index, embedder),
         "keyword": KeywordPath(store, max_term_share=config.keyword_max_term_share),
         "temporal": TemporalPath(store, index, embedder),
-        "index": MemoryIndexPath(store),
         "graph": GraphPath(graph, store),
-        "session": SessionPath(store, embedder),
-        "feedback": FeedbackPath(store, max_term_share=config.keyword_max_term_share),
-        "vector_feedback": VectorFeedbackPath(store, index, embedder),
         "speaker": SpeakerPath(store),
         "naming": NamingPath(store),
         "reply": ReplyPath(store),
