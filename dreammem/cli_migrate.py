@@ -34,7 +34,7 @@ def migrate_command(
     ] = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Copy every record (history, provenance, queue), task state, dream log and memory index."""
+    """Copy every record (history, provenance, queue), task state and dream log."""
     settings = load_config(config) if config else DreamMemConfig()
     with open_store(source, config) as src:
         embedder = src.embedder  # the target embeds with the source's model
@@ -43,5 +43,5 @@ def migrate_command(
             report = migrate(src, dst, user)
     typer.echo(
         f"migrated {report.users} users: {report.records} records ({report.skipped} already there), "
-        f"{report.task_states} task states, {report.dreams} dreams, {report.index_rows} memory-index rows"
+        f"{report.task_states} task states, {report.dreams} dreams"
     )

@@ -96,9 +96,10 @@ class RecallConfig(_Frozen):
     preset: str = Field(
         DEFAULT_PRESET,
         description="The named set of recall paths to run (dreammem.recall.recipe.PRESETS): 'general' "
-        "(vector, keyword, temporal, graph and the reply path), 'transcript' (adds the paths that read "
-        "the speaker of each memory; they find nothing in a store without speakers), 'lexical' "
-        "(keyword and temporal only). Used when 'paths' is not given.",
+        "(vector, keyword, temporal, graph, reply, and the naming, unnamed and person paths, which act "
+        "only on what a question names), 'plain' (without those three), 'transcript' (adds the speaker "
+        "path: every line of a speaker the question names gets a vote), 'lexical' (keyword and "
+        "temporal only). Used when 'paths' is not given.",
     )
     paths: tuple[str, ...] = Field(
         (),
@@ -205,12 +206,14 @@ class RecallConfig(_Frozen):
             "calibrated for the embedding model; a number: that value; None: off (dreammem.recall.gate).",
         )
     )
-    lexical_evidence: bool = Field(
-        False,
-        description="Let a hit found by the query's own words (the keyword path) clear the relevance "
-        "floor whenever the query as a whole does, whatever its own cosine (a long memory that "
-        "matches the question's words can sit below the floor); False: such a hit is judged by its "
-        "cosine like any other (dreammem.recall.gate).",
+    lexical_evidence: int = Field(
+        3,
+        ge=0,
+        le=1000,
+        description="How many of the keyword path's best hits may clear the relevance floor on their "
+        "words alone: such a hit passes whenever the query as a whole does, whatever its own cosine (a "
+        "long memory can match the question's words and sit below the floor). 0: every hit is judged "
+        "by its cosine (dreammem.recall.gate).",
     )
     background_size: int = Field(
         128,
@@ -251,8 +254,11 @@ class RecallConfig(_Frozen):
         return self.paths or PRESETS[self.preset]
 
     def weight(self, path: str) -> float:
-        """The fusion weight of a path's rank: the configured one, else the recipe's."""
-        return self.path_weights.get(path, PATHS[path].weight)
+        """The fusion weight of a path's rank: the configured one, else the recipe's (else 1.0)."""
+        if path in self.path_weights:
+            return self.path_weights[path]
+        spec = PATHS.get(path)
+        return 1.0 if spec is None else spec.weight
 
     model_window_tokens: int = Field(8192, ge=64, description="The LLM's context window.")
     budget_fraction: float = Field(

@@ -5,7 +5,7 @@ export format (:mod:`dreammem.transfer`): every record with every field, history
 versions and forgotten records included (``superseded_by``, ``provenance`` and the
 record ids kept), whether it waits for the next dream, and the saved task states.
 Then each user's dream log (reports and undo data, so ``undo_dream`` still works)
-and memory index are copied. The destination derives the rest itself in the same
+is copied. The destination derives the rest itself in the same
 units of work: keyword terms, embeddings (with the source's embedding model) and
 the graph.
 
@@ -35,7 +35,6 @@ class MigrationReport:
     skipped: int
     task_states: int
     dreams: int
-    index_rows: int
 
 
 def migrate(source: DreamMemory, target: DreamMemory, users: Sequence[str] | None = None) -> MigrationReport:
@@ -49,7 +48,7 @@ def migrate(source: DreamMemory, target: DreamMemory, users: Sequence[str] | Non
     if model is not None and target_model is not None and model != target_model:
         raise ConfigError(f"the source was embedded with {model!r}, the target with {target_model!r}")
     chosen = sorted(set(source.store.users()) | set(source.store.dream_users())) if users is None else users
-    records = skipped = states = dreams = index_rows = 0
+    records = skipped = states = dreams = 0
     for user in chosen:
         result = target.import_(source.export(user_id=user).splitlines(), user_id=user)
         records, skipped, states = (
@@ -61,8 +60,4 @@ def migrate(source: DreamMemory, target: DreamMemory, users: Sequence[str] | Non
             if target.store.get_dream(row.dream_id) is None:
                 target.store.add_dream(row)
                 dreams += 1
-        rows = source.store.index_rows(user)
-        if rows:
-            target.store.replace_index_rows(user, rows)
-            index_rows += len(rows)
-    return MigrationReport(len(chosen), records, skipped, states, dreams, index_rows)
+    return MigrationReport(len(chosen), records, skipped, states, dreams)

@@ -22,21 +22,14 @@ from dreammem.embed.base import Embedder
 from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder, resolve_embedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
-from dreammem.rerank.self_supervised import SelfSupervisedConfig, parse_kinds
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
 from dreammem_bench.loco_cli import parse_depths, parse_levers, run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
+from dreammem_bench.pairs import locomo_query_groups
 from dreammem_bench.report import build_report, render_table
-from dreammem_bench.rerank_folds import (
-    TRAIN_SOURCES,
-    CachedReranker,
-    TrainSource,
-    WeightFold,
-    choose_weight_by_folds,
-    fold_groups,
-)
+from dreammem_bench.rerank_folds import CachedReranker, WeightFold, choose_weight_by_folds
 from dreammem_bench.runner import MethodRun, merge_runs, run_benchmark, total_steps
 from dreammem_bench.suite import (
     build_methods,
@@ -140,20 +133,6 @@ def locomo(
     train_observations: Annotated[
         bool, typer.Option(help="With --folds: also train on the annotated observations.")
     ] = True,
-    train_source: Annotated[
-        str,
-        typer.Option(
-            help="With --folds: supervised (the other conversations' questions), self (the scored "
-            "conversation's own turns, no questions, first-stage negatives) or both."
-        ),
-    ] = "supervised",
-    self_max_groups: Annotated[
-        int | None,
-        typer.Option(help="With --train-source self/both: at most N queries per conversation.", min=1),
-    ] = None,
-    self_kinds: Annotated[
-        str, typer.Option(help="With --train-source self/both: comma-separated kinds (question, reply).")
-    ] = "question,reply",
     rerank_weights: Annotated[
         str | None,
         typer.Option(
@@ -176,8 +155,8 @@ def locomo(
     levers: Annotated[
         str | None,
         typer.Option(
-            help="With --loco: comma-separated recall levers (session, feedback, index, graph_named, "
-            "e5, vector_feedback, speaker) fused beside the shipped paths; every combination of "
+            help="With --loco: comma-separated recall levers (graph_named, e5, speaker, "
+            "naming, person, unnamed, reply) fused beside the shipped paths; every combination of "
             "--lever-weights is scored once and the "
             "folds choose per lever and for all together (instead of the fusion grid).",
         ),
@@ -249,23 +228,18 @@ def locomo(
         train_cfg = TrainingConfig(
             num_layers=train_layers, epochs=train_epochs, max_length=rerank_max_length or 64
         )
-        if train_source not in TRAIN_SOURCES:
-            raise ConfigError(f"--train-source must be one of {', '.join(TRAIN_SOURCES)}")
         plan = FoldPlan(
             folds=folds,
             only=only_fold,
-            source=train_source,
             train=train_cfg,
-            self_config=SelfSupervisedConfig(kinds=parse_kinds(self_kinds), max_groups=self_max_groups),
             observations=train_observations,
             max_length=rerank_max_length,
             quantize=rerank_quantize,
             cache=bool(weights),
         )
-        runs, conversations = _run_folds(conversations, methods_with, k, plan, cfg, own)
+        runs, conversations = _run_folds(conversations, methods_with, k, plan)
         extra["training_observations"] = train_observations
-        extra.update(training_source=train_source, self_max_groups=self_max_groups, pairs=plan.pairs)
-        extra["self_kinds"] = list(plan.self_config.kinds)
+        extra["pairs"] = plan.pairs
         label: str | None = (
             f"{folds} folds: MiniLM cross-encoder trained without the scored conversations' questions"
         )
@@ -301,9 +275,7 @@ class FoldPlan:
 
     folds: int
     only: int | None
-    source: TrainSource
     train: TrainingConfig
-    self_config: SelfSupervisedConfig
     observations: bool
     max_length: int | None
     quantize: bool
@@ -316,8 +288,6 @@ def _run_folds(
     methods_with: Callable[[Reranker | None], Callable[[], list[BenchMethod]]],
     k: int,
     plan: FoldPlan,
-    config: DreamMemConfig,
-    embedder: Embedder,
 ) -> tuple[dict[str, MethodRun], list[LocomoConversation]]:
     runs: dict[str, MethodRun] = {}
     order: list[LocomoConversation] = []
@@ -326,22 +296,11 @@ def _run_folds(
             continue
         scored = [c for i, c in enumerate(conversations) if i % plan.folds == fold]
         rest = [c for i, c in enumerate(conversations) if i % plan.folds != fold]
-        groups = fold_groups(
-            plan.source,
-            scored=scored,
-            rest=rest,
-            train=plan.train,
-            observations=plan.observations,
-            config=config,
-            embedder=embedder,
-            self_config=plan.self_config,
-        )
+        groups = locomo_query_groups(rest, depth=plan.train.depth, observations=plan.observations)
         pairs = mine_pairs(groups, negatives=plan.train.negatives, seed=plan.train.seed)
         plan.pairs.append(len(pairs))
         names = ",".join(c.sample_id for c in scored)
-        err_console.print(
-            f"fold {fold + 1}/{plan.folds} ({names}): training on {len(pairs)} pairs ({plan.source})"
-        )
+        err_console.print(f"fold {fold + 1}/{plan.folds} ({names}): training on {len(pairs)} pairs")
         with tempfile.TemporaryDirectory(prefix="dreammem-fold-") as out:
             train_cross_encoder(pairs, out, config=plan.train)
             rr = load_reranker(out, max_length=plan.max_length, quantize=plan.quantize)

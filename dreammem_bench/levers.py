@@ -11,17 +11,8 @@ its family's pooled held-out score beats the all-off setting's and no fold loses
 
 Levers:
 
-- ``session``: :class:`~dreammem.recall.session.SessionPath` (score sessions, then
-  the turns inside the best ones);
-- ``feedback``: :class:`~dreammem.recall.feedback.FeedbackPath` (pseudo-relevance
-  feedback on the keyword path);
-- ``index``: :class:`~dreammem.recall.memory_index.MemoryIndexPath`, over the memory
-  index the second-level dream would build (built here from the conversation's turns);
 - ``graph_named``: the graph path seeded only from the entities the question names
   (:class:`~dreammem.recall.graph.GraphPath` with ``named_only``), 2 hops;
-- ``vector_feedback``: :class:`~dreammem.recall.vector_feedback.VectorFeedbackPath`
-  (dense pseudo-relevance feedback: the query embedding moved toward the vector
-  path's top 3, Rocchio weight 0.5);
 - ``speaker``: :class:`~dreammem.recall.speaker.SpeakerPath` (a question naming a
   speaker ranks that speaker's own lines among the other paths' candidates);
 - ``naming``: :class:`~dreammem.recall.naming.NamingPath` (a question asking for a list of
@@ -43,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dreammem.config import DreamMemConfig
-from dreammem.dream.memory_index import build_rows, replace_rows, task_types
 from dreammem.recall.base import RecallPath
 from dreammem.recall.graph import GraphPath
+from dreammem.recall.recipe import PATHS, PathSpec
 from dreammem_bench.loco import FusionSetting, LocoResult, Scores, held_out, score_settings
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
@@ -66,12 +57,8 @@ __all__ = [
 ]
 
 LEVERS = (
-    "session",
-    "feedback",
-    "index",
     "graph_named",
     "e5",
-    "vector_feedback",
     "speaker",
     "naming",
     "person",
@@ -94,15 +81,15 @@ class LeverSetup:
 
     Attributes:
         paths: Paths to add to the pipeline for the run (levers the pipeline lacks).
-        prepare: Called after each conversation is indexed (builds what a lever reads).
+        specs: What each of them is (:class:`~dreammem.recall.recipe.PathSpec`).
     """
 
     paths: Mapping[str, RecallPath]
-    prepare: Callable[[DreamMemMethod, LocomoConversation], None]
+    specs: Mapping[str, PathSpec]
 
 
 def setup_levers(levers: Sequence[str], *, method: DreamMemMethod | None = None) -> LeverSetup:
-    """The extra paths and the per-conversation preparation of these levers.
+    """The extra paths of these levers.
 
     Raises:
         ValueError: an unknown lever, ``graph_named`` without the method (whose graph
@@ -112,24 +99,21 @@ def setup_levers(levers: Sequence[str], *, method: DreamMemMethod | None = None)
     if unknown:
         raise ValueError(f"unknown levers {unknown}; known: {list(LEVERS)}")
     paths: dict[str, RecallPath] = {}
+    specs: dict[str, PathSpec] = {}
     if "graph_named" in levers:
         if method is None:
             raise ValueError("the graph_named lever needs the method")
         paths["graph_named"] = GraphPath(method.memory.graph, method.memory.store, named_only=True)
+        specs["graph_named"] = PathSpec(
+            "graph_named", "the graph path from the named entities only", reads="text"
+        )
     if "e5" in levers:
         library = None if method is None else method.memory.pipeline.paths.get("second_vector")
         if library is None:
             raise ValueError("the e5 lever needs a method whose config sets embedding.second_model")
         paths["e5"] = library
-
-    def prepare(method: DreamMemMethod, conversation: LocomoConversation) -> None:
-        user = conversation.sample_id
-        if "index" in levers:
-            store = method.memory.store
-            with store.transaction():
-                replace_rows(store, user, build_rows(store.find(user), task_types(store, user)))
-
-    return LeverSetup(paths, prepare)
+        specs["e5"] = dataclasses.replace(PATHS["second_vector"], name="e5")
+    return LeverSetup(paths, specs)
 
 
 def lever_settings(levers: Sequence[str], weights: Sequence[float]) -> list[tuple[tuple[str, float], ...]]:
@@ -248,7 +232,13 @@ def run_levers(
     tried = other_depths(config.candidates_per_path, depths)
     settings = [base.with_levers(c).with_depth(d) for d in tried for c in combos]
     scores = score_settings(
-        method, conversations, settings, k=k, on_step=on_step, extra_paths=setup.paths, prepare=setup.prepare
+        method,
+        conversations,
+        settings,
+        k=k,
+        on_step=on_step,
+        extra_paths=setup.paths,
+        extra_specs=setup.specs,
     )
     results = {}
     for name, indices in families(combos, levers).items():

@@ -36,6 +36,9 @@ from dreammem_bench.vector_cache import DiskCachedEmbedder
 __all__ = ["bench_longmemeval"]
 
 console = Console(width=200)
+SPLITS = {"all": lambda i: True, "dev": lambda i: i % 4 == 0, "held": lambda i: i % 4 != 0}
+"""Which questions of the file a split holds, by position: ``dev`` tuned on, ``held`` scored once."""
+DEFAULT_CACHE = Path(".bench/lme-vectors.bin")
 DEFAULT_DATA = Path("../shared/data/longmemeval/longmemeval_s_dev240.json.gz")
 _SHOWN = ("s_any@5", "s_all@10", "ndcg@10", "t_any@5", "t_any@10")
 _FOLD_METRICS = ("t_any@5", "ndcg@10", "s_any@5")
@@ -65,8 +68,10 @@ def _table(title: str, outcomes: dict[str, list[LmeOutcome]]) -> Table:
 
 def bench_longmemeval(
     data: Annotated[Path, typer.Option(help="LongMemEval JSON (.json or .json.gz).")] = DEFAULT_DATA,
-    every: Annotated[int, typer.Option(help="Take every n-th question.", min=1)] = 1,
-    offset: Annotated[int, typer.Option(help="Start at this question (with --every).", min=0)] = 0,
+    split: Annotated[
+        str,
+        typer.Option(help="all, dev (every 4th question of the file: tuned on) or held (the others)."),
+    ] = "all",
     limit: Annotated[int | None, typer.Option(help="At most this many questions.", min=1)] = None,
     config: Annotated[Path | None, typer.Option(help="DreamMem TOML config.")] = None,
     variants: Annotated[str, typer.Option(help="Comma-separated recall variants (see parse_variant).")] = "",
@@ -74,13 +79,13 @@ def bench_longmemeval(
         int, typer.Option(help="Folds (by question) to choose among default + variants.", min=2)
     ] = 5,
     baselines: Annotated[bool, typer.Option(help="Run BM25, MiniLM, fusion and session baselines.")] = True,
-    cache: Annotated[Path | None, typer.Option(help="SQLite file of vectors kept across runs.")] = Path(
-        ".bench/lme-vectors.sqlite"
-    ),
+    cache: Annotated[Path | None, typer.Option(help="File of vectors kept across runs.")] = DEFAULT_CACHE,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
 ) -> None:
     """Session and turn recall of DreamMem on LongMemEval, beside baselines on the same turns."""
-    questions = load_longmemeval(data)[offset::every][:limit]
+    if split not in SPLITS:
+        raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
+    questions = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][:limit]
     cfg = load_config(config) if config is not None else DreamMemConfig()
     embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
     dream = DreamMemHaystack(cfg, embedder)
@@ -95,15 +100,15 @@ def bench_longmemeval(
     start = time.perf_counter()
 
     def step(number: int) -> None:
-        embedder.forget_held()
         if number % 10 == 0 or number == len(questions):
             console.print(f"... {number}/{len(questions)} questions, {time.perf_counter() - start:.0f} s")
 
     outcomes = run_lme(questions, methods, on_question=step)
     dream.close()
-    console.print(_table(f"LongMemEval: {len(questions)} questions of {data.name}, k=10", outcomes))
+    console.print(_table(f"LongMemEval: {len(questions)} questions ({split}) of {data.name}, k=10", outcomes))
     report: dict[str, object] = {
         "data": str(data),
+        "split": split,
         "questions": [q.question_id for q in questions],
         "methods": {n: mean_by_type(o) for n, o in outcomes.items()},
         "seconds": time.perf_counter() - start,

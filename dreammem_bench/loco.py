@@ -27,7 +27,7 @@ import numpy.typing as npt
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
-from dreammem.recall.recipe import PATHS
+from dreammem.recall.recipe import PATHS, PathSpec
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.methods import DreamMemMethod
 from dreammem_bench.metrics import ADVERSARIAL, QuestionOutcome, summarize
@@ -205,18 +205,19 @@ def score_settings(
     k: int = 10,
     on_step: Callable[[str], None] | None = None,
     extra_paths: Mapping[str, RecallPath] | None = None,
-    prepare: Callable[[DreamMemMethod, LocomoConversation], None] | None = None,
+    extra_specs: Mapping[str, PathSpec] | None = None,
 ) -> list[Scores]:
     """Recall every scored question (categories 1-4) under every setting.
 
     The method's pipeline gets caching paths and a caching query embedder for the
     run (restored after), so a question's paths run once whatever the setting (once
     per depth: the cache is keyed by the query, which carries the depth as its limit).
-    ``extra_paths`` join the pipeline's for the run (levers); ``prepare`` is called
-    after each conversation is indexed.
+    ``extra_paths`` join the pipeline's for the run (levers), with ``extra_specs`` saying what they are.
     """
     pipeline = method.memory.pipeline
     kept = pipeline.paths, pipeline.embedder, pipeline.config
+    kept_specs = pipeline.specs
+    pipeline.specs = {**pipeline.specs, **(extra_specs or {})}
     every = {**pipeline.paths, **(extra_paths or {})}
     pipeline.paths = {name: _CachedPath(path) for name, path in every.items()}
     if pipeline.embedder is not None:
@@ -225,8 +226,6 @@ def score_settings(
     try:
         for conversation in conversations:
             method.index(conversation)
-            if prepare is not None:
-                prepare(method, conversation)
             questions = [q for q in conversation.questions if q.category != ADVERSARIAL]
             for index, setting in enumerate(settings):
                 pipeline.config = setting.apply(kept[2])
@@ -240,6 +239,7 @@ def score_settings(
                     on_step(setting.label)
     finally:
         pipeline.paths, pipeline.embedder, pipeline.config = kept
+        pipeline.specs = kept_specs
     return scores
 
 

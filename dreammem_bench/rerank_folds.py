@@ -1,14 +1,8 @@
-"""Reranker training measured by folds: what each fold trains on, and the blend chosen by folds.
+"""Reranker training measured by folds: what each fold trains on, cached scores, the blend chosen by folds.
 
 Each fold's scored conversations get a cross-encoder trained without their
-questions. Its training groups come from one of three sources:
-
-- ``supervised``: the *other* conversations' questions (and observations), BM25
-  hard negatives (:func:`dreammem_bench.pairs.locomo_query_groups`);
-- ``self``: the scored conversations' own turns, no question at all, negatives
-  from the store's own first stage (:func:`dreammem_bench.pairs.locomo_self_groups`):
-  what a user with their own memories and no annotations has;
-- ``both``: the two together.
+questions: on the *other* conversations' questions (and observations), BM25 hard
+negatives (:func:`dreammem_bench.pairs.locomo_query_groups`).
 
 With several blend weights the reranker's scores are cached, so each extra weight
 costs a first stage only; :func:`choose_weight_by_folds` then picks, for each
@@ -19,29 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from dreammem.config import DreamMemConfig
-from dreammem.embed.base import Embedder
 from dreammem.recall.pipeline import Reranker
-from dreammem.rerank.self_supervised import SelfSupervisedConfig
-from dreammem.rerank.training import QueryGroup, TrainingConfig
 from dreammem_bench.locomo import LocomoConversation
 from dreammem_bench.metrics import ADVERSARIAL, QuestionOutcome, score_question, summarize
-from dreammem_bench.pairs import locomo_query_groups, locomo_self_groups
 from dreammem_bench.runner import MethodRun
 
 __all__ = [
-    "TRAIN_SOURCES",
     "CachedReranker",
-    "TrainSource",
     "WeightFold",
     "choose_weight_by_folds",
-    "fold_groups",
 ]
-
-TrainSource = Literal["supervised", "self", "both"]
-TRAIN_SOURCES: tuple[TrainSource, ...] = ("supervised", "self", "both")
 
 
 class CachedReranker:
@@ -59,29 +41,6 @@ class CachedReranker:
             for text, value in zip(missing, self.inner.score(query, missing), strict=True):
                 self._seen[(query, text)] = value
         return [self._seen[(query, t)] for t in texts]
-
-
-def fold_groups(
-    source: TrainSource,
-    *,
-    scored: Sequence[LocomoConversation],
-    rest: Sequence[LocomoConversation],
-    train: TrainingConfig,
-    observations: bool,
-    config: DreamMemConfig | None = None,
-    embedder: Embedder | None = None,
-    self_config: SelfSupervisedConfig | None = None,
-) -> list[QueryGroup]:
-    """The training groups of one fold: never a question of a ``scored`` conversation."""
-    groups: list[QueryGroup] = []
-    if source in ("supervised", "both"):
-        groups += locomo_query_groups(rest, depth=train.depth, observations=observations)
-    if source in ("self", "both"):
-        for conversation in scored:
-            groups += locomo_self_groups(
-                conversation, config=config, embedder=embedder, self_config=self_config
-            )
-    return groups
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,7 @@
 """``dreammem train-reranker``: fine-tune the offline cross-encoder.
 
 From LoCoMo-style annotated data (``--data``: questions and observations with
-their evidence turns, BM25 hard negatives), from a store's own turns with no
-annotation at all (``--store`` and ``--user``: self-supervised queries, negatives
-from the store's recall; :mod:`dreammem.self_training`), or from both.
+their evidence turns, BM25 hard negatives).
 """
 
 from __future__ import annotations
@@ -14,11 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from dreammem.cli_common import open_store
-from dreammem.errors import ConfigError
-from dreammem.rerank.self_supervised import SelfSupervisedConfig, parse_kinds
-from dreammem.rerank.training import QueryGroup, TrainingConfig, mine_pairs, train_cross_encoder
-from dreammem.self_training import store_groups
+from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.locomo import load_locomo
 from dreammem_bench.pairs import locomo_query_groups
 
@@ -30,22 +24,9 @@ console = Console()
 def train_reranker(
     out: Annotated[Path, typer.Option("--out", help="Folder to save the model in.")],
     data: Annotated[
-        Path | None,
+        Path,
         typer.Option("--data", help="A LoCoMo JSON file (annotated questions).", exists=True, dir_okay=False),
-    ] = None,
-    store: Annotated[
-        str | None,
-        typer.Option("--store", help="A DreamMem store: train on its users' own turns (no annotations)."),
-    ] = None,
-    users: Annotated[
-        list[str] | None, typer.Option("--user", help="With --store: whose turns (repeatable; default all).")
-    ] = None,
-    self_max_groups: Annotated[
-        int | None, typer.Option(help="With --store: at most N self-supervised queries per user.", min=1)
-    ] = None,
-    self_kinds: Annotated[
-        str, typer.Option(help="With --store: comma-separated query kinds (question, reply).")
-    ] = "question,reply",
+    ],
     epochs: Annotated[float, typer.Option(help="Training epochs.")] = 2.0,
     learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 5e-5,
     negatives: Annotated[int, typer.Option(help="Hard negatives per query.", min=0)] = 3,
@@ -59,9 +40,7 @@ def train_reranker(
         list[str] | None, typer.Option(help="Leave out this conversation (sample_id); repeatable.")
     ] = None,
 ) -> None:
-    """Fine-tune a cross-encoder from the packaged MiniLM on annotated data and/or a store's turns."""
-    if data is None and store is None:
-        raise ConfigError("give --data (annotated LoCoMo questions), --store (a store's own turns), or both")
+    """Fine-tune a cross-encoder from the packaged MiniLM on annotated LoCoMo data."""
     cfg = TrainingConfig(
         epochs=epochs,
         learning_rate=learning_rate,
@@ -70,21 +49,10 @@ def train_reranker(
         num_layers=num_layers,
         seed=seed,
     )
-    groups: list[QueryGroup] = []
-    if data is not None:
-        left_out = set(exclude or ())
-        conversations = [c for c in load_locomo(data) if c.sample_id not in left_out]
-        groups += locomo_query_groups(conversations, depth=cfg.depth, observations=observations)
-        console.print(f"{len(groups)} annotated queries from {len(conversations)} conversations")
-    if store is not None:
-        self_cfg = SelfSupervisedConfig(
-            kinds=parse_kinds(self_kinds), depth=cfg.depth, max_groups=self_max_groups, seed=seed
-        )
-        with open_store(store) as memory:
-            for user in users or memory.store.users():
-                found = store_groups(memory, user_id=user, config=self_cfg)
-                console.print(f"{len(found)} self-supervised queries from the turns of {user}")
-                groups += found
+    left_out = set(exclude or ())
+    conversations = [c for c in load_locomo(data) if c.sample_id not in left_out]
+    groups = locomo_query_groups(conversations, depth=cfg.depth, observations=observations)
+    console.print(f"{len(groups)} annotated queries from {len(conversations)} conversations")
     pairs = mine_pairs(groups, negatives=cfg.negatives, seed=seed)
     console.print(f"training on {len(pairs)} pairs")
     folder = train_cross_encoder(pairs, out, config=cfg)

@@ -6,7 +6,7 @@ pattern, drop) with :mod:`~dreammem.dream.guard` (the verbatim guard),
 :mod:`~dreammem.dream.migrate` (the atomic commit), :mod:`~dreammem.dream.forget`
 (archive), :mod:`~dreammem.dream.conflicts` (newest wins),
 :mod:`~dreammem.dream.report`, :mod:`~dreammem.dream.undo`,
-:mod:`~dreammem.dream.second_level` and :mod:`~dreammem.dream.memory_index`;
+:mod:`~dreammem.dream.second_level`;
 :mod:`~dreammem.dream.llm_calls` wraps the optional LLM (structured output, budget,
 accounting). Use it through :meth:`dreammem.DreamMemory.dream`.
 """
@@ -17,7 +17,6 @@ from dreammem.dream.report import Change, Distilled, DreamReport
 from dreammem.dream.scheduler import DreamScheduler
 from dreammem.dream.triggers import TriggerDecision, TriggerState, check_triggers
 from dreammem.dream.undo import UndoResult
-from dreammem.recall.memory_index import MemoryIndexPath
 
 __all__ = [
     "Change",
@@ -27,7 +26,6 @@ __all__ = [
     "DreamScheduler",
     "LLMBudget",
     "LLMUsage",
-    "MemoryIndexPath",
     "StructuredLLM",
     "TriggerDecision",
     "TriggerState",

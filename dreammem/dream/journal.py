@@ -41,14 +41,12 @@ class UndoData:
         before: Changed records as they were before, as dicts.
         after_status: The status the dream gave each changed record.
         queue: Queue entries the dream consumed, as ``(record_id, enqueued_at)``.
-        index_rows: The user's memory-index rows before (second level only).
     """
 
     inserted: list[str] = field(default_factory=list)
     before: list[dict[str, Any]] = field(default_factory=list)
     after_status: dict[str, str] = field(default_factory=dict)
     queue: list[tuple[str, str]] = field(default_factory=list)
-    index_rows: list[tuple[str, str, str]] | None = None
 
     def to_json(self) -> str:
         """Serialise."""
@@ -58,7 +56,6 @@ class UndoData:
                 "before": self.before,
                 "after_status": self.after_status,
                 "queue": self.queue,
-                "index_rows": self.index_rows,
             },
             ensure_ascii=False,
         )
@@ -67,13 +64,11 @@ class UndoData:
     def from_json(cls, text: str) -> UndoData:
         """Read back :meth:`to_json`."""
         data = json.loads(text)
-        rows = data.get("index_rows")
         return cls(
             inserted=list(data["inserted"]),
             before=list(data["before"]),
             after_status=dict(data["after_status"]),
             queue=[(q[0], q[1]) for q in data["queue"]],
-            index_rows=None if rows is None else [(r[0], r[1], r[2]) for r in rows],
         )
 
 

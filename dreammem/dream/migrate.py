@@ -32,7 +32,6 @@ from dreammem.dream.plan import WritePlan
 from dreammem.dream.report import DreamReport
 from dreammem.embed.base import normalize_rows
 from dreammem.errors import BackendError
-from dreammem.stores.base import IndexRow
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, MemoryRecord
 
@@ -153,9 +152,6 @@ def commit_dream(
     user_id: str,
     plan: WritePlan,
     report: Callable[[], DreamReport],
-    *,
-    index_rows: list[IndexRow] | None = None,
-    before_log: Callable[[], None] | None = None,
 ) -> DreamReport:
     """Commit a dream of either level with its log entry and undo data; returns its report.
 
@@ -165,21 +161,16 @@ def commit_dream(
         plan: The dream's writes.
         report: Builds the final report (called inside the transaction, so its
             duration covers the commit).
-        index_rows: The memory-index rows before the dream (second level), for undo.
-        before_log: More writes inside the transaction, just before the log entry.
     """
     undo = journal.UndoData(
         inserted=[r.id for r in plan.inserts],
         before=[before.to_dict() for before, _ in plan.updates.values()],
         after_status={i: after.status.value for i, (_, after) in plan.updates.items()},
         queue=journal.queue_entries(engine.store, user_id, plan.dequeue),
-        index_rows=index_rows,
     )
     done: list[DreamReport] = []
 
     def log_entry() -> None:
-        if before_log is not None:
-            before_log()
         done.append(report())
         journal.write_entry(engine.store, done[0], undo)
 

@@ -85,7 +85,6 @@ class DreamReport:
         merged: Duplicates merged into another record (second level).
         guard_kept: Records the verbatim guard kept, and what they would have lost.
         skipped: Queued records that were no longer active (nothing to do).
-        index_entries: Memory-index entries written (second level).
         llm: LLM calls, tokens and failures.
         degraded: Where and why rules replaced the LLM.
     """
@@ -108,7 +107,6 @@ class DreamReport:
     merged: tuple[Change, ...] = ()
     guard_kept: tuple[GuardNote, ...] = ()
     skipped: tuple[str, ...] = ()
-    index_entries: int = 0
     llm: dict[str, Any] = field(default_factory=dict)
     degraded: tuple[str, ...] = ()
 

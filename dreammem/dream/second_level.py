@@ -9,7 +9,6 @@
    collapse onto one keeper (pinned, then semantic, then most important, then newest).
    The others are archived with ``by`` = the keeper; the keeper's
    ``metadata["merged"]`` lists them (the merge log, also in the report).
-3. **Rebuild the memory index** (:mod:`dreammem.dream.memory_index`).
 
 Everything is committed in one transaction with the dream log, like a first-level
 dream, and can be undone the same way.
@@ -26,7 +25,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.dream import memory_index
 from dreammem.dream.forget import archived, expired
 from dreammem.dream.guard import protected_tokens
 from dreammem.dream.migrate import commit_dream
@@ -118,8 +116,6 @@ def run_second_level(
     remaining = [r for r in long_term if r.id not in gone]
     # A keyed value (e.g. a LangGraph store item) lives until its key changes: never merged away.
     merged = _merge(engine, [r for r in remaining if not is_keyed(r)], plan, dream_id, started)
-    final = [plan.current(r) for r in remaining]
-    rows = memory_index.build_rows(final, memory_index.task_types(store, user_id))
 
     def report() -> DreamReport:
         elapsed = time.perf_counter() - clock
@@ -135,20 +131,12 @@ def run_second_level(
             duration_seconds=round(elapsed, 4),
             archived=tuple(archived_changes),
             merged=tuple(merged),
-            index_entries=len(rows),
             llm={"calls": 0, "tokens": 0},
         )
 
     if dry_run:
         return report()
-    return commit_dream(
-        engine,
-        user_id,
-        plan,
-        report,
-        index_rows=memory_index.read_rows(store, user_id),
-        before_log=lambda: memory_index.replace_rows(store, user_id, rows),
-    )
+    return commit_dream(engine, user_id, plan, report)
 
 
 def _merge(

@@ -75,8 +75,6 @@ def undo_dream(engine: Engine, dream_id: str, user_id: str, *, now: datetime | N
         unit.update(replaced)
         restored, skipped = _restore(unit, user_id, undo, replaced)
         requeued = store.requeue(user_id, undo.queue)
-        if undo.index_rows is not None:
-            store.replace_index_rows(user_id, undo.index_rows)
         journal.mark_undone(store, dream_id, now or utcnow())
     return UndoResult(dream_id, tuple(deleted), tuple(r.id for r in restored), requeued, tuple(skipped))
 

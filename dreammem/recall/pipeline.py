@@ -38,7 +38,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -51,7 +50,7 @@ from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
 from dreammem.recall.beside import BesideEncoder, held_by_caller, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
-from dreammem.recall.fusion import Fused, reciprocal_rank_fusion, stand_ins
+from dreammem.recall.fusion import reciprocal_rank_fusion, stand_ins
 from dreammem.recall.gate import (
     RelativeFloor,
     floor_for,
@@ -65,14 +64,17 @@ from dreammem.recall.gate import (
 from dreammem.recall.lineage import inherited_cosines
 from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
 from dreammem.recall.recipe import (
+    PATHS,
+    PathSpec,
     found_beside_only,
-    found_by_words,
     measures_similarity,
     reads_text_only,
     run_order,
     stand_ins_for,
+    word_rank,
 )
 from dreammem.recall.result import Hit, RecallResult
+from dreammem.recall.scored import Scored, dedupe
 from dreammem.recall.scoring import (
     decay_factor,
     fusion_ceiling,
@@ -98,18 +100,6 @@ class Reranker(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class _Scored:
-    fused: Fused
-    record: MemoryRecord
-    fused_rank: int = 0
-    rerank: float | None = None
-    rerank_rank: int | None = None
-    score: float = 0.0
-    decay: float = 1.0
-    twins: list[MemoryRecord] = dataclasses.field(default_factory=list)
-
-
 class RecallPipeline:
     """Runs the configured paths and stages for one store.
 
@@ -122,6 +112,8 @@ class RecallPipeline:
             already carries an embedding).
         beside: Run the text-only paths on a helper thread while the query is embedded
             (:mod:`dreammem.recall.beside`); ``None``: when the process may use a second CPU.
+        specs: What each path is (:data:`dreammem.recall.recipe.PATHS`, the default); a
+            path without a spec never runs.
 
     Raises:
         ConfigError: the configuration runs a path that is not in ``paths`` (it would
@@ -137,6 +129,7 @@ class RecallPipeline:
         embedder: Embedder | None = None,
         *,
         beside: bool | None = None,
+        specs: Mapping[str, PathSpec] = PATHS,
     ) -> None:
         if unknown := sorted(set(config.active_paths) - set(paths)):
             raise ConfigError(f"unknown recall paths {unknown} in the config; available: {sorted(paths)}")
@@ -145,6 +138,7 @@ class RecallPipeline:
         self.config = config
         self.reranker = reranker
         self.embedder = embedder
+        self.specs = specs
         self._beside = BesideEncoder() if (spare_cpu() if beside is None else beside) else None
 
     @property
@@ -162,12 +156,11 @@ class RecallPipeline:
         degraded: dict[str, str] = {}
         if paths is not None and (unknown := sorted(set(paths) - set(self.paths))):
             raise ValidationError(f"unknown recall paths {unknown}; available: {sorted(self.paths)}")
-        names = run_order(
-            n for n in (paths if paths is not None else self.config.active_paths) if n in self.paths
-        )
+        wanted = paths if paths is not None else self.config.active_paths
+        names = run_order((n for n in wanted if n in self.paths), self.specs)
         query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
         # Paths that read only the query's text run beside the encoder (or first, on one CPU).
-        early = [n for n in names if reads_text_only(n)]
+        early = [n for n in names if reads_text_only(n, self.specs)]
         first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
         ranked = run_paths(self.paths, query, names, clock, degraded, done={n: first.get(n) for n in early})
         # A path that claims the query answers alone (see Candidate.sole).
@@ -237,7 +230,9 @@ class RecallPipeline:
 
     def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
         """Whether this recall embeds the query (a path measuring similarity runs; none came with it)."""
-        return query.embedding is None and self.embedder is not None and measures_similarity(names)
+        return (
+            query.embedding is None and self.embedder is not None and measures_similarity(names, self.specs)
+        )
 
     def _embed(
         self, query: RecallQuery, names: Sequence[str], clock: StageClock, degraded: dict[str, str]
@@ -257,12 +252,12 @@ class RecallPipeline:
 
     def _candidates(
         self, query: RecallQuery, ranked: Mapping[str, list[Candidate]], k: int, clock: StageClock
-    ) -> list[_Scored]:
+    ) -> list[Scored]:
         """Fuse, load the top records (active, this user's only), dedupe, score 0..1."""
         start = time.perf_counter()
         rrf_k = self.config.rrf_k
         weights = {name: self.config.weight(name) for name in ranked}
-        fusing = stand_ins(ranked, weights, stand_ins_for(ranked))
+        fusing = stand_ins(ranked, weights, stand_ins_for(ranked, self.specs))
         fused = reciprocal_rank_fusion(fusing, k=rrf_k, weights=weights)
         wanted = max(self.config.rerank_top, k)
         top = fused[:wanted] if query.filter is None else fused
@@ -273,9 +268,9 @@ class RecallPipeline:
             keep = query.filter.matches
             top = [f for f in top if f.rowid in records and keep(records[f.rowid])][:wanted]
         clock.lap("load", start)
-        scored = _dedupe(
+        scored = dedupe(
             [
-                _Scored(f, records[f.rowid])
+                Scored(f, records[f.rowid])
                 for f in top
                 if f.rowid in records and records[f.rowid].is_active and worth_recalling(records[f.rowid])
             ]
@@ -286,7 +281,7 @@ class RecallPipeline:
             item.score = min(1.0, item.fused.score / ceiling)
         return scored
 
-    def _rerank(self, query: RecallQuery, scored: list[_Scored], degraded: dict[str, str]) -> None:
+    def _rerank(self, query: RecallQuery, scored: list[Scored], degraded: dict[str, str]) -> None:
         assert self.reranker is not None
         head = scored[: self.config.rerank_top]
         try:
@@ -308,7 +303,7 @@ class RecallPipeline:
                 weight=self.config.rerank_weight,
             )
 
-    def _finish(self, query: RecallQuery, scored: list[_Scored]) -> list[_Scored]:
+    def _finish(self, query: RecallQuery, scored: list[Scored]) -> list[Scored]:
         """Decay, per-layer floors, then order: score, newest first among equal scores."""
         half_life = self.config.episodic_half_life_days
         kept = []
@@ -324,8 +319,8 @@ class RecallPipeline:
         return kept
 
     def _relevant(
-        self, query: RecallQuery, kept: list[_Scored], ranked: Mapping[str, list[Candidate]], *, sole: bool
-    ) -> list[_Scored]:
+        self, query: RecallQuery, kept: list[Scored], ranked: Mapping[str, list[Candidate]], *, sole: bool
+    ) -> list[Scored]:
         """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
         model = self.embedder.name if self.embedder is not None else None
         floor = None if sole else floor_for(model, self.config)
@@ -339,7 +334,7 @@ class RecallPipeline:
         # query, so it would stand out from single memories for any question.
         condensed = {s.record.id for s in kept if relative is not None and len(s.record.provenance) > 1}
 
-        def weak(item: _Scored) -> bool:
+        def weak(item: Scored) -> bool:
             cosine = -1.0 if item.fused.similarity is None else item.fused.similarity
             return (
                 cosine < floor
@@ -352,8 +347,9 @@ class RecallPipeline:
         passes = query_passes(similarities, floor) or any(v >= floor for v in inherited.values())
         cosines, misses = self._own_cosines(query, kept, condensed, background)
 
-        def by_words(item: _Scored) -> bool:
-            return self.config.lexical_evidence and relative is None and found_by_words(item.fused.ranks)
+        def by_words(item: Scored) -> bool:
+            rank = word_rank(item.fused.ranks, self.specs)
+            return relative is None and rank is not None and rank <= self.config.lexical_evidence
 
         return [
             s
@@ -384,7 +380,7 @@ class RecallPipeline:
     def _own_cosines(
         self,
         query: RecallQuery,
-        kept: Sequence[_Scored],
+        kept: Sequence[Scored],
         condensed: set[str],
         background: npt.NDArray[np.float32] | None,
     ) -> tuple[dict[str, float], set[str]]:
@@ -399,7 +395,7 @@ class RecallPipeline:
         if model is None or query.embedding is None:
             return {}, set()
         judged = [s for s in kept if s.record.id not in condensed]
-        beside = [s.record.id for s in judged if found_beside_only(s.fused.path_scores)]
+        beside = [s.record.id for s in judged if found_beside_only(s.fused.path_scores, self.specs)]
         mutual = None if background is None else mutual_floor_for(model, self.config)
         wanted = beside
         if background is not None:
@@ -414,7 +410,7 @@ class RecallPipeline:
         return missing, mutual_misses({**own, **missing}, found, background, mutual)
 
     def _inherited(
-        self, query: RecallQuery, kept: Sequence[_Scored], weak: Callable[[_Scored], bool]
+        self, query: RecallQuery, kept: Sequence[Scored], weak: Callable[[Scored], bool]
     ) -> dict[str, float]:
         """Per kept hit with too weak a cosine of its own: what it inherits from the records it replaced."""
         model = self.embedder.name if self.embedder is not None else None
@@ -464,7 +460,7 @@ class RecallPipeline:
         return [Hit(r, 1.0, CORE_PATHS) for r in pinned if r.id not in ranked]
 
     @staticmethod
-    def _hit(item: _Scored) -> Hit:
+    def _hit(item: Scored) -> Hit:
         return Hit(
             record=item.record,
             score=item.score,
@@ -478,32 +474,3 @@ class RecallPipeline:
             decay=item.decay,
             timed=item.fused.timed,
         )
-
-
-def _dedupe(items: list[_Scored]) -> list[_Scored]:
-    """Collapse records with the same text (a turn and the fact written from it).
-
-    The better-ranked one stays; the paths and ranks of the other are merged into it.
-    """
-    kept: dict[str, _Scored] = {}
-    for item in items:
-        key = " ".join(item.record.content.casefold().split())
-        first = kept.get(key)
-        if first is None:
-            kept[key] = item
-            continue
-        if item.record.pinned and not first.record.pinned:
-            item.fused, first.fused = first.fused, item.fused
-            item.twins.extend([first.record, *first.twins])
-            kept[key] = item
-            first = item
-        else:
-            first.twins.append(item.record)
-        for path, rank in item.fused.ranks.items():
-            first.fused.ranks.setdefault(path, rank)
-        for path, score in item.fused.path_scores.items():
-            first.fused.path_scores.setdefault(path, score)
-        first.fused.timed = first.fused.timed or item.fused.timed
-        if first.fused.similarity is None:
-            first.fused.similarity = item.fused.similarity
-    return list(kept.values())

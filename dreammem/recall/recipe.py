@@ -20,9 +20,14 @@ tests a path's name:
 - ``lexical``: it finds memories by the query's own words, so the gate may take its
   hits on that evidence (``RecallConfig.lexical_evidence``).
 
-Presets name sets of paths. ``general`` holds the mechanisms that help on chat
-memory and on transcripts alike; ``transcript`` adds the paths that read speakers.
-Which preset is the default, and the numbers behind it, are in docs/BENCHMARKS.md.
+Presets name sets of paths. ``general`` (the default) holds the mechanisms that help
+on chat memory and on transcripts alike: the four first-stage paths, the reply path,
+and three paths that act only on what a question names (``naming``, ``unnamed``,
+``person``: they find nothing in a store whose memories carry no speakers).
+``plain`` leaves those three out; ``transcript`` adds the ``speaker`` path, which
+votes for every line of a speaker the question names (it costs questions that name
+the wrong person); ``lexical`` is keyword and time only. The numbers behind the
+default are in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -37,12 +42,12 @@ __all__ = [
     "PRESETS",
     "PathSpec",
     "found_beside_only",
-    "found_by_words",
     "measures_similarity",
     "reads_text_only",
     "run_order",
     "stand_ins_for",
     "unknown_paths",
+    "word_rank",
 ]
 
 Reads = Literal["text", "embedding", "candidates"]
@@ -122,24 +127,17 @@ PATHS: Mapping[str, PathSpec] = {
 }
 """Every path recall can run, by name."""
 
+_PLAIN = ("vector", "keyword", "temporal", "graph", "reply")
+_NAMED = ("naming", "unnamed", "person")
 PRESETS: Mapping[str, tuple[str, ...]] = {
-    "general": ("vector", "keyword", "temporal", "graph", "reply"),
-    "transcript": (
-        "vector",
-        "keyword",
-        "temporal",
-        "graph",
-        "reply",
-        "speaker",
-        "naming",
-        "unnamed",
-        "person",
-    ),
+    "general": (*_PLAIN, *_NAMED),
+    "plain": _PLAIN,
+    "transcript": (*_PLAIN, *_NAMED, "speaker"),
     "lexical": ("keyword", "temporal"),
 }
 """Named sets of paths (``RecallConfig.preset``)."""
 
-DEFAULT_PRESET = "transcript"
+DEFAULT_PRESET = "general"
 """The preset a configuration runs unless it names another (docs/BENCHMARKS.md says why)."""
 
 
@@ -148,10 +146,11 @@ def unknown_paths(names: Iterable[str]) -> list[str]:
     return sorted(set(names) - set(PATHS))
 
 
-def run_order(names: Iterable[str]) -> tuple[str, ...]:
-    """The paths in an order where each runs after those it reads (``after``), else as in :data:`PATHS`.
+def run_order(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> tuple[str, ...]:
+    """The paths in an order where each runs after those it reads (``after``), else as in ``specs``.
 
-    The order a configuration lists paths in does not change what recall finds.
+    The order a configuration lists paths in does not change what recall finds. Names
+    without a spec are left out.
     """
     wanted = set(names)
     ordered: list[str] = []
@@ -159,37 +158,37 @@ def run_order(names: Iterable[str]) -> tuple[str, ...]:
     def visit(name: str) -> None:
         if name in ordered:
             return
-        for before in PATHS[name].after:
+        for before in specs[name].after:
             if before in wanted:
                 visit(before)
         ordered.append(name)
 
-    for name in PATHS:
+    for name in specs:
         if name in wanted:
             visit(name)
     return tuple(ordered)
 
 
-def stand_ins_for(names: Iterable[str]) -> dict[str, str]:
+def stand_ins_for(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> dict[str, str]:
     """``{stand-in: path it replaces}`` among these paths."""
-    return {n: spec.stands_in_for for n in names if (spec := PATHS[n]).stands_in_for is not None}
+    return {n: spec.stands_in_for for n in names if (spec := specs[n]).stands_in_for is not None}
 
 
-def reads_text_only(name: str) -> bool:
+def reads_text_only(name: str, specs: Mapping[str, PathSpec] = PATHS) -> bool:
     """Whether the path reads only the query's text (it may run while the query is embedded)."""
-    return PATHS[name].reads == "text"
+    return specs[name].reads == "text"
 
 
-def measures_similarity(names: Iterable[str]) -> bool:
+def measures_similarity(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> bool:
     """Whether any of these paths carries its candidates' cosine to the query."""
-    return any(PATHS[n].judged == "similarity" for n in names)
+    return any(specs[n].judged == "similarity" for n in names)
 
 
-def found_by_words(names: Iterable[str]) -> bool:
-    """Whether any of these paths found its memory by the query's own words."""
-    return any(PATHS[n].lexical for n in names)
+def word_rank(ranks: Mapping[str, int], specs: Mapping[str, PathSpec] = PATHS) -> int | None:
+    """The best rank a memory has among the paths that find memories by the query's own words."""
+    return min((rank for name, rank in ranks.items() if specs[name].lexical), default=None)
 
 
-def found_beside_only(names: Iterable[str]) -> bool:
+def found_beside_only(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> bool:
     """Whether every one of these paths found its memory beside another hit (judged by its own vector)."""
-    return all(PATHS[n].judged == "own_vector" for n in names)
+    return all(specs[n].judged == "own_vector" for n in names)

@@ -43,16 +43,12 @@ __all__ = [
     "GraphRelation",
     "GraphStats",
     "GraphStore",
-    "IndexRow",
     "RecordStore",
     "TimeSpan",
     "VectorIndex",
     "records_to_graph_items",
 ]
 
-
-IndexRow = tuple[str, str, str]
-"""One memory-index row: ``(facet, key, record_id)``."""
 
 TimeSpan = tuple[datetime | None, datetime | None]
 """A half-open window ``[start, end)`` of event times a record's own dates point at (``None``: open)."""
@@ -413,29 +409,6 @@ class RecordStore(ABC):
     @abstractmethod
     def dream_times(self, user_id: str, level: int) -> tuple[datetime | None, datetime | None]:
         """When the user's first dream of this level started and the last one finished."""
-
-    # -- memory index
-    @abstractmethod
-    def index_rows(self, user_id: str) -> list[IndexRow]:
-        """The user's memory-index rows."""
-
-    @abstractmethod
-    def replace_index_rows(self, user_id: str, rows: Sequence[IndexRow]) -> None:
-        """Replace the user's memory index (rows of missing records left out)."""
-
-    @abstractmethod
-    def index_keys(self, user_id: str, facet: str) -> list[str]:
-        """The distinct keys of one facet of the user's memory index."""
-
-    @abstractmethod
-    def index_search(
-        self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
-    ) -> list[tuple[int, int]]:
-        """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first.
-
-        Best: most facets matched, then importance, then the newest event time, then
-        the later row (:mod:`dreammem.stores.ties`).
-        """
 
     # -- grounded times (capability "grounded_times"; without it a backend keeps none)
     def grounded_times(self, user_id: str, rowids: Sequence[int]) -> dict[int, TimeSpan | None]:

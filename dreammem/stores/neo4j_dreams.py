@@ -1,11 +1,12 @@
-"""The dream's data on Neo4j: the queue, task state, the dream log, the memory index, meta values.
+"""The dream's data on Neo4j: the queue, task state, the dream log, meta values.
 
 * the queue is a mark on the record node (``queued_at``), so a queued record that
   is deleted leaves the queue with it;
 * ``(:DMTaskState {key, user_id, session_id, state, updated_at})`` one per session;
 * ``(:DMDream {id, user_id, seq, level, trigger, started_at, finished_at, status,
   report, undo, undone_at})`` the dream log, ``seq`` ordering it like SQLite's rowid;
-* ``(:DMIndexRow {user_id, facet, key, record_id})`` the memory index;
+* ``(:DMIndexRow {user_id, facet, key, record_id})`` rows of the removed memory index, which
+  older versions wrote: nothing reads them any more, erasure still deletes them;
 * ``(:DMMeta {key, value})`` the store's key/value metadata.
 """
 
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from dreammem.stores.base import DreamLogRow, IndexRow
+from dreammem.stores.base import DreamLogRow
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_records import RECORD_FIELDS, from_props
 from dreammem.types import MemoryRecord
@@ -36,7 +37,7 @@ def _session_key(user_id: str, session_id: str) -> str:
 
 
 class DreamNodes:
-    """Queue, task state, dream log, memory index and meta nodes (see the module docstring)."""
+    """Queue, task state, dream log and meta nodes (see the module docstring)."""
 
     def __init__(self, client: Neo4jClient) -> None:
         self.client = client
@@ -261,57 +262,3 @@ class DreamNodes:
             datetime.fromisoformat(first) if first else None,
             datetime.fromisoformat(last) if last else None,
         )
-
-    # -- memory index
-
-    def index_rows(self, user_id: str) -> list[IndexRow]:
-        """The user's memory-index rows."""
-        rows = self.client.run(
-            "index_rows",
-            "MATCH (m:DMIndexRow {user_id: $user_id}) RETURN m.facet AS f, m.key AS k, m.record_id AS r",
-            user_id=user_id,
-        )
-        return [(str(r["f"]), str(r["k"]), str(r["r"])) for r in rows]
-
-    def replace_index_rows(self, user_id: str, rows: Sequence[IndexRow]) -> None:
-        """Replace the user's memory index (rows of missing records left out)."""
-        unique = sorted(set(rows))
-        with self.client.transaction():
-            self.client.run(
-                "replace_index_rows", "MATCH (m:DMIndexRow {user_id: $user_id}) DELETE m", user_id=user_id
-            )
-            self.client.run(
-                "replace_index_rows",
-                "UNWIND $rows AS row MATCH (r:DMRecord {id: row[2]}) WHERE r.user_id = $user_id "
-                "CREATE (:DMIndexRow {user_id: $user_id, facet: row[0], key: row[1], record_id: row[2]})",
-                rows=[list(r) for r in unique],
-                user_id=user_id,
-            )
-
-    def index_keys(self, user_id: str, facet: str) -> list[str]:
-        """The distinct keys of one facet of the user's memory index."""
-        rows = self.client.run(
-            "index_keys",
-            "MATCH (m:DMIndexRow {user_id: $user_id}) WHERE m.facet = $facet RETURN DISTINCT m.key AS k",
-            user_id=user_id,
-            facet=facet,
-        )
-        return [str(r["k"]) for r in rows]
-
-    def index_search(
-        self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
-    ) -> list[tuple[int, int]]:
-        """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first."""
-        if not wanted:
-            return []
-        rows = self.client.run(
-            "index_search",
-            "MATCH (m:DMIndexRow {user_id: $user_id}) WHERE [m.facet, m.key] IN $wanted "
-            "MATCH (r:DMRecord {id: m.record_id}) WHERE r.user_id = $user_id AND r.status = 'active' "
-            "WITH r, count(*) AS hits RETURN r.rowid AS rowid, hits "
-            "ORDER BY hits DESC, r.importance DESC, r.event_time DESC, rowid DESC LIMIT $limit",
-            user_id=user_id,
-            wanted=[[f, k] for f, k in wanted],
-            limit=limit,
-        )
-        return [(int(r["rowid"]), int(r["hits"])) for r in rows]

@@ -7,7 +7,7 @@ share one memory. The store is composed of one class per job:
 * :mod:`~dreammem.stores.neo4j_records`: the record nodes;
 * :mod:`~dreammem.stores.neo4j_keyword`: the Lucene full-text index over pre-tokenised terms;
 * :mod:`~dreammem.stores.neo4j_vectors`: embeddings and the Neo4j vector index;
-* :mod:`~dreammem.stores.neo4j_dreams`: queue, task state, dream log, memory index, meta;
+* :mod:`~dreammem.stores.neo4j_dreams`: queue, task state, dream log, meta;
 
 and this module adds the schema and erasure. Every query is parameterised Cypher
 and names the user (the few keyed by a store-unique row id or dream id check it

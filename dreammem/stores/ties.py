@@ -2,12 +2,11 @@
 
 Random trace ids never order anything; the record's row id (its write order) does:
 
-* a list ranked by a score (BM25, cosine, facets matched) puts equal scores lower
+* a list ranked by a score (BM25, cosine) puts equal scores lower
   row id first, as FTS5 returns them;
 * a list ordered by time puts equal times in the same direction by row id, so
   newest first means the later write first (:meth:`GraphStore.memories_of
-  <dreammem.stores.graph_base.GraphStore.memories_of>`, ``window_rowids``,
-  ``index_search`` whose last key is the newest event time).
+  <dreammem.stores.graph_base.GraphStore.memories_of>`, ``window_rowids``).
 
 So two stores holding the same memories (another backend, or the same memories
 under other ids) return them, and cut a list between equals, alike. SQL and

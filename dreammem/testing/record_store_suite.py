@@ -348,9 +348,6 @@ class RecordStoreSuite:
         assert record_store.window_rowids(alice, limit=4, newest_first=False) == [early, *tied[:3]]
         since, until = T0 + timedelta(minutes=1), T0 + timedelta(minutes=2)
         assert record_store.window_rowids(alice, since=since, until=until, limit=2) == tied[::-1][:2]
-        record_store.replace_index_rows(alice, [("counterpart", "dana", r.id) for r in records[1:6]])
-        found = record_store.index_search(alice, [("counterpart", "dana")], 3)
-        assert found == [(r, 1) for r in tied[::-1][:3]]
         span = (T0 - timedelta(days=9), T0 - timedelta(days=2))
         record_store.put_grounded_times(alice, dict.fromkeys(tied[1:], span))
         windows, missing = record_store.pointing_times(alice, since=since, until=until, limit=3)
@@ -443,7 +440,7 @@ class RecordStoreSuite:
         assert set(record_store.task_states(alice)) == {"s1", "s2"}
         assert record_store.latest_task_state(alice)["goal"] == "file taxes"
 
-    # -- dream log, memory index
+    # -- dream log
 
     def test_the_dream_log(self, record_store: RecordStore, users: tuple[str, str]) -> None:
         alice, bob = users
@@ -460,19 +457,6 @@ class RecordStoreSuite:
         assert record_store.dream_times(alice, 1) == (T0, T0 + timedelta(hours=1))
         assert record_store.dream_times(alice, 2) == (None, None)
         assert (ids[0], alice) in record_store.dream_ids_with_prefix(ids[0][:12])
-
-    def test_the_memory_index(self, record_store: RecordStore, users: tuple[str, str]) -> None:
-        alice, _ = users
-        a, b = rec(alice, "call Dana about the lease"), rec(alice, "prefers tea", 1)
-        rowids = put(record_store, [a, b])
-        rows = [("counterpart", "dana", a.id), ("knowledge", "semantic/preference", b.id)]
-        record_store.replace_index_rows(alice, [*rows, ("task_type", "lease", "no-such-record")])
-        assert sorted(record_store.index_rows(alice)) == sorted(rows)
-        assert record_store.index_keys(alice, "counterpart") == ["dana"]
-        found = record_store.index_search(alice, [("counterpart", "dana"), ("knowledge", "x")], 5)
-        assert found == [(rowids[0], 1)]
-        record_store.replace_index_rows(alice, [])
-        assert record_store.index_rows(alice) == []
 
     # -- empty again
 

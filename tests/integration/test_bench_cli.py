@@ -77,14 +77,14 @@ def test_bench_locomo_folds_trains_without_the_scored_conversation(tmp_path: Pat
     assert report["methods"]["bm25"]["overall"]["n"] == 6
 
 
-def test_bench_locomo_folds_self_supervised_with_blend_weights_chosen_by_folds(tmp_path: Path) -> None:
-    out = tmp_path / "self.json"
+def test_bench_locomo_folds_with_blend_weights_chosen_by_folds(tmp_path: Path) -> None:
+    out = tmp_path / "blend.json"
     args = ["bench", "locomo", "--data", str(FIXTURE), "--methods", "dreammem", "--folds", "2"]
     args += ["--train-layers", "1", "--train-epochs", "1", "--rerank-max-length", "32", "--json", str(out)]
-    result = runner.invoke(app, [*args, "--train-source", "both", "--rerank-weights", "0.5,1"])
+    result = runner.invoke(app, [*args, "--rerank-weights", "0.5,1"])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert report["training_source"] == "both" and len(report["pairs"]) == 2
+    assert len(report["pairs"]) == 2
     assert {"dreammem-rerank-w0.5", "dreammem-rerank-w1", "dreammem-no-rerank"} <= set(report["methods"])
     assert [f["held_out"] for f in report["blend_by_folds"]] == ["tiny-1", "tiny-2"]
     assert "chosen by folds" in result.output
@@ -110,11 +110,11 @@ def test_bench_locomo_levers_scores_each_family_beside_the_shipped_pipeline(tmp_
     plain, levers = tmp_path / "plain.json", tmp_path / "levers.json"
     base = ["bench", "locomo", "--data", str(FIXTURE)]
     assert runner.invoke(app, [*base, "--methods", "dreammem", "--json", str(plain)]).exit_code == 0
-    args = [*base, "--loco", "--levers", "session,e5", "--lever-weights", "0,1", "--json", str(levers)]
+    args = [*base, "--loco", "--levers", "graph_named,e5", "--lever-weights", "0,1", "--json", str(levers)]
     result = runner.invoke(app, args, env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     report = json.loads(levers.read_text())["levers"]
-    assert len(report["settings"]) == 4 and set(report["families"]) == {"session", "e5", "all"}
+    assert len(report["settings"]) == 4 and set(report["families"]) == {"graph_named", "e5", "all"}
     # Every family's baseline is the all-off setting: exactly the plain run.
     shipped = json.loads(plain.read_text())["methods"]["dreammem"]["overall"]
     assert {f["baseline hit@5"] for f in report["families"].values()} == {shipped["hit@5"]}

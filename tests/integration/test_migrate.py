@@ -1,4 +1,4 @@
-"""``dreammem migrate``: embedded -> Neo4j -> embedded gives back every record, dream and index row."""
+"""``dreammem migrate``: embedded -> Neo4j -> embedded gives back every record and dream."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ def _snapshot(memory: DreamMemory, users: list[str]) -> dict[str, object]:
             "queued": sorted(r.id for r in store.queued(user)),
             "task_states": store.task_states(user),
             "dreams": store.list_dreams(user, 100),
-            "index": sorted(store.index_rows(user)),
         }
         for user in users
     }

@@ -185,16 +185,6 @@ class PointingTiesNewestFirst(SQLiteRecordStore):
         return {i: s for i, s in stored.items() if s is not None}, [i for i in taken if i not in stored]
 
 
-class IndexTiesInStorageOrder(SQLiteRecordStore):
-    """The memory index ranks by facets matched alone, equals in storage order."""
-
-    def index_search(
-        self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
-    ) -> list[tuple[int, int]]:
-        found = sorted(super().index_search(user_id, wanted, 1_000_000))
-        return sorted(found, key=lambda hit: -hit[1])[:limit]
-
-
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
@@ -210,7 +200,6 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (TextsOfEveryStatus, "test_active_texts_are_this_users_active_records"),
     (PointsFromEveryStatus, "test_pointing_times_are_the_windows_said_in_a_window"),
     (WindowTiesInStorageOrder, "test_ties_go_by_row_id"),
-    (IndexTiesInStorageOrder, "test_ties_go_by_row_id"),
     (PointingTiesNewestFirst, "test_ties_go_by_row_id"),
 ]
 
@@ -337,7 +326,6 @@ def test_every_rule_of_both_suites_has_a_mutant_or_is_listed_as_not_yet() -> Non
         "test_recent_vectors_are_the_users_newest_ones",
         "test_task_state_per_session",
         "test_the_dream_log",
-        "test_the_memory_index",
         "test_empty_again",
         "test_dimension_is_declared",
         "test_a_vector_finds_itself_first",

@@ -25,7 +25,7 @@ from tests.unit.dream.support import T0
 CANARY = "zulu-kilo"
 ALICE = "alice"
 QUERY = "Excel budget Lisbon Tom Becker Acme peanuts Vim dark theme"
-PATHS = ["vector", "keyword", "temporal", "graph", "index", "session", "feedback"]
+PATHS = ["vector", "keyword", "temporal", "graph"]
 
 
 def _turns(user: str, extra: str) -> list[dict[str, Any]]:

@@ -62,7 +62,7 @@ def test_the_sql_detector_sees_sql_and_not_prose() -> None:
         "SELECT id FROM records WHERE user_id = ?",
         "INSERT OR IGNORE INTO dream_queue(record_id) VALUES (?)",
         "UPDATE records SET status = ?",
-        "  DELETE FROM memory_index WHERE user_id = ?",
+        "  DELETE FROM task_state WHERE user_id = ?",
         "CREATE VIRTUAL TABLE fts USING fts5(terms)",
         "PRAGMA data_version",
         "BEGIN IMMEDIATE",

@@ -9,8 +9,8 @@ import pytest
 from dreammem import DreamMemory
 from dreammem.recall.base import Candidate
 from dreammem.recall.fusion import stand_ins
-from dreammem.recall.recipe import stand_ins_for
 from dreammem.recall.person import PersonPath, UnnamedVectorPath, named_speakers, without_names
+from dreammem.recall.recipe import stand_ins_for
 from tests.transcripts import contents, keyword_query, transcript_memory
 
 # Oskar says "Priya" in every line he speaks to her; Priya's own lines never name herself.

@@ -325,3 +325,11 @@ def test_recall_touches_only_access_fields(memory: DreamMemory) -> None:
         before.content,
     )
     assert memory.get(miss.id, user_id="u1").access_count == 0
+
+
+@pytest.mark.parametrize("removed", ["session", "feedback", "vector_feedback", "index"])
+def test_the_removed_recall_paths_are_gone(memory: DreamMemory, removed: str) -> None:
+    """Measured as not helping on both LoCoMo and LongMemEval, these paths were removed."""
+    assert removed not in memory.pipeline.paths
+    with pytest.raises(ValidationError, match="unknown recall paths"):
+        memory.recall("hello", user_id="u1", paths=["vector", removed])

@@ -34,7 +34,7 @@ def test_run_order_keeps_each_path_once() -> None:
 
 def test_stand_ins_come_from_the_specs() -> None:
     assert stand_ins_for(PRESETS["transcript"]) == {"unnamed": "vector"}
-    assert stand_ins_for(PRESETS["general"]) == {}
+    assert stand_ins_for(PRESETS["plain"]) == {}
 
 
 def test_the_store_builds_exactly_the_paths_of_the_recipe(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -119,9 +119,7 @@ def test_a_failing_text_only_path_is_degraded_once_and_not_run_again(tmp_path) -
 
 
 @pytest.mark.parametrize("beside", [True, False])
-def test_the_order_paths_are_listed_in_and_the_helper_thread_change_nothing(
-    tmp_path, beside: bool
-) -> None:  # type: ignore[no-untyped-def]
+def test_the_order_paths_are_listed_in_and_the_helper_thread_change_nothing(tmp_path, beside: bool) -> None:  # type: ignore[no-untyped-def]
     with _memory(tmp_path) as memory:
         built = memory.pipeline
         config, embedder = built.config, built.embedder

@@ -8,7 +8,7 @@ from it. The store is composed of one class per table family:
 * :mod:`~dreammem.stores.sqlite.erasure`: hard deletes of records and users, compaction;
 * :mod:`~dreammem.stores.sqlite.keyword`: BM25 over the two-column FTS5 index;
 * :mod:`~dreammem.stores.sqlite.vectors`: stored embeddings;
-* :mod:`~dreammem.stores.sqlite.dreams`: queue, task state, dream log, memory index;
+* :mod:`~dreammem.stores.sqlite.dreams`: queue, task state, dream log;
 * :mod:`~dreammem.stores.sqlite.times`: the windows records' relative dates point at;
 
 and :mod:`~dreammem.stores.sqlite.codec` turns rows into records and back.

@@ -1,4 +1,4 @@
-"""The dream's tables: the queue, task state, the dream log and the memory index."""
+"""The dream's tables: the queue, task state and the dream log."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from dreammem.stores.base import DreamLogRow, IndexRow
+from dreammem.stores.base import DreamLogRow
 from dreammem.stores.sqlite.codec import chunks, from_rows
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.types import MemoryRecord
@@ -183,46 +183,3 @@ class DreamRows(SQLiteConnection):
         )
         started = datetime.fromisoformat(first[0]) if first is not None and first[0] else None
         return started, (datetime.fromisoformat(last[0]) if last is not None else None)
-
-    # -- memory index ------------------------------------------------------------------------
-
-    def index_rows(self, user_id: str) -> list[IndexRow]:
-        """The user's memory-index rows as ``(facet, key, record_id)``."""
-        rows = self.fetchall("SELECT facet, key, record_id FROM memory_index WHERE user_id = ?", (user_id,))
-        return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
-
-    def replace_index_rows(self, user_id: str, rows: Sequence[IndexRow]) -> None:
-        """Replace the user's memory index (rows of records that no longer exist are left out)."""
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM memory_index WHERE user_id = ?", (user_id,))
-            conn.executemany(
-                "INSERT OR IGNORE INTO memory_index (user_id, facet, key, record_id) "
-                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM records WHERE id = ?)",
-                [(user_id, f, k, r, r) for f, k, r in rows],
-            )
-
-    def index_keys(self, user_id: str, facet: str) -> list[str]:
-        """The distinct keys of one facet of the user's memory index."""
-        rows = self.fetchall(
-            "SELECT DISTINCT key FROM memory_index WHERE user_id = ? AND facet = ?", (user_id, facet)
-        )
-        return [str(r[0]) for r in rows]
-
-    def index_search(
-        self, user_id: str, wanted: Sequence[tuple[str, str]], limit: int
-    ) -> list[tuple[int, int]]:
-        """Active records indexed under any ``(facet, key)``: ``(rowid, facets matched)``, best first."""
-        if not wanted:
-            return []
-        clauses = " OR ".join("(m.facet = ? AND m.key = ?)" for _ in wanted)
-        params: list[str | int] = [user_id]
-        for facet, key in wanted:
-            params.extend((facet, key))
-        params.append(limit)
-        rows = self.fetchall(
-            "SELECT r.rowid, COUNT(*) AS hits FROM memory_index m JOIN records r ON r.id = m.record_id "
-            f"WHERE m.user_id = ? AND r.status = 'active' AND ({clauses}) "
-            "GROUP BY r.rowid ORDER BY hits DESC, r.importance DESC, r.event_time DESC, r.rowid DESC LIMIT ?",
-            params,
-        )
-        return [(int(r[0]), int(r[1])) for r in rows]

@@ -2,7 +2,7 @@
 
 Soft deletes (``forget``) only change a status. Erasure removes the rows of a record
 from every table that holds its words or its embedding (records, the full-text
-index, vectors, the dream queue, the memory index, the dream journal's reports and
+index, vectors, the dream queue, the old memory-index rows, the dream journal's reports and
 undo payloads), then :meth:`SQLiteErasure.compact` makes SQLite drop the freed
 bytes: the full-text index is merged (FTS5 keeps deleted terms in older segments
 until then), the file is rebuilt with ``secure_delete`` on, and the write-ahead log
@@ -63,7 +63,7 @@ class SQLiteErasure(RecordRows):
     def erase_user(self, user_id: str) -> int:
         """Delete every row of this user in the store's own tables.
 
-        Records, full text, vectors, queue, memory index, dream journal, task state.
+        Records, full text, vectors, queue, old memory-index rows, dream journal, task state.
 
         Returns:
             How many dream-log entries were deleted.
@@ -109,7 +109,8 @@ class SQLiteErasure(RecordRows):
 
 _USER_TABLES = ("queue", "memory_index", "task_state")
 """Tables with a ``user_id`` column that the store owns (the graph's are the graph store's;
-the graph outbox keeps its marks until the graph has replayed the removal)."""
+the graph outbox keeps its marks until the graph has replayed the removal). ``memory_index``
+is no longer written (the memory index was removed) but may hold rows older versions wrote."""
 
 
 def scrub_text(text: str, ids: set[str], contents: Sequence[str]) -> str:

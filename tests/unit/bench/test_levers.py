@@ -35,37 +35,41 @@ def conversations() -> list[LocomoConversation]:
 
 
 def test_every_combination_of_lever_weights_once_all_off_first() -> None:
-    settings = lever_settings(["session", "feedback"], [0.0, 0.5, 1.0])
+    settings = lever_settings(["graph_named", "e5"], [0.0, 0.5, 1.0])
     assert len(settings) == 9 and len(set(settings)) == 9
     assert settings[0] == ()
-    assert (("session", 0.5), ("feedback", 1.0)) in settings
-    picked = families(settings, ["session", "feedback"])
-    assert [settings[i] for i in picked["session"]] == [(), (("session", 0.5),), (("session", 1.0),)]
+    assert (("graph_named", 0.5), ("e5", 1.0)) in settings
+    picked = families(settings, ["graph_named", "e5"])
+    assert [settings[i] for i in picked["graph_named"]] == [
+        (),
+        (("graph_named", 0.5),),
+        (("graph_named", 1.0),),
+    ]
     assert picked["all"] == list(range(9))
-    assert set(families(lever_settings(["index"], [0.0, 1.0]), ["index"])) == {"index"}
+    assert set(families(lever_settings(["e5"], [0.0, 1.0]), ["e5"])) == {"e5"}
 
 
 def test_a_lever_setting_adds_its_paths_and_weights_to_a_copy() -> None:
     base = RecallConfig()
-    setting = FusionSetting.of(base).with_levers((("session", 0.5),))
+    setting = FusionSetting.of(base).with_levers((("graph_named", 0.5),))
     tuned = setting.apply(base)
-    assert tuned.paths == (*base.paths, "session")
-    assert tuned.path_weights == {**base.path_weights, "session": 0.5}
-    assert FusionSetting.of(base).apply(base).paths == base.paths  # no levers: paths untouched
-    assert base.paths == RecallConfig().active_paths
-    assert "session=0.5" in setting.label and setting.to_dict()["levers"] == {"session": 0.5}
+    assert tuned.active_paths == (*base.active_paths, "graph_named")
+    assert tuned.weight("graph_named") == 0.5 and tuned.weight("vector") == base.weight("vector")
+    assert FusionSetting.of(base).apply(base).active_paths == base.active_paths  # no levers: paths untouched
+    assert base.active_paths == RecallConfig().active_paths
+    assert "graph_named=0.5" in setting.label and setting.to_dict()["levers"] == {"graph_named": 0.5}
 
 
 def test_a_lever_the_shipped_config_runs_is_taken_out_at_weight_0() -> None:
     base = RecallConfig()
-    assert "person" in base.paths and base.path_weights["person"] == 0.5
-    off = FusionSetting(base.rrf_k, tuple(sorted(base.path_weights.items())), off=("person",))
-    assert off.apply(base).paths == tuple(p for p in base.paths if p != "person")
+    assert "person" in base.active_paths and base.weight("person") == 0.5
+    off = FusionSetting(base.rrf_k, FusionSetting.of(base).path_weights, off=("person",))
+    assert off.apply(base).active_paths == tuple(p for p in base.active_paths if p != "person")
     assert "person=off" in off.label and off.to_dict()["off"] == ["person"]
     on = off.with_levers((("person", 1.0),)).apply(base)
-    assert "person" in on.paths and on.path_weights["person"] == 1.0
+    assert "person" in on.active_paths and on.weight("person") == 1.0
     assert "person=1" in off.with_levers((("person", 1.0),)).label
-    assert FusionSetting.of(base).apply(base).paths == base.paths  # nothing off: the shipped paths
+    assert FusionSetting.of(base).apply(base).active_paths == base.active_paths  # nothing off: shipped
 
 
 @pytest.mark.usefixtures("counted_ids")
@@ -92,11 +96,13 @@ def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
     conversations: list[LocomoConversation],
 ) -> None:
     method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
-    setup = setup_levers(["session", "feedback"])
+    setup = setup_levers(["graph_named"], method=method)
     try:
         base = FusionSetting.of(method.memory.pipeline.config)
-        settings = [base, base.with_levers((("session", 1.0), ("feedback", 1.0)))]
-        with_levers = score_settings(method, conversations, settings, k=5, extra_paths=setup.paths)
+        settings = [base, base.with_levers((("graph_named", 1.0),))]
+        with_levers = score_settings(
+            method, conversations, settings, k=5, extra_paths=setup.paths, extra_specs=setup.specs
+        )
     finally:
         method.close()
     plain = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
@@ -109,17 +115,15 @@ def test_the_all_off_setting_scores_exactly_as_the_shipped_pipeline(
 
 def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[LocomoConversation]) -> None:
     method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
-    levers = ["session", "feedback", "index", "graph_named", "speaker"]
+    levers = ["graph_named", "speaker", "naming", "reply", "unnamed"]
     try:
         setup = setup_levers(levers, method=method)
         run = run_levers(method, conversations, levers, weights=(0.0, 1.0), setup=setup, k=5)
-        indexed = method.memory.store.index_rows(conversations[0].sample_id)
     finally:
         method.close()
-    assert indexed  # the index lever built the memory index the index path reads
     assert len(run.settings) == 32 and set(run.results) == {*levers, "all"}
     report = run.to_dict()
-    family = report["families"]["session"]
+    family = report["families"]["graph_named"]
     assert family["baseline hit@5"] == run.results["all"].pooled_default["overall"]["hit@5"]
     assert len(family["chosen"]) == len(conversations) == len(family["fold hit@5 minus baseline"])
     hits = report["first_hits"]
@@ -138,7 +142,7 @@ def test_run_levers_reports_each_family_and_first_hit_ranks(conversations: list[
 
 def test_unknown_levers_and_bad_weights_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown levers"):
-        setup_levers(["session", "telepathy"])
+        setup_levers(["graph_named", "telepathy"])
     with pytest.raises(ValueError, match="second_model"):
         setup_levers(["e5"])
     plain = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
@@ -150,25 +154,26 @@ def test_unknown_levers_and_bad_weights_are_refused() -> None:
     with pytest.raises(ValueError, match="needs the method"):
         setup_levers(["graph_named"])
     assert parse_levers(None, "0,1") is None
-    assert parse_levers("session, feedback", "1,0.5,1") == (("session", "feedback"), (0.0, 0.5, 1.0))
+    assert parse_levers("graph_named, e5", "1,0.5,1") == (("graph_named", "e5"), (0.0, 0.5, 1.0))
     for levers, weights in [
         ("telepathy", "1"),
         ("", "1"),
-        ("session", "0"),
-        ("session", "-1"),
-        ("session", "x"),
+        ("graph_named", "0"),
+        ("graph_named", "-1"),
+        ("graph_named", "x"),
+        *((removed, "1") for removed in ("session", "feedback", "index", "vector_feedback")),
     ]:
         with pytest.raises(ConfigError):
             parse_levers(levers, weights)
-    result = CliRunner().invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--levers", "session"])
+    result = CliRunner().invoke(app, ["bench", "locomo", "--data", str(FIXTURE), "--levers", "e5"])
     assert isinstance(result.exception, ConfigError) and "--levers needs --loco" in str(result.exception)
 
 
 @pytest.mark.usefixtures("counted_ids")
 def test_the_e5_lever_is_the_librarys_second_vector_path(conversations: list[LocomoConversation]) -> None:
-    config = with_second_model(DreamMemConfig(), ["session", "e5"])
+    config = with_second_model(DreamMemConfig(), ["speaker", "e5"])
     assert config.embedding.second_model == "e5"
-    assert with_second_model(DreamMemConfig(), ["session"]) == DreamMemConfig()
+    assert with_second_model(DreamMemConfig(), ["speaker"]) == DreamMemConfig()
     method = DreamMemMethod(config, embedder=HashingEmbedder())
     try:
         setup = setup_levers(["e5"], method=method)
@@ -178,7 +183,9 @@ def test_the_e5_lever_is_the_librarys_second_vector_path(conversations: list[Loc
         base = FusionSetting.of(method.memory.pipeline.config)
         # At 0.5 e5 moved one fifth place of this tiny fixture, and only by the old FAISS tie order.
         settings = [base, base.with_levers((("e5", 2.0),))]
-        scores = score_settings(method, conversations, settings, k=5, extra_paths=setup.paths)
+        scores = score_settings(
+            method, conversations, settings, k=5, extra_paths=setup.paths, extra_specs=setup.specs
+        )
         user = conversations[0].sample_id
         assert (
             method.memory.stats(user_id=user)["second_vectors"]

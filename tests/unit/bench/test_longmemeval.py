@@ -87,7 +87,7 @@ def test_folds_choose_on_the_other_questions() -> None:
 def test_variants_build_validated_recall_configs() -> None:
     base = RecallConfig()
     assert "reply" not in parse_variant("-reply", base).active_paths
-    assert parse_variant("preset:general", base).active_paths == (
+    assert parse_variant("preset:plain", base).active_paths == (
         "vector",
         "keyword",
         "temporal",

@@ -1,4 +1,4 @@
-"""Reranker folds: which conversations each source trains on, cached scores, the blend chosen by folds."""
+"""Reranker folds: cached scores, the blend chosen by folds."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from dreammem.config import DreamMemConfig
-from dreammem.embed import HashingEmbedder
-from dreammem.rerank.training import QueryGroup, TrainingConfig
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.metrics import QuestionOutcome
-from dreammem_bench.rerank_folds import CachedReranker, TrainSource, choose_weight_by_folds, fold_groups
+from dreammem_bench.rerank_folds import CachedReranker, choose_weight_by_folds
 from dreammem_bench.runner import MethodRun
 
 FIXTURE = Path(__file__).parents[2] / "fixtures" / "locomo_tiny.json"
@@ -42,47 +39,6 @@ def test_the_cache_scores_each_pair_once_and_keeps_the_order() -> None:
     assert inner.calls == [["bb", "a"], ["ccc"]]
     assert cached.score("other", ["a"]) == [1.0] and inner.calls[-1] == ["a"]
     assert cached.name == "counting"
-
-
-def _texts(conversations: Sequence[LocomoConversation]) -> set[str]:
-    return {t.content for c in conversations for t in c.turns}
-
-
-def _groups(
-    source: TrainSource, scored: Sequence[LocomoConversation], rest: Sequence[LocomoConversation]
-) -> list[QueryGroup]:
-    train, config = TrainingConfig(), DreamMemConfig()
-    return fold_groups(
-        source,
-        scored=scored,
-        rest=rest,
-        train=train,
-        observations=False,
-        config=config,
-        embedder=HashingEmbedder(),
-    )
-
-
-def test_supervised_groups_come_from_the_other_conversations_questions(
-    conversations: list[LocomoConversation],
-) -> None:
-    scored, rest = conversations[:1], conversations[1:]
-    groups = _groups("supervised", scored, rest)
-    assert {g.query for g in groups} == {q.question for c in rest for q in c.questions}
-
-
-def test_self_groups_come_from_the_scored_conversations_turns_and_never_its_questions(
-    conversations: list[LocomoConversation],
-) -> None:
-    scored, rest = conversations[:1], conversations[1:]
-    groups = _groups("self", scored, rest)
-    questions = {q.question for c in conversations for q in c.questions}
-    assert groups and not {g.query for g in groups} & questions
-    for group in groups:
-        assert set(group.positives) <= _texts(scored)
-        assert set(group.candidates) <= _texts(scored)
-    both = _groups("both", scored, rest)
-    assert len(both) == len(groups) + sum(len(c.questions) for c in rest)
 
 
 def _run(name: str, hits: Sequence[bool], conversations: Sequence[LocomoConversation]) -> MethodRun:

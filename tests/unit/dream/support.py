@@ -58,7 +58,6 @@ def snapshot(memory: DreamMemory) -> dict[str, Any]:
         "dreams": [tuple(r) for r in store.fetchall("SELECT id, status FROM dreams ORDER BY rowid")],
         "fts": [tuple(r) for r in store.fetchall("SELECT rowid, terms FROM records_fts ORDER BY rowid")],
         "vectors": store.fetchone("SELECT COUNT(*) FROM vectors")[0],
-        "index": [tuple(r) for r in store.fetchall("SELECT * FROM memory_index ORDER BY 1, 2, 3, 4")],
     }
 
 

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import numpy as np
 
-from dreammem import DreamMemConfig, DreamMemory, Status
-from dreammem.config import RecallConfig
+from dreammem import DreamMemory, Status
 from dreammem.dream.second_level import find_duplicates
 from dreammem.embed import HashingEmbedder
 from dreammem.types import MemoryRecord
@@ -34,7 +32,7 @@ def test_second_level_archives_unused_low_importance_and_merges_duplicates(memor
     summaries = [r for r in memory.get_all(user_id="u1") if r.kind.value == "summary"]
     assert len(summaries) == 3  # one per session, two with the same words
     report = memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=2))
-    assert report.level == 2 and report.index_entries > 0
+    assert report.level == 2
     (merge,) = report.merged
     keeper = memory.get(merge.to, user_id="u1")  # type: ignore[arg-type]
     assert keeper.metadata["merged"] == [merge.id]
@@ -61,29 +59,6 @@ def test_expired_records_are_archived(memory: DreamMemory) -> None:
     assert [c.reason for c in report.archived] == ["expired"]
 
 
-def test_memory_index_routes_recall(tmp_path: Path) -> None:
-    config = DreamMemConfig(recall=RecallConfig(paths=("index",)))
-    with DreamMemory(tmp_path, embedder=HashingEmbedder(), config=config) as memory:
-        memory.set_task_state({"task_type": "Vendor onboarding"}, user_id="u1", session_id="s1")
-        _long_term(memory)
-        memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=2))
-        rows = memory.store.fetchall("SELECT facet, key FROM memory_index WHERE user_id = 'u1'")
-        facets = {(r[0], r[1]) for r in rows}
-        assert ("counterpart", "tom becker") in facets
-        assert ("task_type", "vendor onboarding") in facets
-        assert ("knowledge", "semantic/pattern") in facets or ("knowledge", "semantic/preference") in facets
-        by_name = [
-            h for h in memory.recall("what did Tom Becker say?", user_id="u1", k=3) if not h.record.pinned
-        ]
-        assert by_name[0].record.content == "user: Tom Becker from Acme Corp signs the contracts"
-        assert by_name[0].paths == ("index",)
-        prefs = memory.recall("which format do I prefer?", user_id="u1", k=3)
-        assert "I prefer Excel reports over PDF" in [h.record.content for h in prefs]
-        onboarding = memory.recall("vendor onboarding notes", user_id="u1", k=10)
-        assert onboarding.hits and all(h.record.session_id == "s1" for h in onboarding)
-        assert memory.recall("what did Tom Becker say?", user_id="u2", k=3).hits == ()
-
-
 def test_second_level_dry_run_and_undo(memory: DreamMemory) -> None:
     _long_term(memory)
     before = snapshot(memory)
@@ -94,4 +69,4 @@ def test_second_level_dry_run_and_undo(memory: DreamMemory) -> None:
     assert snapshot(memory) != before
     memory.undo_dream(real.dream_id, user_id="u1")
     after = snapshot(memory)
-    assert after["records"] == before["records"] and after["index"] == before["index"]
+    assert after["records"] == before["records"]
