@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.cli_common import ConfigOpt, PathOpt, open_store, resolve_dream_id
+from dreammem.cli_common import ConfigOpt, LLMOpt, PathOpt, open_store, resolve_dream_id
 from dreammem.cli_progress import progress_bar
 from dreammem.dream.report import DreamReport
 from dreammem.llm import configured_llm
@@ -93,10 +93,7 @@ def dream(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Compute the report, write nothing.")] = False,
     level: Annotated[int, typer.Option(help="1: consolidate the queue; 2: long-term housekeeping.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    llm: Annotated[
-        str | None,
-        typer.Option("--llm", help="Dream with this LLM, 'provider:model' (default: llm.model of --config)."),
-    ] = None,
+    llm: LLMOpt = None,
     path: PathOpt = None,
     config: ConfigOpt = None,
 ) -> None:
