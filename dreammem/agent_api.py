@@ -89,7 +89,8 @@ def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
     """One JSON-friendly dict per hit: content, trace and record fields.
 
     ``content`` has invisible characters removed (it is meant for prompts);
-    ``source`` says where the memory came from ("user said", "tool returned", ...).
+    ``source`` says where the memory came from ("user said", "tool returned", ...);
+    ``role`` is the speaker of a conversation turn (None for other memories).
     """
     out = []
     for hit in result:
@@ -98,6 +99,7 @@ def hit_metadata(result: RecallResult) -> list[dict[str, Any]]:
             {
                 "content": remove_invisible(record.content),
                 "source": provenance(record),
+                "role": None if record.role is None else record.role.value,
                 "layer": record.layer.value,
                 "kind": record.kind.value,
                 "event_time": record.event_time.isoformat(),

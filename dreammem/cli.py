@@ -2,7 +2,8 @@
 
 Commands: ``demo``, ``add``, ``recall``, ``inspect``, ``forget``, ``stats``,
 ``reindex``, ``dream``; ``list``, ``history``, ``export``, ``import``, ``purge``
-(:mod:`dreammem.cli_crud`); ``migrate`` (:mod:`dreammem.cli_migrate`); ``bench`` and
+(:mod:`dreammem.cli_crud`); ``migrate`` (:mod:`dreammem.cli_migrate`); ``mcp``
+(:mod:`dreammem.cli_mcp`); ``bench`` and
 ``train-reranker`` come from the benchmark harness, imported when used
 (:mod:`dreammem.cli_harness`). The store path comes from ``--path`` or ``$DREAMMEM_PATH``
 (default ``./.dreammem``); only ``add`` and ``demo`` create a store (see
@@ -28,6 +29,7 @@ from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve
 from dreammem.cli_crud import export_command, history_command, import_command, list_command, purge_command
 from dreammem.cli_dream import dream_app
 from dreammem.cli_harness import register_harness
+from dreammem.cli_mcp import mcp_command
 from dreammem.cli_migrate import migrate_command
 from dreammem.cli_progress import CountingEmbedder, progress_bar
 from dreammem.embed.models import resolve_embedder
@@ -47,6 +49,7 @@ app.command("export")(export_command)
 app.command("import")(import_command)
 app.command("purge")(purge_command)
 app.command("migrate")(migrate_command)
+app.command("mcp")(mcp_command)
 
 
 def _print_version(value: bool) -> None:

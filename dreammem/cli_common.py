@@ -26,6 +26,7 @@ from dreammem.memory import DreamMemory, store_files
 __all__ = [
     "MIN_PREFIX",
     "ConfigOpt",
+    "LLMOpt",
     "PathOpt",
     "UserOpt",
     "open_store",
@@ -44,6 +45,10 @@ PathOpt = Annotated[
 ]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (scope).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="A TOML or JSON config file.")]
+LLMOpt = Annotated[
+    str | None,
+    typer.Option("--llm", help="Dream with this LLM, 'provider:model' (default: llm.model of --config)."),
+]
 
 MIN_PREFIX = 4
 """The shortest id prefix accepted (the tables show 12 characters)."""

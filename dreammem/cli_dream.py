@@ -2,7 +2,7 @@
 
 ::
 
-    dreammem dream --user U [--dry-run] [--level 2] [--json]
+    dreammem dream --user U [--dry-run] [--level 2] [--llm PROVIDER:MODEL] [--json]
     dreammem dream undo DREAM_ID [--user U]
     dreammem dream log --user U
 """
@@ -17,9 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.cli_common import ConfigOpt, PathOpt, open_store, resolve_dream_id
+from dreammem.cli_common import ConfigOpt, LLMOpt, PathOpt, open_store, resolve_dream_id
 from dreammem.cli_progress import progress_bar
 from dreammem.dream.report import DreamReport
+from dreammem.llm import configured_llm
 
 __all__ = ["dream_app", "print_report"]
 
@@ -92,6 +93,7 @@ def dream(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Compute the report, write nothing.")] = False,
     level: Annotated[int, typer.Option(help="1: consolidate the queue; 2: long-term housekeeping.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    llm: LLMOpt = None,
     path: PathOpt = None,
     config: ConfigOpt = None,
 ) -> None:
@@ -100,8 +102,10 @@ def dream(
         return
     if user is None:
         raise typer.BadParameter("--user is required", param_hint="--user")
-    with open_store(path, config) as memory, progress_bar(f"dreaming for {user}", None):
-        report = memory.dream(user_id=user, dry_run=dry_run, level=level)
+    with open_store(path, config) as memory:
+        memory.llm = configured_llm(memory.config.llm, llm)
+        with progress_bar(f"dreaming for {user}", None):
+            report = memory.dream(user_id=user, dry_run=dry_run, level=level)
     if as_json:
         console.print_json(json.dumps(report.to_dict(), ensure_ascii=False))
     else:

@@ -24,6 +24,8 @@ __all__ = [
     "EmbeddedGraphConfig",
     "EmbeddingConfig",
     "GraphConfig",
+    "LLMConfig",
+    "MCPConfig",
     "Neo4jGraphConfig",
     "Neo4jStoreConfig",
     "RecallConfig",
@@ -303,6 +305,59 @@ class DreamConfig(_Frozen):
     project_stage: str | None = Field(None, description="Anchors LLM scoring: where the project stands.")
 
 
+class LLMConfig(_Frozen):
+    """The LLM dreams use, named in configuration (``dreammem dream`` and ``dreammem mcp``).
+
+    ``model`` is resolved through LangChain's ``init_chat_model`` (the ``langchain`` extra
+    plus the provider's package, e.g. ``langchain-openai``). How a dream uses it (records
+    per call, the wait for one call, re-asks after an unusable answer, the budget) is set
+    in ``[dream]``: ``llm_batch_size``, ``llm_timeout_seconds``, ``llm_retries``,
+    ``max_llm_calls``, ``max_llm_tokens``.
+    """
+
+    model: str | None = Field(
+        None,
+        min_length=1,
+        description="'provider:model' (e.g. 'openai:gpt-4o-mini', 'anthropic:claude-sonnet-4-5', "
+        "'ollama:llama3.1'); None: dreams run on rules alone. `dreammem dream --llm` overrides it.",
+    )
+    max_retries: int = Field(
+        2,
+        ge=0,
+        le=10,
+        description="Retries, with exponential back-off, of a call that failed (a network error, a "
+        "rate limit); an answer that arrives but cannot be used is re-asked by dream.llm_retries.",
+    )
+    options: dict[str, str | int | float | bool] = Field(
+        default_factory=dict,
+        description="Keyword arguments for the provider's chat model (e.g. temperature, base_url, "
+        "timeout); passed to init_chat_model as they are.",
+    )
+
+
+class MCPConfig(_Frozen):
+    """Whose memory ``dreammem mcp`` serves (docs/guides/mcp.md).
+
+    A stdio server (and an HTTP server without tokens, on a loopback address only)
+    serves one user; an HTTP server with tokens serves the user each bearer token is
+    bound to. A client never names a user.
+    """
+
+    user: str | None = Field(
+        None, description="The user a server without tokens serves; --user overrides it."
+    )
+    tokens_file: Path | None = Field(
+        None,
+        description="A TOML or JSON file whose table maps bearer tokens to user ids, for the HTTP "
+        "transport (keep it out of version control); --tokens overrides it.",
+    )
+    tokens: dict[str, str] = Field(
+        default_factory=dict,
+        description="Bearer token -> user id, for the HTTP transport, merged with tokens_file "
+        "(prefer the file: a config file is often shared).",
+    )
+
+
 class EmbeddedGraphConfig(_Frozen):
     """The graph lives in SQLite tables beside the records (the default)."""
 
@@ -379,6 +434,8 @@ class DreamMemConfig(_Frozen):
     graph: GraphConfig = EmbeddedGraphConfig()
     vector_index: VectorIndexConfig = VectorIndexConfig()
     store: Neo4jStoreConfig = Neo4jStoreConfig()
+    llm: LLMConfig = LLMConfig()
+    mcp: MCPConfig = MCPConfig()
 
 
 def load_config(path: str | Path) -> DreamMemConfig:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
 
 from dreammem.errors import LLMError
 from dreammem.llm import LLM
@@ -16,10 +17,15 @@ class ChatModelLLM:
 
     Args:
         chat_model: Any LangChain chat model.
+        retries: Calls retried, with exponential back-off, after the model raised (a
+            network error, a rate limit); 0: none.
     """
 
-    def __init__(self, chat_model: BaseChatModel) -> None:
+    def __init__(self, chat_model: BaseChatModel, *, retries: int = 0) -> None:
         self.chat_model = chat_model
+        self._runnable: Runnable[LanguageModelInput, BaseMessage] = (
+            chat_model.with_retry(stop_after_attempt=retries + 1) if retries > 0 else chat_model
+        )
 
     def __call__(self, prompt: str) -> str:
         """Complete the prompt.
@@ -28,7 +34,7 @@ class ChatModelLLM:
             LLMError: the model failed or answered with no text.
         """
         try:
-            reply = self.chat_model.invoke([HumanMessage(prompt)])
+            reply = self._runnable.invoke([HumanMessage(prompt)])
         except Exception as exc:  # any provider error is an LLM failure to the core
             raise LLMError(f"chat model {type(self.chat_model).__name__} failed: {exc}") from exc
         text = reply.text

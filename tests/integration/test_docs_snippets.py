@@ -11,7 +11,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-PAGES = ["getting-started.md", "guides/langchain.md", "guides/llamaindex.md"]
+PAGES = ["getting-started.md", "guides/langchain.md", "guides/llamaindex.md", "guides/mcp.md"]
 
 
 def _blocks(page: str) -> list[str]:

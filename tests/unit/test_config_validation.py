@@ -13,7 +13,7 @@ from dreammem import ConfigError, DreamMemConfig, DreamMemory
 from dreammem.config import EmbeddedGraphConfig, Neo4jGraphConfig, RecallConfig, load_config
 from dreammem.embed import HashingEmbedder
 
-SECTIONS = ("embedding", "write", "recall", "dream", "vector_index", "store")
+SECTIONS = ("embedding", "write", "recall", "dream", "vector_index", "store", "llm", "mcp")
 
 
 def _load(tmp_path: Path, data: dict[str, Any]) -> DreamMemConfig:
