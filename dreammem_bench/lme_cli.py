@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -36,7 +37,11 @@ from dreammem_bench.vector_cache import DiskCachedEmbedder
 __all__ = ["bench_longmemeval"]
 
 console = Console(width=200)
-SPLITS = {"all": lambda i: True, "dev": lambda i: i % 4 == 0, "held": lambda i: i % 4 != 0}
+SPLITS: dict[str, Callable[[int], bool]] = {
+    "all": lambda i: True,
+    "dev": lambda i: i % 4 == 0,
+    "held": lambda i: i % 4 != 0,
+}
 """Which questions of the file a split holds, by position: ``dev`` tuned on, ``held`` scored once."""
 DEFAULT_CACHE = Path(".bench/lme-vectors.bin")
 DEFAULT_DATA = Path("../shared/data/longmemeval/longmemeval_s_dev240.json.gz")
@@ -124,7 +129,8 @@ def bench_longmemeval(
             "each variant, all questions",
         ):
             folds_table.add_column(column)
-        report["folds"] = {}
+        chosen_by_folds: dict[str, object] = {}
+        report["folds"] = chosen_by_folds
         for metric in _FOLD_METRICS:
             choice = choose_by_folds(outcomes, ["dreammem", *named], metric, folds=folds)
             low, mid, high = choice.spread
@@ -136,7 +142,7 @@ def bench_longmemeval(
                 " ".join(choice.chosen),
                 each,
             )
-            report["folds"][metric] = {
+            chosen_by_folds[metric] = {
                 "pooled": choice.pooled,
                 "held_out": choice.held_out,
                 "chosen": choice.chosen,
