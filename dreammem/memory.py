@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
+
+from typing_extensions import deprecated
 
 from dreammem.config import DreamMemConfig
 from dreammem.crud import CrudMixin
@@ -353,10 +355,19 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
         """The record with every version of the same fact, oldest first.
 
-        Follows ``superseded_by`` links and records of the same slot.
+        Follows ``superseded_by`` links and records of the same slot. A record with no
+        history of its own shows its twin's (the fact written from a turn), so the
+        history of the turn ``add`` returned shows what the new statement replaced.
         """
         record = self.get(memory_id, user_id=user_id)
-        return self.store.history_chain(record.user_id, record.id) or [record]
+        own = self.store.history_chain(record.user_id, record.id)
+        if len(own) > 1:
+            return own
+        chain = {record.id: record}
+        for twin in self.store.twins(record):
+            chain.update((r.id, r) for r in self.store.history_chain(record.user_id, twin.id))
+        end = datetime.max.replace(tzinfo=UTC)
+        return sorted(chain.values(), key=lambda r: (r.created_at, r.event_time, r.valid_to or end))
 
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
@@ -401,13 +412,18 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         """
         return self.engine.reindex_graph()
 
-    def sync_graph(self) -> int:
+    def replay_graph(self) -> int:
         """Replay graph writes queued while an external graph was unreachable; returns how many.
 
         Raises:
             GraphUnavailableError: the graph is still down (nothing is lost).
         """
         return self.engine.sync_graph()
+
+    @deprecated("sync_graph() is now replay_graph(); the old name goes in the next release")
+    def sync_graph(self) -> int:
+        """Deprecated name of :meth:`replay_graph` (its async twin read as ``async_graph``)."""
+        return self.replay_graph()
 
     def close(self) -> None:
         """Flush the vector index and close every store (idempotent)."""
@@ -437,5 +453,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     astats = async_twin(stats)
     areindex = async_twin(reindex)
     areindex_graph = async_twin(reindex_graph)
-    async_graph = async_twin(sync_graph)
+    areplay_graph = async_twin(replay_graph)
+    async_graph = deprecated("async_graph() is now areplay_graph(); the old name goes in the next release")(
+        async_twin(replay_graph)
+    )
     aclose = async_twin(close)
