@@ -212,8 +212,9 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     ) -> MemoryRecord:
         """Store a semantic memory at once; by default a pinned core memory.
 
-        A pinned memory is always recalled first and never ranked out. With
-        ``pinned=False`` it is an ordinary long-term fact. An active record of the same
+        A pinned memory ranks like any other; when it does not rank for a query it is
+        added after the ranked hits from the core budget (``RecallConfig.pinned_max_count``,
+        default 2, newest first). With ``pinned=False`` it is an ordinary long-term fact. An active record of the same
         ``slot`` (default: read off the text by the explicit-memory rules) is
         superseded by this one, and stays in history.
 
