@@ -214,9 +214,9 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
 
         A pinned memory ranks like any other; when it does not rank for a query it is
         added after the ranked hits from the core budget (``RecallConfig.pinned_max_count``,
-        default 2, newest first). With ``pinned=False`` it is an ordinary long-term fact. An active record of the same
-        ``slot`` (default: read off the text by the explicit-memory rules) is
-        superseded by this one, and stays in history.
+        default 2, newest first). With ``pinned=False`` it is an ordinary long-term fact.
+        An active record of the same ``slot`` (default: read off the text by the
+        explicit-memory rules) is superseded by this one, and stays in history.
 
         ``role`` says who asks: only the user states preferences and sets
         constraints. What the assistant or a tool asks to remember is kept as a fact
