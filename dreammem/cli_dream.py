@@ -13,18 +13,25 @@ import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dreammem.cli_common import ConfigOpt, LLMOpt, PathOpt, open_store, resolve_dream_id
+from dreammem.cli_common import (
+    CliConsole,
+    ConfigOpt,
+    LLMOpt,
+    PathOpt,
+    open_store,
+    require_user,
+    resolve_dream_id,
+)
 from dreammem.cli_progress import progress_bar
 from dreammem.dream.report import DreamReport
 from dreammem.llm import configured_llm
 
 __all__ = ["dream_app", "print_report"]
 
-console = Console()
+console = CliConsole()
 dream_app = typer.Typer(
     help="Consolidate a user's short-term memory (or undo / list dreams).", invoke_without_command=True
 )
@@ -66,7 +73,7 @@ def print_report(report: DreamReport) -> None:
     )
     details = Table(show_lines=False)
     for column in ("action", "id", "detail"):
-        details.add_column(column, overflow="fold")
+        details.add_column(column, overflow="fold", no_wrap=column == "id")
     for made in report.distilled:
         label = f"new {made.kind}" + ("" if made.status == "active" else f" ({made.status})")
         detail = f"{_short(made.content)}  <- {len(made.sources)} records"
@@ -142,10 +149,10 @@ def log_(
 ) -> None:
     """List a user's dreams, newest first."""
     with open_store(path, config) as memory:
-        reports = memory.dreams(user_id=user, limit=limit)
+        reports = memory.dreams(user_id=require_user(memory, user), limit=limit)
     table = Table(title=f"dreams of {user}")
     for column in ("dream id", "level", "finished", "trigger", "mode", "queued", "new", "archived"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column == "dream id")
     for r in reports:
         c = r.counts
         table.add_row(

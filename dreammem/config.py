@@ -52,10 +52,9 @@ class EmbeddingConfig(_Frozen):
     model: str = Field("auto", description="auto | minilm | e5 | hashing | ST name or path")
     runtime: Literal["auto", "numpy", "torch"] = Field(
         "auto",
-        description="How the packaged MiniLM runs: 'auto' or 'numpy' (no torch import; ~190 MB held "
-        "and a sub-second first recall: docs/BENCHMARKS.md, footprint), 'torch' (sentence-transformers, "
-        "the 'torch' extra; the same vectors within 1e-5). Other sentence-transformers models always "
-        "run on torch.",
+        description="How the packaged MiniLM runs: 'auto' or 'numpy' (no torch import, the "
+        "smaller process), 'torch' (sentence-transformers, the 'torch' extra; the same vectors "
+        "within 1e-5). Other sentence-transformers models always run on torch.",
     )
     batch_size: int = Field(64, ge=1, description="Texts per embedding batch.")
     auto_sample: int = Field(
@@ -65,10 +64,8 @@ class EmbeddingConfig(_Frozen):
         None,
         description="Opt-in second embedding model (e.g. 'e5'), kept in its own vector index "
         "(embedded SQLite backend only) and searched by the 'second_vector' recall path: name "
-        "that path in recall.paths to fuse it. LoCoMo dev with e5 beside MiniLM (folds): hit@5 "
-        "0.726 vs 0.720, MRR 0.544 vs 0.529; cost: ingest about 8x slower (e5 embeds 10.8 "
-        "documents/s against MiniLM's 75.2 on 2 cores) and ~16 ms more per recall "
-        "(docs/BENCHMARKS.md). Off by default.",
+        "that path in recall.paths to fuse it. Every write then embeds twice and every recall "
+        "encodes the query twice. None (the default): one model.",
     )
 
 
@@ -113,9 +110,9 @@ class RecallConfig(_Frozen):
     paths_beside_encoder: bool | None = Field(
         None,
         description="Run the paths that read only the query's text (keyword, graph) on a helper "
-        "thread while the query is embedded: same results, recall p95 at 3k memories 1.53-1.68x "
-        "-> 1.38-1.50x the bare encoder on 2 CPUs. None: when the process may use a second CPU; "
-        "False keeps a recall on the calling thread (a CPU-starved host).",
+        "thread while the query is embedded: the same results, sooner when a second CPU is free. "
+        "None: when the process may use a second CPU; True: always; False keeps a recall on the "
+        "calling thread (a CPU-starved host).",
     )
     rrf_k: int = Field(
         10,
@@ -138,9 +135,8 @@ class RecallConfig(_Frozen):
     rerank_weight: float = Field(
         0.5,
         gt=0,
-        description="With rerank_blend='rrf': weight of the reranker's rank (first stage = 1). A "
-        "small locally trained cross-encoder helped at 0.5 and hurt hit@5 at 1.0 and 2.0 "
-        "(LoCoMo, held-out conversation, docs/BENCHMARKS.md).",
+        description="With rerank_blend='rrf': weight of the reranker's rank against the first "
+        "stage's (which weighs 1): above 1 the reranker leads, below 1 it breaks ties.",
     )
     context_window_turns: int = Field(
         1,
@@ -157,8 +153,8 @@ class RecallConfig(_Frozen):
     episodic_half_life_days: float | None = Field(
         None,
         gt=0,
-        description="Time decay of episodic memories (score x 0.5 ** (age / half-life)); None "
-        "disables it. Off by default: on LoCoMo even 365 days cost 6 points of hit@5.",
+        description="Time decay of episodic memories: a score is multiplied by "
+        "0.5 ** (age / half-life), so older turns rank lower; None (the default) disables it.",
     )
     min_score_semantic: float = Field(
         0.1,
@@ -176,8 +172,7 @@ class RecallConfig(_Frozen):
         le=1,
         description="Keyword path: leave out query terms found in more than this share of the "
         "indexed memories when a rarer term remains, and rank only the newest matches when none "
-        "does (such terms weigh little in BM25 and make large stores slow; LoCoMo hit@5 unchanged "
-        "at 0.1); None keeps every term.",
+        "does (such terms weigh little in BM25 and make large stores slow); None keeps every term.",
     )
     relevance_floor: (
         Annotated[float, Field(ge=-1.0, le=1.0, allow_inf_nan=False)] | Literal["auto"] | None

@@ -1,12 +1,12 @@
 """Editing, erasing, listing and moving memories: the CRUD half of the facade.
 
 :class:`CrudMixin` gives :class:`~dreammem.memory.DreamMemory` the calls a Mem0 user
-reaches for: ``update``, ``delete_all``, ``purge``, ``export``, ``import_`` and paged
+reaches for: ``update``, ``forget_all``, ``purge``, ``export``, ``import_`` and paged
 ``get_all``, each with an ``a``-prefixed async twin. The store-level work lives in the
 stores (:mod:`dreammem.stores.sqlite.erasure` for erasure); this module orders it and
 keeps the derived indexes (keyword text, FAISS, graph) in step.
 
-``forget`` and ``delete_all`` are soft: the records stay for audit and history.
+``forget`` and ``forget_all`` are soft: the records stay for audit and history.
 ``purge`` is erasure: the content leaves every place it lives.
 """
 
@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from typing_extensions import deprecated
 
 from dreammem.config import DreamMemConfig
 from dreammem.engine import Engine
@@ -76,7 +78,7 @@ class PurgeResult:
         dreams_scrubbed: Dream-log entries rewritten without them (for a whole user:
             deleted).
         graph_pending: Graph removals still queued (an external graph was down;
-            replayed by ``sync_graph`` or the next write). Ids only, no content.
+            replayed by ``replay_graph`` or the next write). Ids only, no content.
         compacted: True when SQLite rewrote its file and emptied its write-ahead log.
         dry_run: Nothing was changed.
     """
@@ -105,7 +107,7 @@ class ImportResult:
 
 
 class CrudMixin:
-    """``update``, ``delete_all``, ``purge``, ``export``, ``import_``, paged ``get_all``."""
+    """``update``, ``forget_all``, ``purge``, ``export``, ``import_``, paged ``get_all``."""
 
     if TYPE_CHECKING:  # provided by the facade
         config: DreamMemConfig
@@ -131,7 +133,7 @@ class CrudMixin:
         Args:
             user_id: The scope.
             layer: Only this layer.
-            status: Only this status (``None``: every status).
+            status: Only this status (``None`` or ``"all"``: every status).
             limit: Page size, 1 to 10,000.
             offset: How many records to skip (``page.next_offset`` of the previous page).
 
@@ -202,8 +204,15 @@ class CrudMixin:
                 self._refresh_keyword_text(record.user_id, changed)
             return changed[0]
 
+    @deprecated("delete_all() is now forget_all() (forget is the soft delete, purge the erasure)")
     def delete_all(self, *, user_id: str) -> int:
+        """Deprecated name of :meth:`forget_all` (removed in the next release)."""
+        return self.forget_all(user_id=user_id)
+
+    def forget_all(self, *, user_id: str) -> int:
         """Soft-delete every active memory of this user (like :meth:`forget`, reversible by hand).
+
+        :meth:`purge` without a memory id is the irreversible erasure.
 
         Returns:
             How many records were deleted.
@@ -354,7 +363,8 @@ class CrudMixin:
 
     aget_all = async_twin(get_all)
     aupdate = async_twin(update)
-    adelete_all = async_twin(delete_all)
+    aforget_all = async_twin(forget_all)
+    adelete_all = deprecated("adelete_all() is now aforget_all()")(async_twin(forget_all))
     apurge = async_twin(purge)
     aexport = async_twin(export)
     aimport_ = async_twin(import_)

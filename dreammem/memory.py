@@ -14,12 +14,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from typing_extensions import deprecated
+
 from dreammem.config import DreamMemConfig
 from dreammem.crud import CrudMixin
 from dreammem.dream.methods import DreamMethods
 from dreammem.embed.base import Embedder
 from dreammem.engine import Engine, is_server_uri, store_files
 from dreammem.errors import NotFoundError
+from dreammem.history import version_history
 from dreammem.llm import LLM
 from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
@@ -46,6 +49,8 @@ from dreammem.write.inputs import check_turns, memory_kind, turn_input
 from dreammem.write.records import build_core_memory
 
 __all__ = ["DreamMemory", "Turn", "store_files"]
+
+_ASYNC_GRAPH_RENAMED = "async_graph() is now areplay_graph(); the old name goes in the next release"
 
 Turn = Mapping[str, Any]
 """One item of :meth:`DreamMemory.add_many`: the keyword arguments of :meth:`DreamMemory.add`
@@ -210,10 +215,11 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     ) -> MemoryRecord:
         """Store a semantic memory at once; by default a pinned core memory.
 
-        A pinned memory is always recalled first and never ranked out. With
-        ``pinned=False`` it is an ordinary long-term fact. An active record of the same
-        ``slot`` (default: read off the text by the explicit-memory rules) is
-        superseded by this one, and stays in history.
+        A pinned memory ranks like any other; when it does not rank for a query it is
+        added after the ranked hits from the core budget (``RecallConfig.pinned_max_count``,
+        default 2, newest first). With ``pinned=False`` it is an ordinary long-term fact.
+        An active record of the same ``slot`` (default: read off the text by the
+        explicit-memory rules) is superseded by this one, and stays in history.
 
         ``role`` says who asks: only the user states preferences and sets
         constraints. What the assistant or a tool asks to remember is kept as a fact
@@ -351,12 +357,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         return self.engine.revert_update(self.get(memory_id, user_id=user_id))
 
     def history(self, memory_id: str, *, user_id: str) -> list[MemoryRecord]:
-        """The record with every version of the same fact, oldest first.
-
-        Follows ``superseded_by`` links and records of the same slot.
-        """
-        record = self.get(memory_id, user_id=user_id)
-        return self.store.history_chain(record.user_id, record.id) or [record]
+        """The record with every version of the same fact, oldest first (:mod:`dreammem.history`)."""
+        return version_history(self.store, self.get(memory_id, user_id=user_id))
 
     def working_memory(self, *, user_id: str, session_id: str) -> list[MemoryRecord]:
         """The last N turns of a session, oldest first (N = ``write.working_memory_turns``)."""
@@ -401,13 +403,18 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         """
         return self.engine.reindex_graph()
 
-    def sync_graph(self) -> int:
+    def replay_graph(self) -> int:
         """Replay graph writes queued while an external graph was unreachable; returns how many.
 
         Raises:
             GraphUnavailableError: the graph is still down (nothing is lost).
         """
         return self.engine.sync_graph()
+
+    @deprecated("sync_graph() is now replay_graph(); the old name goes in the next release")
+    def sync_graph(self) -> int:
+        """Deprecated name of :meth:`replay_graph` (its async twin read as ``async_graph``)."""
+        return self.replay_graph()
 
     def close(self) -> None:
         """Flush the vector index and close every store (idempotent)."""
@@ -437,5 +444,6 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
     astats = async_twin(stats)
     areindex = async_twin(reindex)
     areindex_graph = async_twin(reindex_graph)
-    async_graph = async_twin(sync_graph)
+    areplay_graph = async_twin(replay_graph)
+    async_graph = deprecated(_ASYNC_GRAPH_RENAMED)(async_twin(replay_graph))
     aclose = async_twin(close)

@@ -135,7 +135,8 @@ class MemoryRecord:
         confidence: 0..1, derived from ``source``; never raised by retrieval.
         importance: 1..5.
         priority: Write-time tag (user input high, tool output normal, errors low).
-        pinned: Core memory: always injected first, never ranked out.
+        pinned: Core memory: when it does not rank, recall adds it after the ranked
+            hits from the core budget (``RecallConfig.pinned_max_count``, default 2).
         created_at: When it was written.
         event_time: When what it describes happened.
         last_accessed_at: When recall last returned it.

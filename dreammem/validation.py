@@ -193,10 +193,10 @@ def check_k(k: object) -> int:
 
 
 def check_filters(layer: str | None, status: str | None) -> tuple[list[Layer] | None, list[Status] | None]:
-    """A layer and a status filter (``None`` or ``""``: any) as the store's filter lists."""
+    """A layer and a status filter (``None``, ``""`` or, for the status, ``"all"``: any) as filter lists."""
     try:
         layers = [Layer(layer)] if layer else None
-        statuses = [Status(status)] if status else None
+        statuses = [Status(status)] if status and status != "all" else None
     except ValueError as exc:
         raise ValidationError(str(exc)) from exc
     return layers, statuses

@@ -9,7 +9,7 @@ records every prompt it was given, so a test can assert what memory injected.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -20,8 +20,11 @@ from pydantic import Field
 
 __all__ = ["Reply", "ScriptedChatModel"]
 
-Reply = AIMessage | Callable[[list[BaseMessage]], AIMessage]
+Reply = Callable[[list[BaseMessage]], AIMessage] | AIMessage
 """A scripted reply: a fixed message, or a function of the prompt messages."""
+
+_ReplyField = Annotated[Reply, Field(union_mode="left_to_right")]
+"""Checked as a callable first: validating a function as an ``AIMessage`` raises AttributeError."""
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -32,7 +35,7 @@ class ScriptedChatModel(BaseChatModel):
         prompts: Every prompt received, in call order (filled in as it runs).
     """
 
-    replies: list[Reply]
+    replies: list[_ReplyField]
     prompts: list[list[BaseMessage]] = Field(default_factory=list)
 
     @property

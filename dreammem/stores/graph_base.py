@@ -173,7 +173,7 @@ class GraphStore(ABC):
         """Try the server on the next call even if it failed recently.
 
         Stores that fail fast after an outage (a circuit breaker) reset it here; an
-        explicit replay (``sync_graph``, ``reindex_graph``) calls it first.
+        explicit replay (``replay_graph``, ``reindex_graph``) calls it first.
         """
 
     def close(self) -> None:  # noqa: B027 - optional hook

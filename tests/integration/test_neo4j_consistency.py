@@ -124,12 +124,12 @@ def test_server_stopped_mid_run_loses_nothing(
         assert "graph" in result.degraded and "Unavailable" in result.degraded["graph"]
         assert result.hits and "Melanie" in result.hits[0].record.content
         with pytest.raises(GraphUnavailableError) as info:
-            memory.sync_graph()
+            memory.replay_graph()
         assert info.value.is_retryable
         assert memory.stats()["graph_outbox"] == 3
     finally:
         neo4j_server.restart()
-    assert memory.sync_graph() == 3
+    assert memory.replay_graph() == 3
     assert memory.stats()["graph_outbox"] == 0
     assert_graph_matches_records(memory, user)
     assert memory.graph is not None
@@ -186,7 +186,7 @@ def test_reindex_graph_with_the_server_down_keeps_the_work(
     up = down.model_copy(update={"graph": Neo4jGraphConfig(uri=neo4j_server.uri)})
     with DreamMemory(path, config=up) as memory:
         try:
-            assert memory.sync_graph() == len(TEXTS)
+            assert memory.replay_graph() == len(TEXTS)
             assert_graph_matches_records(memory, user)
         finally:
             assert memory.graph is not None

@@ -90,7 +90,7 @@ def test_purge_while_neo4j_is_down_erases_on_replay(
     finally:
         neo4j_server.restart()
     assert neo4j_nodes_holding(neo4j_server.uri, WORDS) > 0  # not replayed yet
-    memory.sync_graph()
+    memory.replay_graph()
     assert neo4j_nodes_holding(neo4j_server.uri, WORDS) == 0
     assert memory.stats()["graph_outbox"] == 0
 

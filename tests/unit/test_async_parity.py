@@ -15,7 +15,13 @@ FACADE = (DreamMemory, DreamMethods)
 
 
 def _members() -> dict[str, object]:
-    return {name: member for cls in FACADE for name, member in vars(cls).items()}
+    """Public members but the old names kept one release (they raise a DeprecationWarning)."""
+    return {
+        name: member
+        for cls in FACADE
+        for name, member in vars(cls).items()
+        if not hasattr(member, "__deprecated__")
+    }
 
 
 def _public_sync() -> list[str]:
@@ -81,7 +87,7 @@ def _run(memory: DreamMemory, twin: bool) -> list[object]:
         out.append({k: v for k, v in stats.items() if k != "schema_version"})  # type: ignore[attr-defined]
         out.append(await call("reindex"))
         out.append(await call("reindex_graph"))
-        out.append(await call("sync_graph"))
+        out.append(await call("replay_graph"))
         out.append(len(await call("end_task", user_id="u1", session_id="s1", outcome="Moved", success=True)))  # type: ignore[arg-type]
         out.append(len(await call("end_session", user_id="u1", session_id="s1")))  # type: ignore[arg-type]
         out.append(len(await call("maybe_dream", "u1")))  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""update, delete_all, paged get_all with twins, and their async twins."""
+"""update, forget_all, paged get_all with twins, and their async twins."""
 
 from __future__ import annotations
 
@@ -84,15 +84,15 @@ def test_update_bad_input_and_scope(memory: DreamMemory) -> None:
         memory.update(record.id, "Back", user_id="u1")
 
 
-def test_delete_all_is_soft_and_scoped(memory: DreamMemory) -> None:
+def test_forget_all_is_soft_and_scoped(memory: DreamMemory) -> None:
     memory.add_many([{"content": f"note {n}", "user_id": "u1"} for n in range(5)])
     memory.add("other's note", user_id="u2")
-    assert memory.delete_all(user_id="u1") == 5
+    assert memory.forget_all(user_id="u1") == 5
     assert memory.get_all(user_id="u1") == []
     assert len(memory.get_all(user_id="u1", status="deleted")) == 5
     assert not memory.recall("note", user_id="u1").hits
     assert [r.content for r in memory.get_all(user_id="u2")] == ["other's note"]
-    assert memory.delete_all(user_id="u1") == 0
+    assert memory.forget_all(user_id="u1") == 0
 
 
 def test_get_all_pages_past_a_thousand(memory: DreamMemory) -> None:
@@ -135,7 +135,7 @@ def test_async_twins_match_the_sync_calls(tmp_path: Path) -> None:
             assert await memory.aexport(user_id="u1") == memory.export(user_id="u1")
             preview = await memory.apurge(record.id, user_id="u1", dry_run=True)
             assert preview == memory.purge(record.id, user_id="u1", dry_run=True)
-            assert await memory.adelete_all(user_id="u1") == 1
+            assert await memory.aforget_all(user_id="u1") == 1
             text = memory.export(user_id="u1")
             with DreamMemory(tmp_path / "t", embedder=HashingEmbedder()) as other:
                 result = await other.aimport_(text, user_id="u1")

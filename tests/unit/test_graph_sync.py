@@ -158,7 +158,7 @@ def test_the_facade_keeps_an_outbox_graph_in_step(tmp_path: Path) -> None:
         assert memory.stats()["graph_outbox"] == 0 and graph.stats("u1").memories == 1
         memory.forget(ids[0], user_id="u1")
         assert graph.stats("u1").empty
-        assert memory.sync_graph() == 0
+        assert memory.replay_graph() == 0
 
 
 # -- invariants of the embedded graph under random writes -------------------------------

@@ -134,7 +134,7 @@ def _alice_calls(memory: DreamMemory) -> list[tuple[str, Callable[[], object]]]:
         ("purge all dry", lambda: memory.purge(user_id="alice", dry_run=True)),
         ("purge all", lambda: memory.purge(user_id="alice")),
         ("re-add", lambda: memory.add_many(_turns("alice", "again"))),
-        ("delete_all", lambda: memory.delete_all(user_id="alice")),
+        ("forget_all", lambda: memory.forget_all(user_id="alice")),
     ]
     return calls
 
@@ -150,7 +150,7 @@ def test_nothing_alice_does_shows_or_changes_bobs_memory(shared: DreamMemory) ->
         assert _bob_state(memory) == before
         assert memory.recall("Excel reports budget Lisbon", user_id="bob", k=10).ids == recall
         left = memory.get_all(user_id="alice", status=None, limit=1000)
-        assert left and {r.status.value for r in left} == {"deleted"}  # delete_all is soft
+        assert left and {r.status.value for r in left} == {"deleted"}  # forget_all is soft
 
 
 def test_bobs_ids_are_not_found_for_alice_whatever_the_operation(shared: DreamMemory) -> None:
