@@ -2,7 +2,7 @@
 
 A path that raises drops out with a warning and is listed in the recall's ``degraded``
 (:mod:`dreammem.recall.pipeline`); the others still answer. A recall none of whose
-paths answered is an error (:func:`every_path_failed`), not an empty answer.
+essential paths answered is an error (:func:`every_path_failed`), not an empty answer.
 """
 
 from __future__ import annotations
@@ -15,9 +15,13 @@ from collections.abc import Mapping, Sequence
 from dreammem.errors import BackendError, DreamMemError
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, preparer
 
-__all__ = ["StageClock", "every_path_failed", "prepare_paths", "run_paths"]
+__all__ = ["ESSENTIAL", "StageClock", "every_path_failed", "prepare_paths", "run_paths"]
 
 log = logging.getLogger(__name__)
+
+ESSENTIAL = ("keyword", "vector")
+"""The paths that read the store's own indexes: when all of them failed the store itself did, and
+the others (time words, speakers, replies) that answered without it cannot stand for an answer."""
 
 
 class StageClock:
@@ -50,7 +54,8 @@ def run_paths(
     """Each path's candidates, in ``names`` order; each path sees those of the paths before it.
 
     ``done``: paths that already ran for this query, with their candidates (None: it failed).
-    ``strict``: raise :func:`every_path_failed` when none of ``names`` answered.
+    ``strict``: raise :func:`every_path_failed` when every path of :data:`ESSENTIAL` among
+    ``names`` failed (when ``names`` has none of them: every path of ``names``).
     """
     ranked: dict[str, list[Candidate]] = {}
     for name in names:
@@ -66,8 +71,9 @@ def run_paths(
             degraded[name] = f"{type(exc).__name__}: {exc}"
             clock.failed[name] = exc
         clock.lap(name, start)
-    if strict and names and not ranked:
-        raise every_path_failed(names, clock.failed)
+    essential = [n for n in names if n in ESSENTIAL] or list(names)
+    if strict and essential and all(n in clock.failed for n in essential):
+        raise every_path_failed(essential, clock.failed)
     return ranked
 
 

@@ -28,7 +28,7 @@ last ranked slots (one ranked hit always stays when there is one). See
 Scores are explained in :mod:`dreammem.recall.scoring`. A path, the embedding, the
 reranker or the access bookkeeping that raises is a documented degradation
 boundary: it drops out with a warning, is listed in ``RecallResult.degraded``, and
-recall still answers from what is left (no path left: the first path's error is raised).
+recall still answers from what is left (no essential path left: its typed error is raised).
 """
 
 from __future__ import annotations
