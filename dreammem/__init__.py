@@ -27,6 +27,7 @@ from dreammem.errors import (
     LLMError,
     NotFoundError,
     ScopeError,
+    StoreVersionError,
     ValidationError,
 )
 from dreammem.llm import LLM
@@ -69,6 +70,7 @@ __all__ = [
     "ScopeError",
     "Source",
     "Status",
+    "StoreVersionError",
     "UndoResult",
     "ValidationError",
     "__version__",

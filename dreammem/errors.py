@@ -5,6 +5,7 @@ and, where one fits, from the matching builtin too, so callers can catch either:
 
     DreamMemError
     ├── ConfigError(ValueError)          bad configuration or a store/model mismatch
+    │   └── StoreVersionError            the store needs a newer DreamMem to write to it
     ├── ValidationError(ValueError)      bad input: empty, too large, wrong type, bad Unicode
     ├── ScopeError(PermissionError)      missing user id, or a record of another user
     ├── NotFoundError(LookupError)       no such record (in this user's scope)
@@ -29,6 +30,7 @@ __all__ = [
     "LLMError",
     "NotFoundError",
     "ScopeError",
+    "StoreVersionError",
     "ValidationError",
 ]
 
@@ -39,6 +41,14 @@ class DreamMemError(Exception):
 
 class ConfigError(DreamMemError, ValueError):
     """The configuration is invalid, or does not match what a store was created with."""
+
+
+class StoreVersionError(ConfigError):
+    """The store needs a newer DreamMem to write to it (upgrade; not retryable).
+
+    It records a lowest writer version above this DreamMem's: records written by this
+    version would lack what the newer versions sharing the store read.
+    """
 
 
 class ValidationError(DreamMemError, ValueError):

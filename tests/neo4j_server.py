@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -53,6 +55,19 @@ class Neo4jServer:
         """Kill the server with SIGKILL (a crash: no clean shutdown); its data is kept for :meth:`restart`."""
         self._require_managed()
         self._script("kill")
+
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        """Stop the server process with SIGSTOP (a frozen host: connections stay open, nothing
+        answers) for the ``with`` block, then let it go on with SIGCONT."""
+        self._require_managed()
+        status = self._script("status").split()  # "running pid N bolt://..."
+        pid = int(status[2])
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(pid, signal.SIGCONT)
 
     def restart(self) -> None:
         """Start it again with the same data and port, and wait until it answers."""

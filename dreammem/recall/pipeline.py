@@ -29,7 +29,7 @@ last ranked slots (one ranked hit always stays when there is one). See
 Scores are explained in :mod:`dreammem.recall.scoring`. A path, the embedding, the
 reranker or the access bookkeeping that raises is a documented degradation
 boundary: it drops out with a warning, is listed in ``RecallResult.degraded``, and
-recall still answers from what is left.
+recall still answers from what is left (no essential path left: its typed error is raised).
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
 from dreammem.recall.recipe import (
     PATHS,
     PathSpec,
+    essential_paths,
     found_beside_only,
     measures_similarity,
     reads_text_only,
@@ -162,7 +163,9 @@ class RecallPipeline:
         # Paths that read only the query's text run beside the encoder (or first, on one CPU).
         early = [n for n in names if reads_text_only(n, self.specs)]
         first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
-        ranked = run_paths(self.paths, query, names, clock, degraded, done={n: first.get(n) for n in early})
+        done = {n: first.get(n) for n in early}
+        essential = essential_paths(names, self.specs)
+        ranked = run_paths(self.paths, query, names, clock, degraded, done, essential=essential)
         # A path that claims the query answers alone (see Candidate.sole).
         claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
         ranked = claimed or ranked
@@ -226,6 +229,7 @@ class RecallPipeline:
         first, query = self._beside.run(beside, lambda: self._embed(query, names, clock, degraded))
         clock.timings.update(side_clock.timings)
         degraded.update(side_degraded)
+        clock.failed.update(side_clock.failed)
         return first, query
 
     def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:

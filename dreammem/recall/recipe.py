@@ -18,7 +18,10 @@ tests a path's name:
 - ``transcript``: it reads speakers, so it finds nothing in a store without them (a
   user-assistant chat);
 - ``lexical``: it finds memories by the query's own words, so the gate may take its
-  hits on that evidence (``RecallConfig.lexical_evidence``).
+  hits on that evidence (``RecallConfig.lexical_evidence``);
+- ``index``: it searches one of the store's own indexes: when every such path of a
+  recall failed, the store did, and recall raises its error instead of answering
+  nothing from the paths that need no store.
 
 Presets name sets of paths. ``general`` (the default) holds the mechanisms that help
 on chat memory and on transcripts alike: the four first-stage paths, the reply path,
@@ -32,7 +35,7 @@ default are in docs/BENCHMARKS.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,6 +44,7 @@ __all__ = [
     "PATHS",
     "PRESETS",
     "PathSpec",
+    "essential_paths",
     "found_beside_only",
     "measures_similarity",
     "reads_text_only",
@@ -67,6 +71,7 @@ class PathSpec:
     judged: Judged = "query"
     transcript: bool = False
     lexical: bool = False
+    index: bool = False
 
 
 _FIRST = ("keyword", "vector", "temporal")
@@ -75,9 +80,15 @@ _FIRST = ("keyword", "vector", "temporal")
 PATHS: Mapping[str, PathSpec] = {
     spec.name: spec
     for spec in (
-        PathSpec("vector", "nearest memories by embedding cosine", weight=0.5, judged="similarity"),
         PathSpec(
-            "keyword", "BM25 over the memory's words and its turn's context", reads="text", lexical=True
+            "vector", "nearest memories by embedding cosine", weight=0.5, judged="similarity", index=True
+        ),
+        PathSpec(
+            "keyword",
+            "BM25 over the memory's words and its turn's context",
+            reads="text",
+            lexical=True,
+            index=True,
         ),
         PathSpec(
             "temporal",
@@ -172,6 +183,11 @@ def run_order(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> tu
 def stand_ins_for(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> dict[str, str]:
     """``{stand-in: path it replaces}`` among these paths."""
     return {n: spec.stands_in_for for n in names if (spec := specs[n]).stands_in_for is not None}
+
+
+def essential_paths(names: Sequence[str], specs: Mapping[str, PathSpec] = PATHS) -> tuple[str, ...]:
+    """The paths of a recall that search the store's own indexes (all of them when none does)."""
+    return tuple(n for n in names if specs[n].index) or tuple(names)
 
 
 def reads_text_only(name: str, specs: Mapping[str, PathSpec] = PATHS) -> bool:

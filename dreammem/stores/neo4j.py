@@ -303,8 +303,8 @@ class Neo4jGraphStore(GraphStore):
     def _write(self, action: str, work: Callable[[neo4j.Transaction], T]) -> T:
         """Run ``work`` in one write transaction (the caller's open one, if any)."""
         self._ensure_schema()
-        with self._client.transaction() as tx, self._client.guarded(action):
-            return work(tx)
+        with self._client.transaction():
+            return self._client.within(action, work)
 
     def retry_now(self) -> None:
         """Let the next call go to the server even while it is failing fast."""

@@ -4,8 +4,10 @@
 
 * every call is bounded: connecting, the Bolt handshake and acquiring a pooled
   connection share ``timeout`` (default 5 s: a server that accepts connections and
-  never answers fails there), and every query and transaction carries
-  ``query_timeout`` as its server-side limit;
+  never answers fails there), every query and transaction carries
+  ``query_timeout`` as its server-side limit, and a server that stops answering on a
+  connection already open (frozen, SIGSTOP) is given up on within about 1.5 ×
+  ``timeout`` (:class:`~dreammem.stores.neo4j_watch.Watchdog`);
 * a server found unreachable opens a :class:`~dreammem.stores.breaker.CircuitBreaker`,
   so later calls fail at once with a retryable :class:`~dreammem.errors.GraphUnavailableError`
   until a background probe sees it answer again;
@@ -24,13 +26,15 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from dreammem.errors import BackendError, ConfigError, GraphUnavailableError
 from dreammem.stores.breaker import CircuitBreaker
+from dreammem.stores.neo4j_watch import Watchdog
 
 try:
     import neo4j
@@ -41,6 +45,8 @@ except ImportError as exc:  # pragma: no cover - depends on the install
 __all__ = ["Neo4jClient", "translated"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 _SCHEMA_ATTEMPTS = 8
 """Tries of one schema statement that lost a race with another process (see :meth:`Neo4jClient.schema`)."""
@@ -54,6 +60,18 @@ class _Open:
     session: neo4j.Session
     tx: neo4j.Transaction
     depth: int = 1
+    stuck: Future[Any] | None = None
+    """Work on this transaction the caller gave up on (the server stopped answering)."""
+
+    def dispose(self) -> None:
+        """Roll back (if still open) and close the session; never raises."""
+        try:
+            if not self.tx.closed():
+                self.tx.rollback()
+        except Exception as exc:  # the server drops an unfinished transaction by itself
+            log.warning("rolling back a Neo4j transaction failed: %s", exc)
+        finally:
+            self.session.close()
 
 
 @contextmanager
@@ -140,6 +158,12 @@ class Neo4jClient:
         self._breaker = CircuitBreaker(
             f"Neo4j at {uri}", self.driver.verify_connectivity, retry_after=retry_after
         )
+        self._watch = Watchdog(
+            f"Neo4j at {uri}",
+            self.timeout,
+            self.driver.verify_connectivity,
+            limit=None if self.query_timeout is None else self.query_timeout + self.timeout,
+        )
         self._local = threading.local()
         self._closed = False
 
@@ -187,41 +211,96 @@ class Neo4jClient:
                 open_.depth -= 1
             return
         with self.guarded("begin"):
-            session = self.driver.session(database=self.database)
-            try:
-                tx = session.begin_transaction(timeout=self.query_timeout)
-            except BaseException:
-                session.close()
-                raise
-        self._local.open = _Open(session, tx)
+            open_ = self._bounded("begin", self._begin, cleanup=self._dispose_begun)
+        self._local.open = open_
         try:
-            yield tx
+            yield open_.tx
         except BaseException:
             self._local.open = None
-            try:
-                if not tx.closed():
-                    tx.rollback()
-            except Exception as exc:  # the server drops an unfinished transaction by itself
-                log.warning("rolling back a Neo4j transaction failed: %s", exc)
-            finally:
-                session.close()
+            if open_.stuck is not None:  # after the abandoned work is done, on its worker
+                self._watch.after(open_.stuck, open_.dispose)
+            else:
+                try:
+                    self._bounded("rollback", open_.dispose, cleanup=lambda _: None)
+                except GraphUnavailableError as exc:
+                    log.warning("rolling back a Neo4j transaction: %s", exc)
             raise
         self._local.open = None
+        if open_.stuck is not None:  # a query gave up inside, and the caller swallowed its error
+            self._watch.after(open_.stuck, open_.dispose)
+            raise GraphUnavailableError(f"Neo4j at {self.uri} stopped answering inside this transaction")
+        with self.guarded("commit"):
+            self._bounded("commit", lambda: self._commit(open_), cleanup=lambda _: None)
+
+    def _begin(self) -> _Open:
+        session = self.driver.session(database=self.database)
         try:
-            with self.guarded("commit"):
-                tx.commit()
-        finally:
+            return _Open(session, session.begin_transaction(timeout=self.query_timeout))
+        except BaseException:
             session.close()
+            raise
+
+    def _dispose_begun(self, future: Future[_Open]) -> None:
+        """Close a transaction whose begin was abandoned, once the begin is done."""
+
+        def dispose() -> None:
+            if future.exception() is None:
+                future.result().dispose()
+
+        self._watch.after(future, dispose)
+
+    @staticmethod
+    def _commit(open_: _Open) -> None:
+        try:
+            open_.tx.commit()
+        finally:
+            open_.session.close()
+
+    def _bounded(
+        self,
+        action: str,
+        work: Callable[[], T],
+        *,
+        cleanup: Callable[[Future[T]], None] | None = None,
+        slow_ok: bool = False,
+    ) -> T:
+        """``work()`` on a worker thread, given up on once the server stops answering (see Watchdog).
+
+        ``cleanup`` is told the future of abandoned work (None: the work cleans up after itself).
+        """
+        return self._watch.call(action, work, abandoned=cleanup, slow_ok=slow_ok)
 
     def run(self, action: str, cypher: str, /, **params: Any) -> list[neo4j.Record]:
         """Run one query (in this thread's transaction if one is open) and return its rows."""
-        tx = self.current()
+        if self.current() is not None:
+            return self.within(action, lambda tx: list(tx.run(cypher, params)))
+        bounded = neo4j.Query(cypher, timeout=self.query_timeout)  # type: ignore[arg-type]
         with self.guarded(action):
-            if tx is not None:
-                return list(tx.run(cypher, params))
-            bounded = neo4j.Query(cypher, timeout=self.query_timeout)  # type: ignore[arg-type]
-            with self.driver.session(database=self.database) as session:
-                return list(session.run(bounded, params))
+            return self._bounded(action, lambda: self._auto_commit(bounded, params))
+
+    def within(self, action: str, work: Callable[[neo4j.Transaction], T]) -> T:
+        """``work(tx)`` in this thread's open transaction, bounded like every call (see :meth:`run`).
+
+        Raises:
+            BackendError: no transaction is open in this thread, or the server failed.
+            GraphUnavailableError: the server stopped answering; the transaction is given up.
+        """
+        open_: _Open | None = getattr(self._local, "open", None)
+        if open_ is None:
+            raise BackendError("Neo4jClient.within needs an open transaction (use transaction())")
+        with self.guarded(action):
+            if open_.stuck is not None:
+                raise GraphUnavailableError(f"Neo4j at {self.uri} stopped answering inside this transaction")
+
+            def stuck(future: Future[T]) -> None:
+                open_.stuck = future
+
+            tx = open_.tx
+            return self._bounded(action, lambda: work(tx), cleanup=stuck)
+
+    def _auto_commit(self, query: neo4j.Query, params: dict[str, Any]) -> list[neo4j.Record]:
+        with self.driver.session(database=self.database) as session:
+            return list(session.run(query, params))
 
     def scalar(self, action: str, cypher: str, /, **params: Any) -> Any:
         """The first column of the first row (None when there is none)."""
@@ -236,7 +315,11 @@ class Neo4jClient:
         equivalent index already exists": such a statement is run again (then a no-op),
         up to :data:`_SCHEMA_ATTEMPTS` times.
         """
-        with self.guarded("schema"), self.driver.session(database=self.database) as session:
+        with self.guarded("schema"):
+            self._bounded("schema", lambda: self._schema(statements), slow_ok=True)
+
+    def _schema(self, statements: Sequence[str]) -> None:
+        with self.driver.session(database=self.database) as session:
             for statement in statements:
                 for attempt in range(1, _SCHEMA_ATTEMPTS + 1):
                     try:
@@ -257,14 +340,20 @@ class Neo4jClient:
             "MERGE (c:DMCounter {name: $name}) SET c.value = coalesce(c.value, 0) + $count "
             "RETURN c.value - $count + 1 AS first"
         )
-        with self.guarded("next_ids"), self.driver.session(database=self.database) as session:
-            first = session.execute_write(
-                lambda tx: tx.run(query, name=name, count=count).single(strict=True)[0]
-            )
+
+        def reserve() -> Any:
+            with self.driver.session(database=self.database) as session:
+                return session.execute_write(
+                    lambda tx: tx.run(query, name=name, count=count).single(strict=True)[0]
+                )
+
+        with self.guarded("next_ids"):
+            first = self._bounded("next_ids", reserve)
         return int(first)
 
     def close(self) -> None:
         """Close the driver (idempotent); later calls raise :class:`BackendError`."""
         if not self._closed:
             self._closed = True
+            self._watch.close()
             self.driver.close()

@@ -19,6 +19,7 @@ from typing import Any
 
 from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_versions import SCHEMA_VERSION, WRITER_GUARD, refuse_older_writer
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
 __all__ = [
@@ -93,6 +94,9 @@ def from_props(props: Any) -> MemoryRecord:
 class RecordNodes:
     """Insert, update, delete and read ``(:DMRecord)`` nodes (see the module docstring)."""
 
+    client_version: int = SCHEMA_VERSION
+    """The schema version this client writes (set by the store; see ``neo4j_versions``)."""
+
     def __init__(self, client: Neo4jClient) -> None:
         self.client = client
 
@@ -112,13 +116,18 @@ class RecordNodes:
             {"props": to_props(r), "rowid": rowid, "terms": terms, "context": context}
             for r, rowid, terms, context in zip(records, rowids, match_texts, context_terms, strict=True)
         ]
-        self.client.run(
+        written = self.client.scalar(
             "insert",
-            "UNWIND $rows AS row CREATE (r:DMRecord) SET r = row.props, r.rowid = row.rowid, "
-            f"r.terms = row.terms, r.context = row.context, r.terms_format = $format SET {CONTENT_HEAD}",
+            f"{WRITER_GUARD}UNWIND $rows AS row CREATE (r:DMRecord) SET r = row.props, r.rowid = row.rowid, "
+            f"r.terms = row.terms, r.context = row.context, r.terms_format = $format SET {CONTENT_HEAD} "
+            "RETURN count(r)",
             rows=rows,
             format=TERMS_FORMAT,
+            client_version=self.client_version,
         )
+        if written != len(rows):
+            refuse_older_writer(self.client, self.client_version)
+            raise BackendError(f"wrote {written} of {len(rows)} records")
         return rowids
 
     def update(self, records: Sequence[MemoryRecord]) -> None:
@@ -131,11 +140,14 @@ class RecordNodes:
         with self.client.transaction():
             found = self.client.run(
                 "update",
-                "UNWIND $rows AS row MATCH (r:DMRecord {id: row.id}) WHERE r.user_id = row.user_id "
-                f"SET {assignments} SET {CONTENT_HEAD} RETURN r.id AS id",
+                f"{WRITER_GUARD}UNWIND $rows AS row MATCH (r:DMRecord {{id: row.id}}) "
+                f"WHERE r.user_id = row.user_id SET {assignments} SET {CONTENT_HEAD} RETURN r.id AS id",
                 rows=rows,
+                client_version=self.client_version,
             )
             missing = {r.id for r in records} - {row["id"] for row in found}
+            if missing and not found:
+                refuse_older_writer(self.client, self.client_version)
             if missing:
                 raise BackendError(f"record {sorted(missing)[0]} not found for update")
 

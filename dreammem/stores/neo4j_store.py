@@ -16,6 +16,7 @@ where the contract passes one).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,14 +27,19 @@ from dreammem.stores.neo4j_dreams import DreamNodes
 from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
 from dreammem.stores.neo4j_records import CONTENT_HEAD, TERMS_FORMAT, RecordNodes
 from dreammem.stores.neo4j_vectors import EmbeddingNodes
+from dreammem.stores.neo4j_versions import (
+    MIN_WRITER_VERSION,
+    SCHEMA_VERSION,
+    min_writer,
+    raise_min_writer,
+)
 from dreammem.stores.sqlite.erasure import scrub_text
 from dreammem.types import MemoryRecord
 
 __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
 
-SCHEMA_VERSION = 3
-"""1: keyword terms as the engine tokenised them; 2: as FTS5 indexes them (stems; see neo4j_keyword);
-3: records carry ``content_head`` (the index that finds same-text records)."""
+log = logging.getLogger(__name__)
+
 _RETOKENISE_BATCH = 1000
 _SCHEMA = (
     "CREATE CONSTRAINT dm_record_id IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.id IS UNIQUE",
@@ -64,11 +70,16 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
     """The :class:`~dreammem.stores.base.RecordStore` in one Neo4j database.
 
     Opening it creates the constraints and indexes (idempotent, safe when several
-    processes open one database at once) and needs the server to answer.
+    processes open one database at once) and needs the server to answer. A database
+    that needs a newer DreamMem to write to it opens for reading; writing records
+    raises :class:`~dreammem.errors.StoreVersionError` (see
+    :mod:`~dreammem.stores.neo4j_versions`).
 
     Args:
         client: The server connection (the store closes it).
         context_weight: The boost of the keyword context field (own words weigh 1.0).
+        client_version: The schema version this client writes (default :data:`SCHEMA_VERSION`;
+            tools and tests pass another to act as another release).
 
     Raises:
         GraphUnavailableError: the server cannot be reached (retryable).
@@ -77,12 +88,22 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
 
     capabilities = frozenset({"fts", "transactions", "vectors", "queue", "shared"})
 
-    def __init__(self, client: Neo4jClient, *, context_weight: float = 0.5) -> None:
+    def __init__(
+        self, client: Neo4jClient, *, context_weight: float = 0.5, client_version: int = SCHEMA_VERSION
+    ) -> None:
         KeywordNodes.__init__(self, client, context_weight)
         EmbeddingNodes.__init__(self, client)
         self.client = client
+        self.client_version = client_version
         client.schema(_SCHEMA)
+        if min_writer(client) > client_version:
+            log.warning(
+                "the Neo4j database at %s needs a newer DreamMem to write to it: opened for reading only",
+                client.uri,
+            )
+            return
         self._upgrade()
+        raise_min_writer(client, min(client_version, MIN_WRITER_VERSION))
 
     def _upgrade(self) -> None:
         """Create the version node, or bring an older database to :data:`SCHEMA_VERSION`.
@@ -96,9 +117,9 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         version = self.client.scalar(
             "schema_version",
             "MERGE (m:DMMeta {key: 'schema_version'}) ON CREATE SET m.value = $version RETURN m.value",
-            version=str(SCHEMA_VERSION),
+            version=str(self.client_version),
         )
-        if int(version) >= SCHEMA_VERSION:
+        if int(version) >= self.client_version:
             return
         while True:
             with self.transaction():
@@ -128,7 +149,7 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
             batch=_RETOKENISE_BATCH,
         ):
             pass
-        self.set_meta("schema_version", str(SCHEMA_VERSION))
+        self.set_meta("schema_version", str(self.client_version))
 
     def insert(
         self,

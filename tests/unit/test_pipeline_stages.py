@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreammem import DreamMemConfig, DreamMemory, Layer, ValidationError
+from dreammem import BackendError, DreamMemConfig, DreamMemory, GraphUnavailableError, Layer, ValidationError
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallQuery
@@ -61,8 +61,11 @@ class FixedPath:
 class FailingPath:
     name = "graph"
 
+    def __init__(self, error: Exception | None = None) -> None:
+        self.error = error or ConnectionError("graph server went away")
+
     def search(self, query: RecallQuery) -> list[Candidate]:
-        raise ConnectionError("graph server went away")
+        raise self.error
 
 
 def _store(tmp_path, config: RecallConfig | None = None, **kwargs):  # type: ignore[no-untyped-def]
@@ -181,11 +184,17 @@ def test_failing_path_is_listed_and_recall_still_answers(memory: DreamMemory) ->
     assert result.degraded == {"graph": "ConnectionError: graph server went away"}
 
 
-def test_every_path_failing_gives_an_empty_degraded_result(memory: DreamMemory) -> None:
+def test_every_path_failing_is_an_error_not_an_empty_answer(memory: DreamMemory) -> None:
+    """Issue 35 item 6: no path answered, so the recall raises (typed) instead of "no memory"."""
     memory.add("The wifi password is hunter2", user_id="u1")
     memory.pipeline.paths["graph"] = FailingPath()
-    result = memory.recall("wifi", user_id="u1", paths=["graph"])
-    assert result.hits == () and set(result.degraded) == {"graph"}
+    with pytest.raises(BackendError, match="every recall path failed") as caught:
+        memory.recall("wifi", user_id="u1", paths=["graph"])
+    assert caught.value.is_retryable and isinstance(caught.value.__cause__, ConnectionError)
+    memory.pipeline.paths["temporal"] = FailingPath(GraphUnavailableError("Neo4j is unavailable"))
+    with pytest.raises(GraphUnavailableError, match="Neo4j is unavailable"):  # a typed error as it came
+        memory.recall("wifi", user_id="u1", paths=["graph", "temporal"])
+    assert memory.recall("wifi", user_id="u1", paths=["graph", "keyword"]).hits  # one path answered
 
 
 def test_unknown_path_name_is_a_clear_error(memory: DreamMemory) -> None:
