@@ -26,7 +26,7 @@ from dreammem.errors import DreamMemError, ValidationError
 from dreammem.stores.base import RecordStore
 from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import tokenize
-from dreammem.transfer import ExportedRecord, export_lines, parse_export
+from dreammem.transfer import ExportedRecord, export_lines, parse_export, split_lines
 from dreammem.twins import async_twin
 from dreammem.types import MemoryRecord, Role, Status, new_id, utcnow
 from dreammem.validation import (
@@ -371,11 +371,11 @@ def _flag(record: MemoryRecord, text: str) -> dict[str, object]:
 def _lines(data: str | Path | Iterable[str]) -> Iterable[str]:
     if isinstance(data, Path):
         try:
-            return data.read_text(encoding="utf-8").splitlines()
+            return split_lines(data.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise ValidationError(f"cannot read {data}: {exc}") from exc
     if isinstance(data, str):
-        return data.splitlines()
+        return split_lines(data)
     if isinstance(data, bytes) or not isinstance(data, Iterable):
         raise ValidationError(f"import data must be text, a Path or lines, got {type(data).__name__}")
     return data
