@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dreammem.config import DreamMemConfig
-from dreammem.engine import Engine
+from dreammem.engine import Engine, pending_erasure
 from dreammem.erasure import EDITED, erasure_set, restored_by_erasure
 from dreammem.errors import DreamMemError, ValidationError
 from dreammem.stores.base import RecordStore
@@ -235,6 +235,12 @@ class CrudMixin:
         soft delete. Another process holding the store open keeps what it has loaded
         in memory until it reopens.
 
+        The compaction is recorded with the erasure's commit: a process killed before
+        it finishes leaves the mark, and the next open (or purge) finishes it
+        (:mod:`dreammem.engine.pending_erasure`). A purge of a memory already purged
+        (one of the last 10,000) is a rerun: it finishes anything pending and returns
+        an empty ``purged``.
+
         Raises:
             NotFoundError: no such memory for this user.
         """
@@ -245,7 +251,10 @@ class CrudMixin:
             if memory_id is None:
                 doomed = self.store.find(user, statuses=None)
             else:
-                doomed = erasure_set(self.store, self.get(require_id(memory_id, "memory_id"), user_id=user))
+                memory_id = require_id(memory_id, "memory_id")
+                if (rerun := self._purged_before(memory_id, user, dry_run)) is not None:
+                    return rerun
+                doomed = erasure_set(self.store, self.get(memory_id, user_id=user))
             ids = tuple(r.id for r in doomed)
             restored = [] if memory_id is None else restored_by_erasure(self.store, user, doomed)
             if dry_run:
@@ -255,6 +264,7 @@ class CrudMixin:
             with self.engine.unit() as work:
                 # Marked deleted first, so the graph drops them (an outbox graph on replay).
                 work.update([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
+                pending_erasure.mark(work.store, ids)  # committed with the erasure: a crash finishes at open
                 if memory_id is None:
                     dreams = work.store.erase_user(user)
                 else:
@@ -263,7 +273,7 @@ class CrudMixin:
                     self._refresh_keyword_text(user, [r for r in doomed if r.session_id is not None])
                 work.rebuild_vectors()  # FAISS is rebuilt from SQLite and its file rewritten
             pending = self._erase_graph(user, whole_user=memory_id is None)
-            compacted = self.store.compact()
+            compacted = pending_erasure.finish(self.store, [])  # FAISS was rewritten after the commit
         return PurgeResult(
             ids,
             restored=tuple(r.id for r in restored),
@@ -271,6 +281,14 @@ class CrudMixin:
             graph_pending=pending,
             compacted=compacted,
         )
+
+    def _purged_before(self, memory_id: str, user_id: str, dry_run: bool) -> PurgeResult | None:
+        """A rerun of a purge whose memory is already erased: finish what is pending, else None."""
+        if self.store.get(user_id, [memory_id]) or memory_id not in pending_erasure.erased(self.store):
+            return None
+        if dry_run:
+            return PurgeResult((), dry_run=True)
+        return PurgeResult((), compacted=pending_erasure.finish(self.store, []))
 
     # -- move -----------------------------------------------------------------------------
 
@@ -292,8 +310,10 @@ class CrudMixin:
         """Read an :meth:`export` into this store, as ``user_id``'s memory.
 
         ``data`` is the exported text, a path to a file of it, or its lines (an open
-        file). Every line is checked before anything is written. Records already
-        stored for this user are skipped, so an interrupted import can be run again.
+        file). Every line is checked before anything is written, and everything is
+        written in one transaction: an import killed midway leaves none of its records
+        or task states. Records already stored for this user are skipped, so an import
+        can be run again.
 
         Raises:
             ValidationError: a bad line (nothing written), or record ids that other
@@ -307,15 +327,25 @@ class CrudMixin:
             if taken := self.store.ids_in_use([i for i in ids if i not in mine]):
                 raise ValidationError(f"{len(taken)} record ids of the import are used by other records here")
             fresh = [item for item in parsed.records if item.record.id not in mine]
-            for start in range(0, len(fresh), _BATCH):
-                batch = fresh[start : start + _BATCH]
-                records = [item.record for item in batch]
-                queued = [item.record for item in batch if item.queued]
+            records = [item.record for item in fresh]
+            now = utcnow()
+
+            def task_states(store: RecordStore) -> None:
+                for session_id, state in parsed.task_states:
+                    store.set_task_state(user, session_id, state, now)
+
+            # One transaction: a killed import leaves nothing of itself (all or nothing).
+            if not records:  # nothing to embed: no model is loaded for task states alone
+                with self.store.transaction():
+                    task_states(self.store)
+            else:
                 self.engine.persist(
-                    records, self.engine.context_texts(records), enqueue=queued, supersede=False
+                    records,
+                    self.engine.context_texts(records),
+                    enqueue=[item.record for item in fresh if item.queued],
+                    supersede=False,
+                    also=task_states,
                 )
-            for session_id, state in parsed.task_states:
-                self.store.set_task_state(user, session_id, state, utcnow())
         return ImportResult(len(fresh), len(parsed.records) - len(fresh), len(parsed.task_states))
 
     def _refresh_keyword_text(self, user_id: str, touched: Sequence[MemoryRecord]) -> None:
