@@ -264,7 +264,8 @@ class CrudMixin:
             with self.engine.unit() as work:
                 # Marked deleted first, so the graph drops them (an outbox graph on replay).
                 work.update([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
-                pending_erasure.mark(work.store, ids)  # committed with the erasure: a crash finishes at open
+                # Committed with the erasure: a process killed before compacting, the next open finishes.
+                pending_erasure.mark(work.store, user, ids)
                 if memory_id is None:
                     dreams = work.store.erase_user(user)
                 else:
@@ -284,7 +285,8 @@ class CrudMixin:
 
     def _purged_before(self, memory_id: str, user_id: str, dry_run: bool) -> PurgeResult | None:
         """A rerun of a purge whose memory is already erased: finish what is pending, else None."""
-        if self.store.get(user_id, [memory_id]) or memory_id not in pending_erasure.erased(self.store):
+        gone = pending_erasure.was_erased(self.store, user_id, memory_id)
+        if not gone or self.store.get(user_id, [memory_id]):
             return None
         if dry_run:
             return PurgeResult((), dry_run=True)

@@ -1,8 +1,8 @@
 """A purge's compaction, recorded durably so that a crash cannot leave the purged bytes behind.
 
 A purge commits the deletion of its rows together with a mark in the store's
-metadata (:data:`PENDING_KEY`) and the purged record ids (:data:`ERASED_KEY`, ids
-only, the last :data:`KEPT_IDS`). The mark is cleared only after the FAISS files
+metadata (:data:`PENDING_KEY`) and the purged records (:data:`ERASED_KEY`, digests
+of user and id, no content, the last :data:`KEPT_IDS`). The mark is cleared only after the FAISS files
 were rewritten and SQLite compacted its file. A process killed in between (or a
 compaction that had to wait for another process's reader) leaves the mark, and the
 next open of the store, or the next purge, finishes the work with :func:`finish`:
@@ -15,6 +15,7 @@ what is pending instead of answering "no such memory".
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Iterable, Sequence
@@ -23,22 +24,32 @@ from pathlib import Path
 from dreammem.errors import DreamMemError
 from dreammem.stores.base import RecordStore
 
-__all__ = ["ERASED_KEY", "KEPT_IDS", "PENDING_KEY", "erased", "finish", "is_pending", "mark", "vector_files"]
+__all__ = [
+    "ERASED_KEY",
+    "KEPT_IDS",
+    "PENDING_KEY",
+    "finish",
+    "is_pending",
+    "mark",
+    "vector_files",
+    "was_erased",
+]
 
 log = logging.getLogger(__name__)
 
 PENDING_KEY = "erasure_pending"
 """Metadata key: ``"1"`` while a committed purge still waits for its compaction."""
 ERASED_KEY = "erased_ids"
-"""Metadata key: the ids of the most recently purged records (a JSON list, no content)."""
+"""Metadata key: the most recently purged records, as digests of user and id (a JSON list)."""
 KEPT_IDS = 10_000
 """How many purged ids are kept for reruns."""
 
 
-def mark(store: RecordStore, ids: Sequence[str]) -> None:
+def mark(store: RecordStore, user_id: str, ids: Sequence[str]) -> None:
     """Inside the purge's transaction: record that its compaction is pending, and its ids."""
-    kept = [i for i in erased(store) if i not in set(ids)]
-    store.set_meta(ERASED_KEY, json.dumps([*kept, *ids][-KEPT_IDS:]))
+    new = [_token(user_id, i) for i in ids]
+    kept = [t for t in _tokens(store) if t not in set(new)]
+    store.set_meta(ERASED_KEY, json.dumps([*kept, *new][-KEPT_IDS:]))
     store.set_meta(PENDING_KEY, "1")
 
 
@@ -47,10 +58,19 @@ def is_pending(store: RecordStore) -> bool:
     return store.get_meta(PENDING_KEY) == "1"
 
 
-def erased(store: RecordStore) -> list[str]:
-    """The ids of the most recently purged records, oldest first."""
+def was_erased(store: RecordStore, user_id: str, memory_id: str) -> bool:
+    """True when this user's record ``memory_id`` is among the most recently purged."""
+    return _token(user_id, memory_id) in _tokens(store)
+
+
+def _tokens(store: RecordStore) -> list[str]:
     raw = store.get_meta(ERASED_KEY)
-    return [] if raw is None else [str(i) for i in json.loads(raw)]
+    return [] if raw is None else [str(t) for t in json.loads(raw)]
+
+
+def _token(user_id: str, memory_id: str) -> str:
+    """A purged record as a digest of its user and id: scoped, and no user id stays on disk."""
+    return hashlib.sha256(f"{user_id}\x1f{memory_id}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def vector_files(first: Path | None) -> list[Path]:
@@ -78,11 +98,10 @@ def finish(store: RecordStore, files: Sequence[Path]) -> bool:
     for file in files:
         file.unlink(missing_ok=True)
     try:
-        compacted = store.compact()
+        if not store.compact():
+            return False
+        store.set_meta(PENDING_KEY, "0")  # only after the bytes are gone
     except DreamMemError as exc:  # degradation boundary: the mark stays, the next open or purge retries
         log.warning("finishing a pending erasure failed, retried at the next open or purge: %s", exc)
         return False
-    if not compacted:
-        return False
-    store.set_meta(PENDING_KEY, "0")  # only after the bytes are gone
     return True

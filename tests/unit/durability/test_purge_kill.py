@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dreammem import DreamMemory
+from dreammem import DreamMemory, NotFoundError
 from dreammem.embed import HashingEmbedder
 from tests.erasure import files_holding
 from tests.unit.test_purge import KEPT, SECRET, fill, vector_bytes, word_bytes
@@ -61,3 +61,17 @@ def test_the_next_open_finishes_a_killed_purge(tmp_path: Path, point: str, round
         assert memory.recall("Zylophant cheese", user_id="u1").hits[0].record.content == KEPT
         assert memory.stats(user_id="u1")["vectors"] == memory.stats(user_id="u1")["records"]["active"]
     assert files_holding(root, needles) == []
+
+
+def test_a_rerun_answers_its_own_user_only(tmp_path: Path) -> None:
+    """A purged id is kept as a digest of user and id: another user still gets NotFoundError."""
+    root = tmp_path / "s"
+    with DreamMemory(root, embedder=HashingEmbedder()) as memory:
+        secret = fill(memory)
+        assert secret in memory.purge(secret, user_id="u1").purged
+        again = memory.purge(secret, user_id="u1")
+        assert again.purged == () and again.compacted
+        assert memory.purge(secret, user_id="u1", dry_run=True).dry_run
+        with pytest.raises(NotFoundError):
+            memory.purge(secret, user_id="u2")
+    assert files_holding(root, word_bytes()) == []
