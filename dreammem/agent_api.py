@@ -272,7 +272,8 @@ def _turn_key(session_id: str | None, turn: ChatTurn, occurrence: int) -> str:
     if turn.message_id:
         return f"id:{turn.message_id}"
     raw = f"{session_id}\x1f{turn.role}\x1f{turn.content}\x1f{occurrence}"
-    return "h:" + hashlib.sha1(raw.encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate still hashes; the write then refuses it with a typed error
+    return "h:" + hashlib.sha1(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def ingest_turns(

@@ -110,7 +110,7 @@ def export_command(
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ValidationError(f"cannot write {out}: {exc}") from exc
-    typer.echo(f"exported {len(text.splitlines()) - 1} lines to {out}")
+    typer.echo(f"exported {text.count(chr(10)) - 1} lines to {out}")
 
 
 def import_command(file: Path, user: UserOpt, path: PathOpt = None, config: ConfigOpt = None) -> None:

@@ -79,6 +79,18 @@ class WriteConfig(_Frozen):
         description="Longest content accepted, in characters (a longer one is a ValidationError). "
         "Bounds what one write and one dream cost: both are linear in it.",
     )
+    max_batch_turns: int = Field(
+        10_000,
+        ge=1,
+        description="Most turns one add_many takes (more is a ValidationError; one call is one "
+        "transaction). Bounds one call's cost: see docs/RELIABILITY.md for the measured rate.",
+    )
+    max_batch_chars: int = Field(
+        5_000_000,
+        ge=1,
+        description="Most characters of content one add_many takes, all turns together (more is a "
+        "ValidationError).",
+    )
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
     )

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 from typing_extensions import deprecated
 
 from dreammem.config import DreamMemConfig
-from dreammem.engine import Engine
+from dreammem.engine import Engine, pending_erasure
 from dreammem.erasure import EDITED, erasure_set, restored_by_erasure
 from dreammem.errors import DreamMemError, ValidationError
 from dreammem.stores.base import RecordStore
 from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import tokenize
-from dreammem.transfer import ExportedRecord, export_lines, parse_export
+from dreammem.transfer import ExportedRecord, export_lines, parse_export, split_lines
 from dreammem.twins import async_twin
 from dreammem.types import MemoryRecord, Role, Status, new_id, utcnow
 from dreammem.validation import (
@@ -244,6 +244,12 @@ class CrudMixin:
         soft delete. Another process holding the store open keeps what it has loaded
         in memory until it reopens.
 
+        The compaction is recorded with the erasure's commit: a process killed before
+        it finishes leaves the mark, and the next open (or purge) finishes it
+        (:mod:`dreammem.engine.pending_erasure`). A purge of a memory already purged
+        (one of the last 10,000) is a rerun: it finishes anything pending and returns
+        an empty ``purged``.
+
         Raises:
             NotFoundError: no such memory for this user.
         """
@@ -254,7 +260,10 @@ class CrudMixin:
             if memory_id is None:
                 doomed = self.store.find(user, statuses=None)
             else:
-                doomed = erasure_set(self.store, self.get(require_id(memory_id, "memory_id"), user_id=user))
+                memory_id = require_id(memory_id, "memory_id")
+                if (rerun := self._purged_before(memory_id, user, dry_run)) is not None:
+                    return rerun
+                doomed = erasure_set(self.store, self.get(memory_id, user_id=user))
             ids = tuple(r.id for r in doomed)
             restored = [] if memory_id is None else restored_by_erasure(self.store, user, doomed)
             if dry_run:
@@ -264,6 +273,8 @@ class CrudMixin:
             with self.engine.unit() as work:
                 # Marked deleted first, so the graph drops them (an outbox graph on replay).
                 work.update([dataclasses.replace(r, status=Status.DELETED) for r in doomed])
+                # Committed with the erasure: a process killed before compacting, the next open finishes.
+                pending_erasure.mark(work.store, user, ids)
                 if memory_id is None:
                     dreams = work.store.erase_user(user)
                 else:
@@ -272,7 +283,7 @@ class CrudMixin:
                     self._refresh_keyword_text(user, [r for r in doomed if r.session_id is not None])
                 work.rebuild_vectors()  # FAISS is rebuilt from SQLite and its file rewritten
             pending = self._erase_graph(user, whole_user=memory_id is None)
-            compacted = self.store.compact()
+            compacted = pending_erasure.finish(self.store, [])  # FAISS was rewritten after the commit
         return PurgeResult(
             ids,
             restored=tuple(r.id for r in restored),
@@ -280,6 +291,15 @@ class CrudMixin:
             graph_pending=pending,
             compacted=compacted,
         )
+
+    def _purged_before(self, memory_id: str, user_id: str, dry_run: bool) -> PurgeResult | None:
+        """A rerun of a purge whose memory is already erased: finish what is pending, else None."""
+        gone = pending_erasure.was_erased(self.store, user_id, memory_id)
+        if not gone or self.store.get(user_id, [memory_id]):
+            return None
+        if dry_run:
+            return PurgeResult((), dry_run=True)
+        return PurgeResult((), compacted=pending_erasure.finish(self.store, []))
 
     # -- move -----------------------------------------------------------------------------
 
@@ -301,8 +321,10 @@ class CrudMixin:
         """Read an :meth:`export` into this store, as ``user_id``'s memory.
 
         ``data`` is the exported text, a path to a file of it, or its lines (an open
-        file). Every line is checked before anything is written. Records already
-        stored for this user are skipped, so an interrupted import can be run again.
+        file). Every line is checked before anything is written, and everything is
+        written in one transaction: an import killed midway leaves none of its records
+        or task states. Records already stored for this user are skipped, so an import
+        can be run again.
 
         Raises:
             ValidationError: a bad line (nothing written), or record ids that other
@@ -316,15 +338,25 @@ class CrudMixin:
             if taken := self.store.ids_in_use([i for i in ids if i not in mine]):
                 raise ValidationError(f"{len(taken)} record ids of the import are used by other records here")
             fresh = [item for item in parsed.records if item.record.id not in mine]
-            for start in range(0, len(fresh), _BATCH):
-                batch = fresh[start : start + _BATCH]
-                records = [item.record for item in batch]
-                queued = [item.record for item in batch if item.queued]
+            records = [item.record for item in fresh]
+            now = utcnow()
+
+            def task_states(store: RecordStore) -> None:
+                for session_id, state in parsed.task_states:
+                    store.set_task_state(user, session_id, state, now)
+
+            # One transaction: a killed import leaves nothing of itself (all or nothing).
+            if not records:  # nothing to embed: no model is loaded for task states alone
+                with self.store.transaction():
+                    task_states(self.store)
+            else:
                 self.engine.persist(
-                    records, self.engine.context_texts(records), enqueue=queued, supersede=False
+                    records,
+                    self.engine.context_texts(records),
+                    enqueue=[item.record for item in fresh if item.queued],
+                    supersede=False,
+                    also=task_states,
                 )
-            for session_id, state in parsed.task_states:
-                self.store.set_task_state(user, session_id, state, utcnow())
         return ImportResult(len(fresh), len(parsed.records) - len(fresh), len(parsed.task_states))
 
     def _refresh_keyword_text(self, user_id: str, touched: Sequence[MemoryRecord]) -> None:
@@ -381,11 +413,11 @@ def _flag(record: MemoryRecord, text: str) -> dict[str, object]:
 def _lines(data: str | Path | Iterable[str]) -> Iterable[str]:
     if isinstance(data, Path):
         try:
-            return data.read_text(encoding="utf-8").splitlines()
+            return split_lines(data.read_bytes().decode("utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
             raise ValidationError(f"cannot read {data}: {exc}") from exc
     if isinstance(data, str):
-        return data.splitlines()
+        return split_lines(data)
     if isinstance(data, bytes) or not isinstance(data, Iterable):
         raise ValidationError(f"import data must be text, a Path or lines, got {type(data).__name__}")
     return data

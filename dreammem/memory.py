@@ -21,6 +21,7 @@ from dreammem.crud import CrudMixin
 from dreammem.dream.methods import DreamMethods
 from dreammem.embed.base import Embedder
 from dreammem.engine import Engine, is_server_uri, store_files
+from dreammem.engine.arguments import check_config, check_store_path
 from dreammem.errors import NotFoundError
 from dreammem.history import version_history
 from dreammem.llm import LLM
@@ -45,7 +46,7 @@ from dreammem.validation import (
     check_user_id,
     require_id,
 )
-from dreammem.write.inputs import check_turns, memory_kind, turn_input
+from dreammem.write.inputs import memory_kind, turn_input, turn_inputs
 from dreammem.write.records import build_core_memory
 
 __all__ = ["DreamMemory", "Turn", "store_files"]
@@ -102,7 +103,7 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         llm: LLM | None = None,
         auth: tuple[str, str] | None = None,
     ) -> None:
-        self.config = config or DreamMemConfig()
+        path, self.config = check_store_path(path), check_config(config)
         self.path = None if path is None or is_server_uri(path) else Path(path)
         """The embedded store's folder or file (None in memory and on a Neo4j server)."""
         self.engine = Engine(path, config=self.config, embedder=embedder, graph=graph, llm=llm, auth=auth)
@@ -190,14 +191,20 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         """Store many turns with one embedding batch and one transaction.
 
         Every turn is validated before anything is written; one bad turn rejects the
-        whole batch.
+        whole batch, and so does a batch over ``write.max_batch_turns`` turns or
+        ``write.max_batch_chars`` characters (split it: each call is one transaction).
 
         Returns:
             The episodic record of each turn, in order.
         """
-        now = utcnow()
-        max_chars = self.config.write.max_content_chars
-        inputs = [turn_input(t, now, max_chars=max_chars) for t in check_turns(turns)]
+        now, write = utcnow(), self.config.write
+        inputs = turn_inputs(
+            turns,
+            now,
+            max_chars=write.max_content_chars,
+            max_turns=write.max_batch_turns,
+            max_total=write.max_batch_chars,
+        )
         return self.engine.add_turns(inputs, now) if inputs else []
 
     def remember(
@@ -288,7 +295,7 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         user = check_user_id(user_id)
         text = check_content(query, max_chars=self.config.recall.max_query_chars, what="query")
         k = check_k(k)
-        paths = None if paths is None else check_names(paths, "paths")
+        paths = None if paths is None else list(dict.fromkeys(check_names(paths, "paths")))  # each runs once
         reference = check_event_time(now, default=utcnow())
         condition = RecallFilter.parse(filters)
         if not self.engine.has_embedder and self.store.count(user) == 0:

@@ -50,7 +50,7 @@ def migrate(source: DreamMemory, target: DreamMemory, users: Sequence[str] | Non
     chosen = sorted(set(source.store.users()) | set(source.store.dream_users())) if users is None else users
     records = skipped = states = dreams = 0
     for user in chosen:
-        result = target.import_(source.export(user_id=user).splitlines(), user_id=user)
+        result = target.import_(source.export(user_id=user), user_id=user)
         records, skipped, states = (
             records + result.imported,
             skipped + result.skipped,

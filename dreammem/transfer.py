@@ -26,7 +26,15 @@ from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_content, check_event_time, check_metadata, require_id
 
-__all__ = ["FORMAT", "VERSION", "ExportedRecord", "ParsedExport", "export_lines", "parse_export"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "ExportedRecord",
+    "ParsedExport",
+    "export_lines",
+    "parse_export",
+    "split_lines",
+]
 
 FORMAT = "dreammem-export"
 VERSION = 1
@@ -65,7 +73,8 @@ def parse_export(lines: Iterable[str], *, user_id: str, max_chars: int) -> Parse
     """Read and validate an export; every record is re-scoped to ``user_id``.
 
     Args:
-        lines: The file's lines (blank lines are skipped).
+        lines: The file's lines, split at line feeds only (:func:`split_lines`); blank
+            lines are skipped.
         user_id: The importing user: the records become theirs.
         max_chars: The content limit of the importing store.
 
@@ -109,13 +118,23 @@ def parse_export(lines: Iterable[str], *, user_id: str, max_chars: int) -> Parse
     return ParsedExport(tuple(records), tuple(states))
 
 
+_LINE_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+"""Line breaks ``json.dumps`` keeps raw (it escapes those below U+0020), escaped for other readers."""
+
+
 def _dumps(data: Mapping[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    # Outside strings JSON holds no such characters, so escaping them keeps the same value.
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, allow_nan=False).translate(_LINE_BREAKS)
+
+
+def split_lines(text: str) -> list[str]:
+    """An export's lines: split at line feeds only (``str.splitlines`` also breaks at U+2028 and more)."""
+    return text.split("\n")
 
 
 def _loads(line: str, number: int) -> dict[str, Any]:
     try:
-        data = json.loads(line)
+        data = json.loads(line, strict=False)  # a raw control character inside a string is its text
     except (ValueError, RecursionError) as exc:
         raise ValidationError(f"line {number}: not JSON ({exc})") from exc
     if not isinstance(data, dict):

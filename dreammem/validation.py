@@ -22,6 +22,7 @@ from dreammem.errors import ScopeError, ValidationError
 from dreammem.types import Layer, Role, Status
 
 __all__ = [
+    "MAX_OFFSET",
     "check_content",
     "check_event_time",
     "check_filters",
@@ -156,6 +157,8 @@ def check_event_time(value: object, *, default: datetime) -> datetime:
         value = value.astimezone(UTC)
     except OverflowError as exc:
         raise ValidationError(f"{value!r} is outside the supported date range") from exc
+    except ValueError as exc:  # a tzinfo whose offset is 24 hours or more
+        raise ValidationError(f"event_time has a bad timezone offset: {exc}") from exc
     if not _EARLIEST <= value <= _LATEST:
         raise ValidationError(f"{value.isoformat()} is outside the years 2 to 9998")
     return value
@@ -215,8 +218,12 @@ def check_page_limit(limit: object) -> int:
     return limit
 
 
+MAX_OFFSET = 2**53
+"""The largest page offset: far past any store, and within what SQLite and Neo4j count in."""
+
+
 def check_offset(offset: object) -> int:
-    """Return a valid page offset (an int >= 0) or raise."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValidationError(f"offset must be an int >= 0, got {offset!r}")
+    """Return a valid page offset (an int from 0 to :data:`MAX_OFFSET`) or raise."""
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
+        raise ValidationError(f"offset must be an int from 0 to {MAX_OFFSET:,}, got {offset!r}")
     return offset

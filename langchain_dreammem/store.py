@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import operator
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from langgraph.store.base import (
@@ -159,6 +160,8 @@ class DreamMemStore(BaseStore):
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         user = self._user(op.namespace_prefix)
+        if op.query is not None and not isinstance(op.query, str):
+            raise ValidationError(f"query must be a str or None, got {type(op.query).__name__}")
         entries = [
             e
             for e in list_keyed(self.memory, user_id=user, prefix=op.namespace_prefix)
@@ -229,25 +232,36 @@ def _matches(actual: Any, expected: Any) -> bool:
     return bool(actual == expected)
 
 
-_NUMERIC = {
-    "$gt": float.__gt__,
-    "$gte": float.__ge__,
-    "$lt": float.__lt__,
-    "$lte": float.__le__,
+_NUMERIC: dict[str, Callable[[float, float], bool]] = {
+    "$gt": operator.gt,
+    "$gte": operator.ge,
+    "$lt": operator.lt,
+    "$lte": operator.le,
 }
 
 
-def _compare(actual: Any, operator: str, operand: Any) -> bool:
-    if operator == "$eq":
+def _compare(actual: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
         return bool(actual == operand)
-    if operator == "$ne":
+    if op == "$ne":
         return bool(actual != operand)
-    if operator in _NUMERIC:
+    if op in _NUMERIC:
+        left, right = _number(actual), _number(operand)
+        # Python compares an int and a float exactly: no float() of a huge int, NaN matches nothing
+        return left is not None and right is not None and _NUMERIC[op](left, right)
+    raise ValidationError(f"unsupported filter operator: {op}")
+
+
+def _number(value: Any) -> float | None:
+    """A number to compare (an int stays an int), or None for a missing or non-numeric value."""
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
         try:
-            return bool(_NUMERIC[operator](float(actual), float(operand)))
-        except (TypeError, ValueError):  # a missing or non-numeric value does not match
-            return False
-    raise ValueError(f"unsupported filter operator: {operator}")
+            return float(value)
+        except ValueError:
+            return None
+    return None
 
 
 def _list_namespaces(namespaces: list[tuple[str, ...]], op: ListNamespacesOp) -> list[tuple[str, ...]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 from dreammem.config import DreamMemConfig
 from dreammem.embed.base import Embedder, embed_distinct
 from dreammem.embed.models import resolve_embedder
+from dreammem.engine.arguments import check_config, check_embedder, check_graph, check_store_path
 from dreammem.engine.embedded import open_embedded
 from dreammem.engine.locks import UserLocks
+from dreammem.engine.pending_erasure import finish, vector_files
 from dreammem.engine.second import SecondVectors
 from dreammem.engine.unit import UnitOfWork
 from dreammem.engine.vectors import Vectors
@@ -86,7 +88,8 @@ class Engine:
         llm: LLM | None = None,
         auth: tuple[str, str] | None = None,
     ) -> None:
-        self.config = config
+        path, embedder, graph = check_store_path(path), check_embedder(embedder), check_graph(graph)
+        self.config = check_config(config)
         self.llm = llm
         self.lock = threading.RLock()
         """The write lock: one unit of work at a time in this process."""
@@ -115,6 +118,7 @@ class Engine:
         else:
             embedded = open_embedded(path, config, graph)
             self.store, self.graph, self._vectors = embedded.store, embedded.graph, embedded.vectors
+            finish(self.store, vector_files(embedded.vectors_file))  # a purge killed before compacting
             if second_model is not None:
                 self.second = SecondVectors(
                     embedded.store,
@@ -248,12 +252,14 @@ class Engine:
         *,
         enqueue: Sequence[MemoryRecord],
         supersede: bool = True,
+        also: Callable[[RecordStore], None] | None = None,
     ) -> dict[str, MemoryRecord]:
         """Write new records, embedded here, in one unit of work; returns the records superseded.
 
         See :func:`dreammem.engine.writes.write_new`; ``contexts`` are the records' keyword
         contexts as raw text; ``supersede=False`` (an import) skips the slot rule and the
-        write-time update resolution (``write.resolve_updates``).
+        write-time update resolution (``write.resolve_updates``); ``also`` writes more in
+        the same transaction (an import's task states), after the records.
         """
         with self.lock:
             embedder = self.ensure_embedder([r.content for r in records])
@@ -270,6 +276,8 @@ class Engine:
                     supersede=supersede,
                     resolve_with=self.vector_index if resolve else None,
                 )
+                if also is not None:
+                    also(unit.store)
         return changed
 
     def add_turns(self, turns: Sequence[TurnInput], now: datetime) -> list[MemoryRecord]:
@@ -373,6 +381,7 @@ class Engine:
 
     def reindex(self, embedder: Embedder | None = None) -> dict[str, int]:
         """Rebuild FAISS, the keyword text and the graph from SQLite (re-embedding with a new model)."""
+        embedder = check_embedder(embedder)
         with self.lock:
             current = self._vectors.embedder
             if embedder is not None and (current is None or embedder.name != current.name):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from dreammem.config import DreamMemConfig, EmbeddedGraphConfig
 from dreammem.engine.vectors import VectorLifecycle
+from dreammem.errors import ConfigError
 from dreammem.stores.base import GraphStore
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.sqlite import SQLiteRecordStore
@@ -40,11 +41,18 @@ def store_files(path: str | Path) -> tuple[Path, Path]:
 
 
 def resolve_paths(path: str | Path | None) -> tuple[str, Path | None]:
-    """The SQLite file and the FAISS file for a store path, the folder made (``None``: in memory)."""
+    """The SQLite file and the FAISS file for a store path, the folder made (``None``: in memory).
+
+    Raises:
+        ConfigError: the folder cannot be made.
+    """
     if path is None:
         return ":memory:", None
     database, vectors = store_files(path)
-    database.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        database.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where a folder belongs, no permission, a bad name
+        raise ConfigError(f"cannot make the store folder {database.parent}: {exc}") from exc
     return str(database), vectors
 
 

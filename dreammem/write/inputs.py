@@ -18,7 +18,7 @@ from dreammem.validation import (
 )
 from dreammem.write.records import TurnInput
 
-__all__ = ["TURN_FIELDS", "check_turns", "memory_kind", "turn_input"]
+__all__ = ["TURN_FIELDS", "check_turns", "memory_kind", "turn_input", "turn_inputs"]
 
 TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
 """The keys a turn given to ``add_many`` may have."""
@@ -29,6 +29,29 @@ def check_turns(turns: object) -> Iterable[Any]:
     if isinstance(turns, Mapping | str | bytes) or not isinstance(turns, Iterable):
         raise ValidationError(f"turns must be an iterable of mappings, got {type(turns).__name__}")
     return turns
+
+
+def turn_inputs(
+    turns: object, now: datetime, *, max_chars: int, max_turns: int, max_total: int
+) -> list[TurnInput]:
+    """Every turn of a batch, validated, within the batch bounds (read no further than them).
+
+    Raises:
+        ValidationError: a bad turn, more than ``max_turns`` turns, or more than
+            ``max_total`` characters of content in all.
+    """
+    inputs: list[TurnInput] = []
+    total = 0
+    for turn in check_turns(turns):
+        if len(inputs) == max_turns:
+            raise ValidationError(f"more than {max_turns:,} turns in one batch (write.max_batch_turns)")
+        inputs.append(turn_input(turn, now, max_chars=max_chars))
+        total += len(inputs[-1].content)
+        if total > max_total:
+            raise ValidationError(
+                f"more than {max_total:,} characters of content in one batch (write.max_batch_chars)"
+            )
+    return inputs
 
 
 def turn_input(turn: object, now: datetime, *, max_chars: int) -> TurnInput:
