@@ -155,20 +155,22 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         event_time: datetime | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
+        speaker: str | None = None,
     ) -> MemoryRecord:
         """Store one conversation turn.
 
         The turn becomes an episodic record (queued for the next dream); an explicit
         preference, constraint, correction or "remember this" in a user turn is also
         written at once as a semantic record, superseding an older value of the
-        same slot.
+        same slot. ``speaker`` names who said it when the turn is one of several people's
+        (a group chat, a transcript): a question naming that person recalls their lines.
 
         Returns:
             The episodic record of the turn.
 
         Raises:
             ScopeError: ``user_id`` is missing or malformed.
-            ValidationError: bad content, role, time or metadata.
+            ValidationError: bad content, role, speaker, time or metadata.
         """
         item: dict[str, Any] = {
             "content": content,
@@ -178,6 +180,7 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
             "event_time": event_time,
             "metadata": metadata,
             "agent_id": agent_id,
+            "speaker": speaker,
         }
         return self.add_many([item])[0]
 

@@ -25,9 +25,8 @@ __all__ = ["store_groups", "store_turns"]
 
 
 def _speaker(record: MemoryRecord) -> str | None:
-    named = record.metadata.get("speaker")
-    if isinstance(named, str) and named:
-        return named
+    if record.speaker is not None:
+        return record.speaker
     return None if record.role is None else record.role.value
 
 

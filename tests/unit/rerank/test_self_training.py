@@ -41,8 +41,8 @@ def _fill(memory: DreamMemory, user: str) -> None:
                 "user_id": user,
                 "session_id": f"s{number}",
                 "role": "user",
+                "speaker": speaker,
                 "event_time": START + timedelta(days=number),  # one time per session, as LoCoMo
-                "metadata": {"speaker": speaker},
             }
             for speaker, text in session
         )
