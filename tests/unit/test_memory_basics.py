@@ -183,13 +183,14 @@ async def test_the_speaker_is_written_by_every_write_call_and_exported(memory: D
     assert fact.speaker == "Gina"
     assert memory.get(one.id, user_id="u1") == one
 
-    memory.import_(memory.export(user_id="u1").splitlines(), user_id="copy")
-    assert {r.content: r.speaker for r in memory.get_all(user_id="copy", layer="episodic")} == {
-        "I prefer oolong tea": "Gina",
-        "We met at the studio": "小王",
-        "The floor is new": "Jon",
-        "Gina: hello": None,
-    }
+    with DreamMemory(None, embedder=HashingEmbedder()) as other:
+        other.import_(memory.export(user_id="u1").splitlines(), user_id="copy")
+        assert {r.content: r.speaker for r in other.get_all(user_id="copy", layer="episodic")} == {
+            "I prefer oolong tea": "Gina",
+            "We met at the studio": "小王",
+            "The floor is new": "Jon",
+            "Gina: hello": None,
+        }
 
 
 @pytest.mark.parametrize("speaker", ["", "   ", "x" * 101, "Gi\nna", 7, ["Gina"]])
