@@ -22,7 +22,7 @@ from dreammem.recall.packing import PackedContext, hit_label, provenance
 from dreammem.recall.result import RecallResult
 from dreammem.text.escape import escape_memory_text, remove_invisible
 from dreammem.types import MemoryRecord, Role
-from dreammem.validation import check_content, check_user_id
+from dreammem.validation import check_content, check_speaker, check_user_id
 
 __all__ = [
     "FORGET_DESCRIPTION",
@@ -44,6 +44,7 @@ __all__ = [
     "saved_text",
     "search_memory",
     "session_turns",
+    "speaker_name",
     "with_memory_block",
 ]
 
@@ -75,6 +76,23 @@ class ChatTurn:
     role: str
     content: str
     message_id: str | None = None
+    speaker: str | None = None
+    """Who said it, by name (a message's ``name``), when the framework says."""
+
+
+def speaker_name(name: object) -> str | None:
+    """A framework message's name as a turn's speaker; None when absent or not a usable name.
+
+    Frameworks accept any name; one the core would refuse (empty, too long, control
+    characters) is dropped rather than failing the write.
+    """
+    if name is None:
+        return None
+    try:
+        return check_speaker(name)
+    except ValidationError:
+        log.info("ignoring a message name that is not a usable speaker name")
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +350,7 @@ def ingest_turns(
             "user_id": user_id,
             "session_id": session_id,
             "role": turn.role,
+            "speaker": turn.speaker,
             "metadata": {"message_key": key},
         }
         for key, turn in candidates
@@ -350,7 +369,9 @@ def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list
     for record in memory.session_records(user_id=user_id, session_id=session_id):
         key = str(record.metadata.get("message_key", ""))
         message_id = key[3:] if key.startswith("id:") else None
-        out.append(ChatTurn(record.role.value if record.role else "user", record.content, message_id))
+        out.append(
+            ChatTurn(record.role.value if record.role else "user", record.content, message_id, record.speaker)
+        )
     return out
 
 

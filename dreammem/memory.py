@@ -61,7 +61,6 @@ _HEADROOM = 4
 """A filtered recall asks each path for this many times more candidates."""
 _SUBSET_LIMIT = 50_000
 """Up to this many rows a filter's columns select, the vector path searches only them."""
-_TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
 
 
 class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
@@ -161,30 +160,30 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         event_time: datetime | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_id: str | None = None,
+        speaker: str | None = None,
     ) -> MemoryRecord:
         """Store one conversation turn.
 
         The turn becomes an episodic record (queued for the next dream); an explicit
         preference, constraint, correction or "remember this" in a user turn is also
         written at once as a semantic record, superseding an older value of the
-        same slot.
+        same slot. ``speaker`` names who said it when the turn is one of several people's
+        (a group chat, a transcript): a question naming that person recalls their lines.
 
         Returns:
             The episodic record of the turn.
 
         Raises:
             ScopeError: ``user_id`` is missing or malformed.
-            ValidationError: bad content, role, time or metadata.
+            ValidationError: bad content, role, speaker, time or metadata.
         """
         item: dict[str, Any] = {
             "content": content,
             "user_id": user_id,
             "session_id": session_id,
             "role": role,
-            "event_time": event_time,
-            "metadata": metadata,
-            "agent_id": agent_id,
         }
+        item |= {"event_time": event_time, "metadata": metadata, "agent_id": agent_id, "speaker": speaker}
         return self.add_many([item])[0]
 
     def add_many(self, turns: Iterable[Turn]) -> list[MemoryRecord]:
@@ -198,13 +197,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
             The episodic record of each turn, in order.
         """
         now, write = utcnow(), self.config.write
-        inputs = turn_inputs(
-            turns,
-            now,
-            max_chars=write.max_content_chars,
-            max_turns=write.max_batch_turns,
-            max_total=write.max_batch_chars,
-        )
+        limits = {"max_turns": write.max_batch_turns, "max_total": write.max_batch_chars}
+        inputs = turn_inputs(turns, now, max_chars=write.max_content_chars, **limits)
         return self.engine.add_turns(inputs, now) if inputs else []
 
     def remember(

@@ -24,7 +24,7 @@ from typing import Any
 
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord
-from dreammem.validation import check_content, check_event_time, check_metadata, require_id
+from dreammem.validation import check_content, check_event_time, check_metadata, check_speaker, require_id
 
 __all__ = [
     "FORMAT",
@@ -173,6 +173,7 @@ def _record(data: Mapping[str, Any], number: int, user_id: str, max_chars: int) 
             record,
             id=require_id(record.id, "id"),
             content=check_content(record.content, max_chars=max_chars),
+            speaker=check_speaker(record.speaker),
             metadata=check_metadata(record.metadata, max_chars=max_chars),
             created_at=_utc(record.created_at),
             event_time=_utc(record.event_time),

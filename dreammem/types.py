@@ -30,7 +30,9 @@ __all__ = [
 ]
 
 
-FIXED_FIELDS = frozenset({"id", "user_id", "agent_id", "session_id", "source", "role", "created_at"})
+FIXED_FIELDS = frozenset(
+    {"id", "user_id", "agent_id", "session_id", "source", "role", "speaker", "created_at"}
+)
 """Record fields written once, at insert: who and what a record is never changes (every store)."""
 
 
@@ -129,7 +131,10 @@ class MemoryRecord:
         layer: working, episodic, semantic or procedural.
         kind: turn, fact, preference, constraint, event, rule, summary, ...
         source: Where it came from (drives ``confidence``).
-        role: The speaker, for conversation turns.
+        role: The speaker's part (user, assistant, ...), for conversation turns.
+        speaker: Who said it, by name, when the writer knows ("Gina" in a group chat or a
+            transcript); set at ingest, never read out of ``content``. None in a
+            one-user chat.
         agent_id: Optional agent scope inside the user.
         session_id: The conversation session it came from.
         confidence: 0..1, derived from ``source``; never raised by retrieval.
@@ -157,6 +162,7 @@ class MemoryRecord:
     kind: Kind = Kind.TURN
     source: Source = Source.USER
     role: Role | None = None
+    speaker: str | None = None
     agent_id: str | None = None
     session_id: str | None = None
     confidence: float = 0.8
@@ -257,8 +263,8 @@ class RecordDecoder:
     def __call__(self, row: Sequence[Any]) -> MemoryRecord:
         """The record stored in one row (indexable by position, as a ``sqlite3.Row`` is)."""
         (
-            user_id, content, layer, kind, source, role, agent_id, session_id, confidence, importance,
-            priority, pinned, created_at, event_time, last_accessed_at, access_count, status,
+            user_id, content, layer, kind, source, role, speaker, agent_id, session_id, confidence,
+            importance, priority, pinned, created_at, event_time, last_accessed_at, access_count, status,
             superseded_by, valid_to, provenance, entities, slot, metadata, record_id,
         ) = self._values(row)  # fmt: skip
         if not created_at or not event_time:
@@ -272,6 +278,7 @@ class RecordDecoder:
             _member(Kind, kind),
             _member(Source, source),
             _member(Role, role) if role else None,
+            speaker,
             agent_id,
             session_id,
             float(confidence),

@@ -34,11 +34,14 @@ __all__ = [
     "check_page_limit",
     "check_role",
     "check_slot",
+    "check_speaker",
     "check_user_id",
     "require_id",
 ]
 
 _MAX_ID_LEN = 256
+MAX_SPEAKER_CHARS = 100
+"""The longest speaker name (a person's or an agent's name, not a sentence)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -110,6 +113,19 @@ def check_slot(slot: object) -> str | None:
     text = _check_text(slot, "slot")
     if not text.strip():
         raise ValidationError("slot must not be empty")
+    return text
+
+
+def check_speaker(speaker: object) -> str | None:
+    """Return the speaker's name (NFC, trimmed; None passes through) or raise :class:`ValidationError`.
+
+    A name is 1 to :data:`MAX_SPEAKER_CHARS` printable characters.
+    """
+    if speaker is None:
+        return None
+    text = unicodedata.normalize("NFC", _check_text(speaker, "speaker")).strip()
+    if not text or len(text) > MAX_SPEAKER_CHARS or _CONTROL.search(text):
+        raise ValidationError(f"speaker must be 1-{MAX_SPEAKER_CHARS} printable characters")
     return text
 
 

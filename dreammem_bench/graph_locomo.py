@@ -46,10 +46,10 @@ class Question:
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
-    """One conversation: its turns (content, event time, dia id) and questions."""
+    """One conversation: its turns (content, event time, dia id, speaker) and questions."""
 
     sample_id: str
-    turns: tuple[tuple[str, datetime, str], ...]
+    turns: tuple[tuple[str, datetime, str, str], ...]
     questions: tuple[Question, ...]
 
 
@@ -73,14 +73,14 @@ def load_locomo(path: str | Path) -> list[Conversation]:
     for conv in json.loads(Path(path).read_text(encoding="utf-8")):
         body = conv["conversation"]
         numbers = sorted(int(k.split("_")[1]) for k in body if re.fullmatch(r"session_\d+", k))
-        turns: list[tuple[str, datetime, str]] = []
+        turns: list[tuple[str, datetime, str, str]] = []
         for n in numbers:
             when = _session_time(body[f"session_{n}_date_time"])
             for turn in body[f"session_{n}"]:
                 text = f"{turn['speaker']}: {turn['text']}"
                 if turn.get("blip_caption"):
                     text += f" [shares an image: {turn['blip_caption']}]"
-                turns.append((text, when, turn["dia_id"]))
+                turns.append((text, when, turn["dia_id"], turn["speaker"]))
         known = {t[2] for t in turns}
         questions = []
         for qa in conv["qa"]:
@@ -122,8 +122,14 @@ def run_locomo_graph(
                     memory.graph.clear(user)
                 say(f"{backend}: {conv.sample_id} ({len(conv.turns)} turns)")
                 records = memory.add_many(
-                    {"content": text, "user_id": user, "event_time": when, "metadata": {"dia_id": dia}}
-                    for text, when, dia in conv.turns
+                    {
+                        "content": text,
+                        "user_id": user,
+                        "speaker": speaker,
+                        "event_time": when,
+                        "metadata": {"dia_id": dia},
+                    }
+                    for text, when, dia, speaker in conv.turns
                 )
                 dia_of = {r.id: str(r.metadata["dia_id"]) for r in records}
                 for question in conv.questions:

@@ -229,6 +229,7 @@ class DreamMemMethod:
                     "user_id": user,
                     "session_id": f"session_{turn.session}",
                     "role": "user",
+                    "speaker": turn.speaker,
                     "event_time": turn.event_time,
                     "metadata": {"dia_id": turn.dia_id, "speaker": turn.speaker},
                 }

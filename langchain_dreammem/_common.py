@@ -11,7 +11,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from dreammem.agent_api import MEMORY_ROLES, ChatTurn
+from dreammem.agent_api import MEMORY_ROLES, ChatTurn, speaker_name
 from dreammem.errors import ScopeError
 from dreammem.validation import check_user_id
 
@@ -24,25 +24,26 @@ def message_turns(messages: Sequence[BaseMessage], *, roles: frozenset[str] = ME
     """LangChain messages as write-path turns (only the given roles, text only).
 
     Tool calls and tool results are left out by default (:data:`~dreammem.agent_api.MEMORY_ROLES`).
+    A message's ``name`` is the turn's speaker.
     """
     turns = []
     for message in messages:
         role = _ROLES.get(message.type)
         if role is None or role not in roles:
             continue
-        turns.append(ChatTurn(role, message.text, message.id))
+        turns.append(ChatTurn(role, message.text, message.id, speaker_name(message.name)))
     return turns
 
 
 def turn_message(turn: ChatTurn) -> BaseMessage:
-    """A stored turn as a LangChain message (tool turns carry no call id)."""
+    """A stored turn as a LangChain message (tool turns carry no call id; the speaker is its ``name``)."""
     if turn.role == "assistant":
-        return AIMessage(turn.content, id=turn.message_id)
+        return AIMessage(turn.content, id=turn.message_id, name=turn.speaker)
     if turn.role == "system":
-        return SystemMessage(turn.content, id=turn.message_id)
+        return SystemMessage(turn.content, id=turn.message_id, name=turn.speaker)
     if turn.role == "tool":
-        return ToolMessage(turn.content, tool_call_id="", id=turn.message_id)
-    return HumanMessage(turn.content, id=turn.message_id)
+        return ToolMessage(turn.content, tool_call_id="", id=turn.message_id, name=turn.speaker)
+    return HumanMessage(turn.content, id=turn.message_id, name=turn.speaker)
 
 
 def context_user_id(context: object, key: str) -> str | None:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
-from dreammem.agent_api import ChatTurn, with_memory_block
+from dreammem.agent_api import ChatTurn, speaker_name, with_memory_block
 from dreammem.errors import ValidationError
 from dreammem.memory import DreamMemory
 from dreammem.recall.packing import PackedContext
@@ -51,13 +51,17 @@ def check_budget(max_tokens: object) -> int | None:
 
 
 def to_turns(messages: Sequence[ChatMessage]) -> list[ChatTurn]:
-    """Reduce chat messages to turns (text only; messages without text become empty turns)."""
+    """Reduce chat messages to turns (text only; messages without text become empty turns).
+
+    ``additional_kwargs["name"]``, when a message has it, is the turn's speaker.
+    """
     turns = []
     for message in messages:
         if not isinstance(message, ChatMessage):
             raise ValidationError(f"expected a llama_index ChatMessage, got {type(message).__name__}")
         role = message.role.value
-        turns.append(ChatTurn(_ROLE_ALIASES.get(role, role), message.content or ""))
+        name = speaker_name(message.additional_kwargs.get("name"))
+        turns.append(ChatTurn(_ROLE_ALIASES.get(role, role), message.content or "", speaker=name))
     return turns
 
 

@@ -14,8 +14,9 @@ What counts as naming, by rule, no model:
   comma: not the sentence's first word), or a quoted title;
 - Chinese: a person, place or organisation name by jieba's part-of-speech tags
   (:func:`dreammem.text.entities.extract_entities`);
-- not a name: the speakers of the candidate lines ("Thanks, Melanie!" addresses a
-  speaker) and any word of the question ("Tim" in "What books has Tim read?").
+- not a name: the speakers of the candidate lines (their records' ``speaker``: "Thanks,
+  Melanie!" addresses a speaker) and any word of the question ("Tim" in "What books has
+  Tim read?").
 
 A question that does not ask for a list (no "which/what <plural noun>", no "哪些") gets
 ``[]`` and the path changes nothing. On by default at weight 1.0, chosen by LoCoMo folds
@@ -30,9 +31,9 @@ from collections.abc import Callable, Iterable
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.earlier import EarlierLinesPath
+from dreammem.recall.speaker import speaker_of
 from dreammem.text.entities import extract_entities
 from dreammem.text.short_cache import short_text_cache
-from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import contains_cjk
 
 __all__ = ["NamingPath", "asks_for_names", "names_in"]
@@ -124,7 +125,7 @@ class NamingPath(EarlierLinesPath):
         if not asks_for_names(query.text):
             return []
         lines = self.lines(query)
-        speakers = {s for _, text in lines if (s := speaker_label(text)[0]) is not None}
+        speakers = {s for _, record in lines if (s := speaker_of(record)) is not None}
         names_something = _names_something(speakers, query.text)
-        out = [c for c, text in lines if names_something(speaker_label(text)[1])]
+        out = [c for c, record in lines if names_something(record.content)]
         return out[: query.limit]

@@ -1,7 +1,7 @@
 """The person and unnamed paths: a question naming a speaker, searched without the names.
 
-In a transcript store (each memory opens with its speaker's label, "Gina: ...",
-:func:`dreammem.text.speakers.speaker_label`) a question about a person ("What do
+In a store of several people's lines (each memory carries its speaker,
+:attr:`~dreammem.types.MemoryRecord.speaker`) a question about a person ("What do
 Melanie's kids like?") is answered by that person's lines, often in words the question
 does not use ("they were stoked for the dinosaur exhibit"). The name itself misleads
 the searches: the *other* speaker says it ("Thanks, Melanie!"), so lines that address
@@ -16,9 +16,9 @@ question before they embed it:
   without the names (the speaker path, :mod:`dreammem.recall.speaker`, only keeps them
   among the candidates the other paths found).
 
-The names come from the speaker labels of this recall's earlier candidates
+The names come from the speakers of this recall's earlier candidates
 (``RecallQuery.earlier``) that the question names as whole words; a question naming
-no speaker, or a store without labels, gets ``[]``. Cost, only for a question naming a
+no speaker, or a store without speakers, gets ``[]``. Cost, only for a question naming a
 speaker: one more query embedding and one index search, shared by the two paths (both
 search :data:`DEPTH` deep through ``RecallQuery.searches``). Both are on by default,
 chosen by LoCoMo folds held out: ``unnamed`` at weight 1.0 in every fold, ``person`` at
@@ -32,10 +32,10 @@ from collections.abc import Sequence
 
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.speaker import speakers_in_question
+from dreammem.recall.earlier import active_records
+from dreammem.recall.speaker import speaker_of, speakers_in_question
 from dreammem.recall.vector import nearest_to_text
 from dreammem.stores.base import RecordStore, VectorIndex
-from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import query_terms
 
 __all__ = ["DEPTH", "PersonPath", "UnnamedVectorPath", "named_speakers", "without_names"]
@@ -54,9 +54,11 @@ def _named_speakers(store: RecordStore, query: RecallQuery, sources: Sequence[st
     rowids = list(dict.fromkeys(c.rowid for name in sources for c in query.earlier.get(name, ())))
     if not rowids:
         return []
-    texts = query.searches.active_texts(store, query.user_id, rowids)
-    named = speakers_in_question(texts.values(), query.text)
-    in_order = dict.fromkeys(speaker_label(texts[r])[0] for r in rowids if r in texts)
+    records = active_records(query, store, rowids)
+    named = speakers_in_question(records.values(), query.text)
+    if not named:
+        return []
+    in_order = dict.fromkeys(speaker_of(records[r]) for r in rowids if r in records)
     return [s for s in in_order if s in named]
 
 
@@ -108,11 +110,11 @@ class PersonPath(_WithoutNames):
     """The named speakers' own lines, nearest to the question without the names.
 
     Args:
-        store: The record store (labels of the candidates).
+        store: The record store (speakers of the candidates).
         index: The vector index searched.
         embedder: Embeds the question without the names.
         depth: How many nearest memories are searched for the named speakers' lines.
-        sources: The earlier paths whose candidates' labels tell the store's speakers.
+        sources: The earlier paths whose candidates tell the store's speakers.
     """
 
     name = "person"
@@ -122,8 +124,8 @@ class PersonPath(_WithoutNames):
         names, found = self._nearest(query, self.depth)
         if not found:
             return []
-        texts = query.searches.active_texts(self._store, query.user_id, [c.rowid for c in found])
-        out = [c for c in found if c.rowid in texts and speaker_label(texts[c.rowid])[0] in names]
+        records = active_records(query, self._store, [c.rowid for c in found])
+        out = [c for c in found if c.rowid in records and speaker_of(records[c.rowid]) in names]
         return out[: query.limit]
 
 
@@ -137,12 +139,12 @@ class UnnamedVectorPath(_WithoutNames):
     ``[]``, and the vector path's own list is fused as before.
 
     Args:
-        store: The record store (labels of the candidates).
+        store: The record store (speakers of the candidates).
         index: The vector index searched.
         embedder: Embeds the question without the names.
         depth: How deep it searches (it returns the first ``query.limit``); as deep as
             the person path, so that with both on one search serves the two.
-        sources: The earlier paths whose candidates' labels tell the store's speakers.
+        sources: The earlier paths whose candidates tell the store's speakers.
     """
 
     name = "unnamed"

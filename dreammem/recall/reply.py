@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.earlier import active_records
 from dreammem.recall.fusion import fused_once
-from dreammem.recall.speaker import speakers_in_question
+from dreammem.recall.speaker import speaker_of, speakers_in_question
 from dreammem.stores.base import RecordStore
-from dreammem.text.speakers import speaker_label
 
 __all__ = ["ReplyPath", "neighbour_votes"]
 
@@ -96,11 +96,11 @@ class ReplyPath:
         around = self._store.session_neighbours(query.user_id, fused)
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
-        texts = query.searches.active_texts(self._store, query.user_id, [*seeds, *votes])
-        if named := speakers_in_question(texts.values(), query.text):
+        records = active_records(query, self._store, [*seeds, *votes])
+        if named := speakers_in_question(records.values(), query.text):
             # A question about a person is answered by that person's lines (the speaker
             # path's rule): the other speaker's replies around them get no vote.
-            votes = {r: v for r, v in votes.items() if r in texts and speaker_label(texts[r])[0] in named}
+            votes = {r: v for r, v in votes.items() if r in records and speaker_of(records[r]) in named}
         if query.allowed is not None:
             votes = {rowid: v for rowid, v in votes.items() if rowid in query.allowed}
         order = sorted(votes, key=lambda rowid: (-votes[rowid], -rowid))

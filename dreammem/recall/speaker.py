@@ -1,17 +1,18 @@
 """The speaker path (name ``speaker``): a question about a person ranks that person's own lines.
 
-In a store written from a multi-speaker transcript, each memory may open with its
-speaker's label ("Gina: I love ...", :func:`dreammem.text.speakers.speaker_label`). A
-question naming a speaker ("what do Melanie's kids like?") is mostly answered by what
-that person said; the other speaker's lines share the words ("kids") but are about
-someone else. The path takes the candidates the paths before it found for this recall
-(``RecallQuery.earlier``), orders them by their fused vote (sum of ``1 / (rrf_k +
-rank)``, equal weights), and keeps the lines of the speakers the question names, so fusing it adds
-one vote for those lines only.
+In a store written from a multi-speaker conversation (a group chat, a transcript) each
+memory may carry its speaker (:attr:`~dreammem.types.MemoryRecord.speaker`, set when it
+was written). A question naming a speaker ("what do Melanie's kids like?") is mostly
+answered by what that person said; the other speaker's lines share the words ("kids")
+but are about someone else. The path takes the candidates the paths before it found for
+this recall (``RecallQuery.earlier``), orders them by their fused vote (sum of ``1 /
+(rrf_k + rank)``, equal weights), and keeps the lines of the speakers the question
+names, so fusing it adds one vote for those lines only.
 
-The relation is read by rule from the text (speaker -> line); a question naming no
-speaker, or a store without labels, gets ``[]`` and the path changes nothing. It is on
-by default (``RecallConfig.paths``); measured in docs/BENCHMARKS.md.
+The speaker is the record's field, never a label read out of its text; a question
+naming no speaker, or a store without speakers (a user and an assistant), gets ``[]``
+and the path changes nothing. It is on by default (``RecallConfig.paths``); measured in
+docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -21,10 +22,15 @@ from collections.abc import Iterable
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.earlier import EarlierLinesPath
-from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import contains_cjk
+from dreammem.types import MemoryRecord
 
-__all__ = ["SpeakerPath", "named_speaker", "speakers_in_question"]
+__all__ = ["SpeakerPath", "named_speaker", "speaker_of", "speakers_in_question"]
+
+
+def speaker_of(record: MemoryRecord) -> str | None:
+    """The record's speaker, casefolded (None when it has none)."""
+    return record.speaker.casefold() if record.speaker else None
 
 
 def named_speaker(speaker: str, question: str) -> bool:
@@ -37,9 +43,9 @@ def named_speaker(speaker: str, question: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", question.casefold()) is not None
 
 
-def speakers_in_question(texts: Iterable[str], question: str) -> set[str]:
-    """The (casefolded) speakers of these lines that the question names."""
-    speakers = {speaker_label(text)[0] for text in texts}
+def speakers_in_question(records: Iterable[MemoryRecord], question: str) -> set[str]:
+    """The (casefolded) speakers of these records that the question names."""
+    speakers = {speaker_of(record) for record in records}
     return {s for s in speakers if s is not None and named_speaker(s, question)}
 
 
@@ -54,8 +60,8 @@ class SpeakerPath(EarlierLinesPath):
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The named speakers' lines, best voted first."""
         out = []
-        for candidate, text in self.lines(query):
-            speaker, _ = speaker_label(text)
+        for candidate, record in self.lines(query):
+            speaker = speaker_of(record)
             if speaker is not None and named_speaker(speaker, query.text):
                 out.append(candidate)
         return out[: query.limit]

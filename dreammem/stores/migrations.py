@@ -338,4 +338,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         END;
         """,
     ),
+    Migration(
+        15,
+        "speaker_column",
+        # Who said a record, by name (MemoryRecord.speaker), set at ingest: recall reads it
+        # instead of a label at the head of the text. Stores written with the speaker in
+        # the metadata (the LoCoMo harness did) get it copied, so they keep their speakers.
+        """
+        ALTER TABLE records ADD COLUMN speaker TEXT;
+        UPDATE records SET speaker = trim(json_extract(metadata, '$.speaker'))
+        WHERE json_type(metadata, '$.speaker') = 'text'
+        AND length(trim(json_extract(metadata, '$.speaker'))) BETWEEN 1 AND 100;
+        """,
+    ),
 )

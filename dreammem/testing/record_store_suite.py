@@ -62,6 +62,20 @@ class RecordStoreSuite:
         assert record_store.rowids(alice, [record.id]) == {record.id: rowid}
         assert record_store.ids_with_prefix(alice, record.id[:6]) == [record.id]
 
+    def test_a_speaker_comes_back_and_an_update_keeps_it(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        said, unsaid = rec(alice, "we danced at the studio", speaker="Zoë Ann"), rec(alice, "Gina: hello", 1)
+        rowids = put(record_store, [said, unsaid])
+        assert record_store.get(alice, [said.id, unsaid.id]) == [said, unsaid]
+        assert record_store.get_by_rowids(alice, rowids)[rowids[0]].speaker == "Zoë Ann"
+        assert record_store.get_by_rowids(alice, rowids)[rowids[1]].speaker is None
+        assert {r.id: r.speaker for r in record_store.find(alice)} == {said.id: "Zoë Ann", unsaid.id: None}
+        # who said a record is written once: an update cannot change it
+        record_store.update([dataclasses.replace(said, importance=5, speaker="Jon")])
+        assert record_store.get(alice, [said.id]) == [dataclasses.replace(said, importance=5)]
+
     def test_reads_keep_the_order_asked_and_skip_missing(
         self, record_store: RecordStore, users: tuple[str, str]
     ) -> None:

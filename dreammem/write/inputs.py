@@ -14,13 +14,16 @@ from dreammem.validation import (
     check_id,
     check_metadata,
     check_role,
+    check_speaker,
     check_user_id,
 )
 from dreammem.write.records import TurnInput
 
 __all__ = ["TURN_FIELDS", "check_turns", "memory_kind", "turn_input", "turn_inputs"]
 
-TURN_FIELDS = frozenset({"content", "user_id", "session_id", "role", "event_time", "metadata", "agent_id"})
+TURN_FIELDS = frozenset(
+    {"content", "user_id", "session_id", "role", "speaker", "event_time", "metadata", "agent_id"}
+)
 """The keys a turn given to ``add_many`` may have."""
 
 
@@ -65,6 +68,7 @@ def turn_input(turn: object, now: datetime, *, max_chars: int) -> TurnInput:
         content=check_content(turn.get("content"), max_chars=max_chars),
         user_id=check_user_id(turn.get("user_id")),
         role=check_role(turn.get("role", "user")),
+        speaker=check_speaker(turn.get("speaker")),
         event_time=check_event_time(turn.get("event_time"), default=now),
         session_id=check_id(turn.get("session_id"), "session_id"),
         agent_id=check_id(turn.get("agent_id"), "agent_id"),

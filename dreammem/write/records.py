@@ -49,6 +49,7 @@ class TurnInput:
     session_id: str | None = None
     agent_id: str | None = None
     metadata: Mapping[str, Any] | None = None
+    speaker: str | None = None
 
 
 def source_for_role(role: Role) -> Source:
@@ -74,6 +75,7 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
         kind=Kind.TURN,
         source=source,
         role=turn.role,
+        speaker=turn.speaker,
         agent_id=turn.agent_id,
         session_id=turn.session_id,
         confidence=SOURCE_CONFIDENCE[source],
@@ -174,6 +176,7 @@ def _semantic(
         kind=kind,
         source=Source.USER_EXPLICIT,
         role=turn.role,
+        speaker=turn.speaker,
         agent_id=turn.agent_id,
         session_id=turn.session_id,
         confidence=SOURCE_CONFIDENCE[Source.USER_EXPLICIT],

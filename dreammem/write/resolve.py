@@ -99,8 +99,8 @@ def is_statement(record: MemoryRecord) -> bool:
 
 def same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
     """False when both records name different speakers (two people sharing one memory)."""
-    left, right = a.metadata.get("speaker"), b.metadata.get("speaker")
-    return left is None or right is None or left == right
+    left, right = a.speaker, b.speaker
+    return left is None or right is None or left.casefold() == right.casefold()
 
 
 def analyse_record(record: MemoryRecord) -> Statement:

@@ -46,6 +46,13 @@ class LossyCodec(SQLiteRecordStore):
         return [dataclasses.replace(r, metadata={}) for r in super().get(user_id, ids)]
 
 
+class SpeakerlessGet(SQLiteRecordStore):
+    """The speaker does not survive the round trip (a backend without the field)."""
+
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        return [dataclasses.replace(r, speaker=None) for r in super().get(user_id, ids)]
+
+
 class StorageOrder(SQLiteRecordStore):
     """``get`` answers in storage order, not in the order asked."""
 
@@ -188,6 +195,7 @@ class PointingTiesNewestFirst(SQLiteRecordStore):
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
+    (SpeakerlessGet, "test_a_speaker_comes_back_and_an_update_keeps_it"),
     (StorageOrder, "test_reads_keep_the_order_asked_and_skip_missing"),
     (EveryStatus, "test_update_changes_status_and_a_missing_record_fails"),
     (NewestQueuedFirst, "test_the_queue_is_oldest_first_and_can_be_restored"),

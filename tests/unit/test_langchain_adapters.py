@@ -84,6 +84,20 @@ def test_history_roundtrip_and_clear(memory: DreamMemory) -> None:
         DreamMemChatMessageHistory(memory, user_id="u1", session_id="")
 
 
+def test_a_message_name_is_the_turns_speaker(memory: DreamMemory) -> None:
+    history = DreamMemChatMessageHistory(memory, user_id="u1", session_id="s1")
+    history.add_messages(
+        [
+            HumanMessage("We danced at the studio", name="Gina"),
+            AIMessage("Gina: sounds fun"),
+            HumanMessage("The floor is new", name="x" * 500),  # not a name DreamMem keeps
+        ]
+    )
+    speakers = {r.content: r.speaker for r in memory.get_all(user_id="u1", layer="episodic")}
+    assert speakers == {"We danced at the studio": "Gina", "Gina: sounds fun": None, "The floor is new": None}
+    assert [m.name for m in history.messages] == ["Gina", None, None]
+
+
 def test_history_under_runnable_with_message_history(memory: DreamMemory) -> None:
     model = ScriptedChatModel(replies=[AIMessage("Hi Ann."), AIMessage("You are Ann.")])
     prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("history"), ("human", "{q}")])

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from dreammem import DreamMemory, Layer, NotFoundError, ScopeError, Status
+from dreammem import DreamMemory, Layer, NotFoundError, ScopeError, Status, ValidationError
 from dreammem.embed import HashingEmbedder
 
 
@@ -171,3 +171,32 @@ def test_a_budget_in_chinese_supersedes_one_in_english(memory: DreamMemory) -> N
     memory.add("我的预算是两万元人民币", user_id="u1", event_time=t0 + timedelta(days=1))
     active = memory.get_all(user_id="u1", layer="semantic")
     assert [r.content for r in active] == ["我的预算是两万元人民币"]
+
+
+async def test_the_speaker_is_written_by_every_write_call_and_exported(memory: DreamMemory) -> None:
+    one = memory.add("I prefer oolong tea", user_id="u1", speaker=" Gina ")
+    many = memory.add_many([{"content": "We met at the studio", "user_id": "u1", "speaker": "小王"}])
+    later = await memory.aadd("The floor is new", user_id="u1", speaker="Jon")
+    (unnamed,) = await memory.aadd_many([{"content": "Gina: hello", "user_id": "u1"}])
+    assert [one.speaker, many[0].speaker, later.speaker, unnamed.speaker] == ["Gina", "小王", "Jon", None]
+    fact = memory.get_all(user_id="u1", layer="semantic")[0]  # written from Gina's preference
+    assert fact.speaker == "Gina"
+    assert memory.get(one.id, user_id="u1") == one
+
+    with DreamMemory(None, embedder=HashingEmbedder()) as other:
+        other.import_(memory.export(user_id="u1").splitlines(), user_id="copy")
+        assert {r.content: r.speaker for r in other.get_all(user_id="copy", layer="episodic")} == {
+            "I prefer oolong tea": "Gina",
+            "We met at the studio": "小王",
+            "The floor is new": "Jon",
+            "Gina: hello": None,
+        }
+
+
+@pytest.mark.parametrize("speaker", ["", "   ", "x" * 101, "Gi\nna", 7, ["Gina"]])
+def test_a_speaker_that_is_no_short_name_is_refused(memory: DreamMemory, speaker: object) -> None:
+    with pytest.raises(ValidationError):
+        memory.add("hello", user_id="u1", speaker=speaker)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        memory.add_many([{"content": "hello", "user_id": "u1", "speaker": speaker}])
+    assert memory.get_all(user_id="u1") == []

@@ -10,7 +10,7 @@ from dreammem import DreamMemory
 from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.naming import NamingPath, asks_for_names, names_in
-from tests.transcripts import T0, contents, keyword_query, transcript_memory
+from tests.transcripts import T0, contents, keyword_query, said_by, transcript_memory
 
 LINES = [
     "Ana: I love trying new restaurants with friends, Leo.",
@@ -111,7 +111,16 @@ def test_recall_runs_it_by_default() -> None:
     assert "naming" in RecallConfig().active_paths
     with DreamMemory(None, embedder=HashingEmbedder()) as memory:
         memory.add_many(
-            [{"content": line, "user_id": "u1", "session_id": "s1", "event_time": T0} for line in LINES]
+            [
+                {
+                    "content": line,
+                    "user_id": "u1",
+                    "session_id": "s1",
+                    "speaker": said_by(line),
+                    "event_time": T0,
+                }
+                for line in LINES
+            ]
         )
         result = memory.recall("Which restaurants has Ana tried?", user_id="u1", k=5, now=T0)
         assert any("naming" in hit.paths for hit in result)

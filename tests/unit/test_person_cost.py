@@ -17,6 +17,8 @@ from dreammem.embed import SentenceTransformerEmbedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
 from dreammem.recall.person import without_names
 from dreammem.recall.vector import nearest
+from dreammem.types import MemoryRecord
+from tests.transcripts import said_by
 
 T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
 LINES = [
@@ -68,7 +70,13 @@ def memory(minilm: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch)
         at = [T0 + timedelta(minutes=i) for i in range(len(LINES))]
         m.add_many(
             [
-                {"content": line, "user_id": "u1", "session_id": "s1", "event_time": when}
+                {
+                    "content": line,
+                    "user_id": "u1",
+                    "session_id": "s1",
+                    "speaker": said_by(line),
+                    "event_time": when,
+                }
                 for line, when in zip(LINES, at, strict=True)
             ]
         )
@@ -184,17 +192,17 @@ def test_a_recall_reads_each_rows_text_once_rows_without_one_included() -> None:
     assert source.asked == [[2, 1, 9], [3]]  # 9 (inactive or another user's) is not asked again
 
 
-def test_the_paths_of_one_recall_read_a_rows_text_at_most_once(
+def test_the_paths_of_one_recall_read_a_rows_record_at_most_once(
     memory: DreamMemory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store = memory.store
     asked: list[int] = []
 
-    def counted(user_id: str, rowids: Sequence[int]) -> dict[int, str]:
+    def counted(user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         asked.extend(rowids)
-        return type(store).active_texts(store, user_id, rowids)
+        return type(store).get_by_rowids(store, user_id, rowids)
 
-    monkeypatch.setattr(store, "active_texts", counted)
+    monkeypatch.setattr(store, "get_by_rowids", counted)
     hits = memory.recall(NAMED, user_id="u1", k=3, now=T0 + timedelta(days=1)).hits
     assert hits and asked
     assert len(asked) == len(set(asked))

@@ -40,7 +40,7 @@ def test_names_and_their_possessives_are_taken_out() -> None:
     assert without_names("Ask Priyanka, not Priya’s sister", ["priya"]) == "Ask Priyanka, not sister"
 
 
-def test_the_speakers_are_read_from_the_earlier_candidates_labels() -> None:
+def test_the_speakers_are_read_from_the_earlier_candidates_records() -> None:
     with _memory() as memory:
         query = keyword_query(memory, "What did Priya's twins adore?")
         assert named_speakers(memory.store, query, ("keyword",)) == ["priya"]

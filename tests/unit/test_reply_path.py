@@ -12,7 +12,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery
 from dreammem.recall.reply import ReplyPath, neighbour_votes
-from tests.transcripts import contents, keyword_query
+from tests.transcripts import contents, keyword_query, said_by
 
 T0 = datetime(2025, 6, 1, 18, 0, tzinfo=UTC)
 FIRST = [
@@ -39,12 +39,19 @@ def _memory(paths: tuple[str, ...] = PATHS, *, sessions: bool = True) -> DreamMe
                     "content": line,
                     "user_id": "u1",
                     "session_id": f"s{day}" if sessions else None,
+                    "speaker": said_by(line),
                     "event_time": T0 + timedelta(days=day),  # one time per session: order is insertion
                 }
                 for line in lines
             ]
         )
-    memory.add("Omar: Great, I finally made a blue vase.", user_id="u2", session_id="s0", event_time=T0)
+    memory.add(
+        "Omar: Great, I finally made a blue vase.",
+        user_id="u2",
+        session_id="s0",
+        speaker="Omar",
+        event_time=T0,
+    )
     return memory
 
 

@@ -22,6 +22,9 @@ from dreammem.stores.sqlite.codec import COLUMNS, to_row
 from dreammem.text.tokenize import tokenize
 
 LATEST = MIGRATIONS[-1].version
+SPEAKER_VERSION = next(m.version for m in MIGRATIONS if m.name == "speaker_column")
+OLD_COLUMNS = [c for c in COLUMNS if c != "speaker"]
+"""The columns of ``records`` before the speaker column came."""
 OLDER = [m.version for m in MIGRATIONS[:-1]]
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -52,22 +55,25 @@ def _records() -> list[MemoryRecord]:
     return [turn, city, other]
 
 
-def _old_store(path: Path, version: int, monkeypatch: pytest.MonkeyPatch) -> list[MemoryRecord]:
-    """A store file at ``version`` holding three records, written as that version wrote them."""
+def _old_store(
+    path: Path, version: int, monkeypatch: pytest.MonkeyPatch, records: list[MemoryRecord] | None = None
+) -> list[MemoryRecord]:
+    """A store file at ``version`` holding three records (or these), written as that version wrote them."""
     monkeypatch.setattr(connection, "MIGRATIONS", MIGRATIONS[:version])
     store = SQLiteRecordStore(path)
     assert store.schema_version == version
     store.close()
     monkeypatch.undo()
-    records = _records()
+    records = _records() if records is None else records
+    columns = COLUMNS if version >= SPEAKER_VERSION else OLD_COLUMNS
     conn = sqlite3.connect(path)
     with conn:
         for rowid, record in enumerate(records, start=1):
             row = to_row(record)
-            marks = ", ".join("?" * len(COLUMNS))
+            marks = ", ".join("?" * len(columns))
             conn.execute(
-                f"INSERT INTO records (rowid, {', '.join(COLUMNS)}) VALUES (?, {marks})",
-                (rowid, *(row[c] for c in COLUMNS)),
+                f"INSERT INTO records (rowid, {', '.join(columns)}) VALUES (?, {marks})",
+                (rowid, *(row[c] for c in columns)),
             )
             terms = " ".join(tokenize(record.content))
             if version >= 7:  # the context column came with migration 7
@@ -140,3 +146,31 @@ def test_an_older_store_keeps_its_records_and_works_after_the_upgrade(
         assert dream.queued == 1 and memory.store.queue_size("u1") == 0
         memory.undo_dream(dream.dream_id, user_id="u1")
         assert [r.id for r in memory.store.queued("u1")] == [turn.id]
+
+
+def test_an_older_store_gets_the_speakers_its_metadata_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def line(content: str, minutes: int, metadata: dict[str, object]) -> MemoryRecord:
+        when = T0 + timedelta(minutes=minutes)
+        return MemoryRecord(
+            user_id="u1", content=content, created_at=when, event_time=when, metadata=metadata
+        )
+
+    records = [
+        line("Gina: We danced at the studio.", 0, {"dia_id": "D1:1", "speaker": "Gina"}),
+        line("Jon: The floor is new.", 1, {"speaker": " Jon "}),
+        line("Gina: no speaker in the metadata", 2, {}),
+        line("an empty speaker", 3, {"speaker": ""}),
+        line("a speaker that is not a name", 4, {"speaker": 7}),
+    ]
+    path = tmp_path / "old.db"
+    _old_store(path, SPEAKER_VERSION - 1, monkeypatch, records)
+    store = SQLiteRecordStore(path)
+    try:
+        assert store.schema_version == LATEST
+        found = store.get("u1", [r.id for r in records])
+    finally:
+        store.close()
+    assert [r.speaker for r in found] == ["Gina", "Jon", None, None, None]
+    assert [r.metadata for r in found] == [r.metadata for r in records]

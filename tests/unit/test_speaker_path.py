@@ -9,7 +9,7 @@ from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.speaker import SpeakerPath, named_speaker
 from dreammem.text.speakers import speaker_label
-from tests.transcripts import T0, contents, keyword_query, transcript_memory
+from tests.transcripts import T0, contents, keyword_query, said_by, transcript_memory
 
 LINES = [
     "Marcus: Kids are so curious, they ask about everything at the science museum.",
@@ -74,7 +74,12 @@ def test_a_chinese_transcript_ranks_the_named_speakers_lines() -> None:
     with DreamMemory(None, embedder=HashingEmbedder()) as memory:
         memory.add_many(
             [
-                {"content": text, "user_id": "u1", "event_time": T0 + timedelta(minutes=i)}
+                {
+                    "content": text,
+                    "user_id": "u1",
+                    "speaker": said_by(text),
+                    "event_time": T0 + timedelta(minutes=i),
+                }
                 for i, text in enumerate(lines)
             ]
         )
@@ -95,3 +100,42 @@ def test_a_long_line_is_labelled_as_a_short_one_is() -> None:
         words,
     )  # again: the same answer
     assert speaker_label("Note: bring the map") == (None, "Note: bring the map")
+
+
+def test_the_speaker_is_the_records_field_never_a_label_in_the_text() -> None:
+    lines = [
+        ("Gina: We danced at the studio downtown.", None),  # a label in the text, no speaker
+        ("We practised a new routine at the studio.", "Gina"),  # Gina's line, no label
+        ("Jon: The studio has a new floor.", "Jon"),
+    ]
+    with DreamMemory(None, embedder=HashingEmbedder()) as memory:
+        memory.add_many(
+            [
+                {"content": text, "user_id": "u1", "speaker": who, "event_time": T0 + timedelta(minutes=i)}
+                for i, (text, who) in enumerate(lines)
+            ]
+        )
+        query = keyword_query(memory, "What did Gina do at the studio?")
+        assert len(contents(memory, list(query.earlier["keyword"]))) == 3  # every line says "studio"
+
+        found = SpeakerPath(memory.store, sources=("keyword",)).search(query)
+
+        assert contents(memory, found) == ["We practised a new routine at the studio."]
+
+
+def test_a_store_without_speakers_gets_nothing() -> None:
+    with DreamMemory(None, embedder=HashingEmbedder()) as memory:
+        memory.add_many(
+            [
+                {"content": "Gina: We danced at the studio.", "user_id": "u1", "event_time": T0},
+                {
+                    "content": "Did Gina dance at the studio?",
+                    "user_id": "u1",
+                    "role": "assistant",
+                    "event_time": T0,
+                },
+            ]
+        )
+        query = keyword_query(memory, "What did Gina do at the studio?")
+        assert query.earlier["keyword"]
+        assert SpeakerPath(memory.store, sources=("keyword",)).search(query) == []

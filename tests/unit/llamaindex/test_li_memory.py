@@ -72,6 +72,18 @@ def test_get_injects_one_system_message_recalled_for_the_last_user_message(
     assert texts(li.get_all()) == [("user", "Which peanuts snack is safe for me?")]  # not stored
 
 
+def test_a_message_name_is_the_turns_speaker(memory: DreamMemory, li_memory: DreamMemMemory) -> None:
+    named = ChatMessage(
+        role=MessageRole.USER, content="We danced at the studio", additional_kwargs={"name": "Gina"}
+    )
+    unusable = ChatMessage(
+        role=MessageRole.USER, content="The floor is new", additional_kwargs={"name": "  "}
+    )
+    li_memory.put_messages([named, unusable, assistant("Gina: sounds fun")])
+    speakers = {r.content: r.speaker for r in memory.get_all(user_id="u1", layer="episodic")}
+    assert speakers == {"We danced at the studio": "Gina", "The floor is new": None, "Gina: sounds fun": None}
+
+
 def test_input_is_the_query_when_given(memory: DreamMemory, li_memory: DreamMemMemory) -> None:
     memory.add("The trip to Oslo costs 1,200 EUR", user_id="u1", session_id="old")
     memory.add("I am allergic to peanuts", user_id="u1", session_id="old")
