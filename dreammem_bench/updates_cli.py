@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -93,7 +94,7 @@ def bench_updates(
                 convs,
                 embedders,
                 Path(tmp),
-                progress=lambda s, src=source: console.print(f"... {src}: {s}"),
+                progress=_progress(source),
                 cases=cases,
             )
         _summary(source, suite, convs)
@@ -104,6 +105,10 @@ def bench_updates(
     if cases_out is not None and cases is not None:
         text = json.dumps([dataclasses.asdict(c) for c in cases], ensure_ascii=False, indent=1)
         cases_out.write_text(text, encoding="utf-8")
+
+
+def _progress(source: str) -> Callable[[str], None]:
+    return lambda step: console.print(f"... {source}: {step}")
 
 
 def _summary(source: str, suite: Suite, convs: list[Conversation]) -> None:
