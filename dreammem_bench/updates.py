@@ -6,7 +6,11 @@ whose answer is the newer one), *keep* cases (two compatible statements that mus
 both stay), questions with *no* relevant memory, and *chat* and *filler* turns.
 
 A stable hash puts 30 % of the update and keep cases and of the no-memory questions
-in a held-back split, never used while the write rules were designed. Cases are
+in a held-back split, never used while the write rules were designed. Other sources
+(:data:`SOURCES`) were written apart from the rules: their whole file is one split
+(``indep``: cases written before the rules of issue 34 were tuned; ``indep-held``: a
+third of them, scored once at the end). An update line of theirs may carry a fourth field,
+the assistant's echo of the old value ("Got it, email it is."), said right after it. Cases are
 played as conversations: each user gets cases of distinct attribute families of one
 language; session 1 states the old values among chit-chat, filler and assistant
 acknowledgements; session 2 is unrelated chat; session 3, a week later, states the
@@ -23,9 +27,17 @@ from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Literal
 
-__all__ = ["Case", "Conversation", "Suite", "Turn", "build_conversations", "load_suite"]
+__all__ = ["SOURCES", "Case", "Conversation", "Suite", "Turn", "build_conversations", "load_suite"]
 
-Split = Literal["dev", "held"]
+Split = str
+"""``dev`` / ``held`` (the shipped file, by hash) or a source's own split."""
+
+SOURCES: dict[str, tuple[str, Split | None]] = {
+    "shipped": ("updates_cases.txt", None),
+    "independent": ("updates_independent.txt", "indep"),
+    "independent-held": ("updates_independent_held.txt", "indep-held"),
+}
+"""Source name -> (data file, the split of all its cases; None: by hash)."""
 _HELD_SHARE = 30  # percent
 _START = datetime(2026, 10, 1, 9, 0, tzinfo=UTC)
 
@@ -41,6 +53,7 @@ class Case:
     second: str
     question: str
     split: Split
+    echo: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +93,8 @@ def _split(line: str) -> Split:
     return "held" if digest % 100 < _HELD_SHARE else "dev"
 
 
-def parse_suite(text: str) -> Suite:
-    """Read the suite's line format (see the data file's header)."""
+def parse_suite(text: str, split: Split | None = None) -> Suite:
+    """Read the suite's line format (see the data file's header); ``split``: every case's split."""
     cases: list[Case] = []
     unrelated: list[tuple[str, str, Split]] = []
     chat: dict[str, list[str]] = {}
@@ -93,12 +106,16 @@ def parse_suite(text: str) -> Suite:
         head, _, rest = line.partition("|")
         tag, *labels = head.split()
         parts = [p.strip() for p in rest.split("|")]
-        if tag in {"U", "K"} and len(labels) == 2 and len(parts) == 3:
+        echoed = tag == "U" and len(parts) == 4
+        if tag in {"U", "K"} and len(labels) == 2 and (len(parts) == 3 or echoed):
             kind: Literal["update", "keep"] = "update" if tag == "U" else "keep"
-            first, second, question = parts
-            cases.append(Case(kind, labels[0], labels[1], first, second, question, _split(line)))
+            first, second, question = parts[:3]
+            echo = parts[3] if echoed else None
+            cases.append(
+                Case(kind, labels[0], labels[1], first, second, question, split or _split(line), echo)
+            )
         elif tag == "N" and len(labels) == 1 and len(parts) == 1:
-            unrelated.append((labels[0], parts[0], _split(line)))
+            unrelated.append((labels[0], parts[0], split or _split(line)))
         elif tag in {"C", "F"} and len(labels) == 1 and len(parts) == 1:
             (chat if tag == "C" else filler).setdefault(labels[0], []).append(parts[0])
         else:
@@ -111,10 +128,11 @@ def parse_suite(text: str) -> Suite:
     )
 
 
-def load_suite() -> Suite:
-    """The shipped suite."""
-    text = resources.files("dreammem_bench").joinpath("data/updates_cases.txt").read_text("utf-8")
-    return parse_suite(text)
+def load_suite(source: str = "shipped") -> Suite:
+    """The suite of one source (see :data:`SOURCES`)."""
+    name, split = SOURCES[source]
+    text = resources.files("dreammem_bench").joinpath(f"data/{name}").read_text("utf-8")
+    return parse_suite(text, split)
 
 
 def _groups(cases: Sequence[Case], size: int, rng: random.Random) -> Iterator[list[Case]]:
@@ -130,8 +148,13 @@ def _groups(cases: Sequence[Case], size: int, rng: random.Random) -> Iterator[li
         yield group
 
 
-def build_conversations(suite: Suite, *, per_user: int = 6, seed: int = 7) -> list[Conversation]:
-    """Play the suite as conversations (see the module docstring); deterministic for a seed."""
+def build_conversations(
+    suite: Suite, *, per_user: int = 6, seed: int = 7, prefix: str = ""
+) -> list[Conversation]:
+    """Play the suite as conversations (see the module docstring); deterministic for a seed.
+
+    ``prefix`` starts every user id (conversations of several sources in one store).
+    """
     rng = random.Random(seed)
     out: list[Conversation] = []
     for lang in sorted({c.lang for c in suite.cases}):
@@ -154,7 +177,7 @@ def build_conversations(suite: Suite, *, per_user: int = 6, seed: int = 7) -> li
 
             for case in group:
                 say(case.first, "user", "s1")
-                say(rng.choice(filler), "assistant", "s1")
+                say(case.echo or rng.choice(filler), "assistant", "s1")
                 say(rng.choice(chat), "user", "s1")
                 say(rng.choice(filler), "user", "s1")
             clock[0] += timedelta(days=2)
@@ -168,7 +191,7 @@ def build_conversations(suite: Suite, *, per_user: int = 6, seed: int = 7) -> li
                 say(rng.choice(filler), "assistant", "s3")
             out.append(
                 Conversation(
-                    user_id=f"{lang}-{g:02d}",
+                    user_id=f"{prefix}{lang}-{g:02d}",
                     lang=lang,
                     turns=tuple(turns),
                     cases=tuple(group),

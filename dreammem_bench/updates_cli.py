@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +15,7 @@ from rich.table import Table
 
 from dreammem.embed.caching import CachingEmbedder
 from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder
-from dreammem_bench.updates import build_conversations, load_suite
+from dreammem_bench.updates import SOURCES, Conversation, Suite, build_conversations, load_suite
 from dreammem_bench.updates_run import METRICS, CaseResult, Row, run_updates
 
 __all__ = ["bench_updates"]
@@ -31,8 +32,16 @@ _TARGETS = {
 }
 
 
+_TITLES = {
+    "dev": "shipped cases, dev split",
+    "held": "shipped cases, held-back split",
+    "indep": "independent cases (written before tuning, issue 34)",
+    "indep-held": "independent cases, HELD-BACK part (score once)",
+}
+
+
 def _table(rows: list[Row], split: str) -> Table:
-    table = Table(title=f"update benchmark, {'held-back' if split == 'held' else 'dev'} split")
+    table = Table(title=f"update benchmark: {_TITLES.get(split, split)}")
     table.add_column("method / phase / lang")
     for metric in METRICS:
         table.add_column(f"{metric} ({_TARGETS[metric]})", justify="right")
@@ -50,7 +59,14 @@ def _table(rows: list[Row], split: str) -> Table:
 
 def bench_updates(
     langs: Annotated[str, typer.Option(help="Languages to run, comma-separated (en, zh).")] = "en,zh",
-    split: Annotated[str, typer.Option(help="Splits to print: dev, held or both.")] = "both",
+    split: Annotated[str, typer.Option(help="Splits to print: dev, held, indep, indep-held or all.")] = "all",
+    sources: Annotated[
+        str,
+        typer.Option(
+            help=f"Case sources, comma-separated ({', '.join(SOURCES)}); independent-held is scored "
+            "once, at the end of a change, so it is only run when named."
+        ),
+    ] = "shipped,independent",
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write every row as JSON.")] = None,
     cases_out: Annotated[
         Path | None,
@@ -60,28 +76,47 @@ def bench_updates(
     ] = None,
 ) -> None:
     """Natural-language updates: current value first, stale ones suppressed, compatible ones kept."""
-    suite = load_suite()
-    convs = build_conversations(suite)
     wanted = [lang.strip() for lang in langs.split(",") if lang.strip()]
     models = {"en": SentenceTransformerEmbedder, "zh": E5Embedder}
     embedders = {
         lang: CachingEmbedder(models[lang](), cache_queries=False) for lang in wanted if lang in models
     }
     cases: list[CaseResult] | None = [] if cases_out is not None else None
-    with tempfile.TemporaryDirectory() as tmp:
-        rows = run_updates(
-            suite, convs, embedders, Path(tmp), progress=lambda s: console.print(f"... {s}"), cases=cases
-        )
-    updates = sum(c.kind == "update" for c in suite.cases)
-    keeps = sum(c.kind == "keep" for c in suite.cases)
-    console.print(
-        f"{updates} update cases, {keeps} keep cases, {len(suite.unrelated)} no-memory questions, "
-        f"{len({c.family for c in suite.cases if c.kind == 'update'})} families; {len(convs)} conversations"
-    )
-    for name in ("dev", "held") if split == "both" else (split,):
+    rows: list[Row] = []
+    for source in [s.strip() for s in sources.split(",") if s.strip()]:
+        if source not in SOURCES:
+            raise typer.BadParameter(f"unknown source {source!r}; known: {', '.join(SOURCES)}")
+        suite = load_suite(source)
+        convs = build_conversations(suite, prefix="" if source == "shipped" else f"{source}-")
+        with tempfile.TemporaryDirectory() as tmp:
+            rows += run_updates(
+                suite,
+                convs,
+                embedders,
+                Path(tmp),
+                progress=_progress(source),
+                cases=cases,
+            )
+        _summary(source, suite, convs)
+    for name in sorted({r.split for r in rows}) if split == "all" else (split,):
         console.print(_table(rows, name))
     if json_out is not None:
         json_out.write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
     if cases_out is not None and cases is not None:
         text = json.dumps([dataclasses.asdict(c) for c in cases], ensure_ascii=False, indent=1)
         cases_out.write_text(text, encoding="utf-8")
+
+
+def _progress(source: str) -> Callable[[str], None]:
+    return lambda step: console.print(f"... {source}: {step}")
+
+
+def _summary(source: str, suite: Suite, convs: list[Conversation]) -> None:
+    updates = sum(c.kind == "update" for c in suite.cases)
+    keeps = sum(c.kind == "keep" for c in suite.cases)
+    echoes = sum(c.echo is not None for c in suite.cases)
+    console.print(
+        f"{source}: {updates} update cases ({echoes} with an assistant echo), {keeps} keep cases, "
+        f"{len(suite.unrelated)} no-memory questions, "
+        f"{len({c.family for c in suite.cases if c.kind == 'update'})} families; {len(convs)} conversations"
+    )

@@ -108,7 +108,9 @@ def score_case(case: Case, shown: Sequence[Shown], filler: set[str]) -> dict[str
     out: dict[str, float] = {"filler_top3": float(any(_is_filler(s.content, filler) for s in top3))}
     if case.kind == "update":
         new = [i for i, s in enumerate(shown) if _states(s.content, case.second)]
-        old = [i for i, s in enumerate(shown) if _states(s.content, case.first) and not new.count(i)]
+        # The assistant's echo of the old value ("Got it, email it is.") is stale like the old one.
+        stale = [x for x in (case.first, case.echo) if x]
+        old = [i for i, s in enumerate(shown) if any(_states(s.content, x) for x in stale) and i not in new]
         out["current@3"] = float(bool(new) and new[0] < 3 and (not old or new[0] < old[0]))
         out["stale_suppressed"] = float(all(shown[i].marked for i in old))
         relevant = {i for i in new} | {i for i in old if shown[i].marked}

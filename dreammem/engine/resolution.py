@@ -19,7 +19,8 @@ import numpy.typing as npt
 
 from dreammem.engine.unit import UnitOfWork
 from dreammem.stores.base import RecordStore, VectorIndex
-from dreammem.types import MemoryRecord
+from dreammem.types import Kind, MemoryRecord
+from dreammem.write.echoes import echo_outcomes
 from dreammem.write.relations import note_possibly_outdates
 from dreammem.write.resolve import Candidate, Outcome, applied
 
@@ -67,6 +68,7 @@ def apply_outcomes(unit: UnitOfWork, outcomes: Sequence[Outcome], *, now: dateti
     if not outcomes:
         return []
     store = unit.store
+    outcomes = [*outcomes, *_echoes(store, outcomes)]
     twins = store.twins_many(list({o.old.id: o.old for o in outcomes}.values()))
     targets = [[o.old, *twins[o.old.id]] for o in outcomes]
     wanted: dict[str, dict[str, None]] = {}
@@ -98,3 +100,26 @@ def apply_outcomes(unit: UnitOfWork, outcomes: Sequence[Outcome], *, now: dateti
             changed.append(noted)
     unit.update([state[i] for i in written], read=[read[i] for i in written])
     return changed
+
+
+_REPLIES = 3
+"""Turns read after a replaced statement to find the assistant's echo of it."""
+
+
+def _echoes(store: RecordStore, outcomes: Sequence[Outcome]) -> list[Outcome]:
+    """The assistant's echoes of the older statements these decisions replace or mark (one read each)."""
+    out: list[Outcome] = []
+    for outcome in outcomes:
+        old = outcome.old
+        if old.session_id is None:
+            continue
+        after = store.find(
+            old.user_id,
+            kinds=[Kind.TURN],
+            session_id=old.session_id,
+            since=old.event_time,
+            newest_first=False,
+            limit=_REPLIES + 1,
+        )
+        out += echo_outcomes(outcome, after)
+    return out

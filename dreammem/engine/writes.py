@@ -9,7 +9,8 @@ each new user statement with the user's older ones about the same subject.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -19,7 +20,7 @@ from dreammem.engine.unit import UnitOfWork
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, utcnow
-from dreammem.write.relations import mark_possibly_outdated
+from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, other_fact, resolve_updates
 from dreammem.write.supersede import later_value, superseded
 
@@ -71,7 +72,7 @@ def write_new(
             values.forget_inactive(done)
             changed.extend(done)
     if resolve_with is not None:
-        changed.extend(_resolve_statements(unit, resolve_with, records, vectors))
+        changed.extend(_resolve_statements(unit, resolve_with, records, vectors, model))
     return {r.id: r for r in changed}
 
 
@@ -120,7 +121,9 @@ def _supersede_slot(
     for old in same_slot:
         other = other_fact(statement, old.content)
         if other is None:
-            changed.extend(supersede_with_turns(unit, old, newer))
+            why = {"action": "supersede", "by": newer.id, "rule": "slot", "at": utcnow().isoformat()}
+            why["reason"] = f"a newer value of {newer.slot}"
+            changed.extend(supersede_with_turns(unit, old, newer, decision=why))
             continue
         # The older value's record says something else too ("I work at Globex. I live in Leeds."): mark it.
         note = {"rule": SAYS_MORE, "reason": f"a newer value of {newer.slot}; it also says {other!r}"}
@@ -134,6 +137,7 @@ def _resolve_statements(
     index: VectorIndex,
     records: Sequence[MemoryRecord],
     vectors: npt.NDArray[np.float32],
+    model: str,
 ) -> list[MemoryRecord]:
     """Beyond slots: supersede (or mark possibly outdated) the older statements new ones change."""
 
@@ -142,7 +146,7 @@ def _resolve_statements(
     ) -> list[list[Candidate]]:
         return stored_neighbours(unit.store, index, asking, rows, k)
 
-    return apply_outcomes(unit, resolve_updates(records, vectors, neighbours), now=utcnow())
+    return apply_outcomes(unit, resolve_updates(records, vectors, neighbours, model=model), now=utcnow())
 
 
 def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:
@@ -156,14 +160,20 @@ def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:
     return [found[i] for i in [old.id, *turns] if i in found and found[i].is_active]
 
 
-def supersede_with_turns(unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord) -> list[MemoryRecord]:
+def supersede_with_turns(
+    unit: UnitOfWork, old: MemoryRecord, newer: MemoryRecord, *, decision: Mapping[str, str] | None = None
+) -> list[MemoryRecord]:
     """Supersede ``old`` and the active turn it was written from (it says the same thing).
+
+    ``decision``: why, kept in each record's metadata (``update_decision``) for ``history()``.
 
     Returns:
         The records changed, as now stored (the write path and undo report them).
     """
     current = _with_turns(unit, old)
     changed = [superseded(record, newer) for record in current]
+    if decision is not None:
+        changed = [replace(r, metadata={**dict(r.metadata), DECISION_KEY: dict(decision)}) for r in changed]
     if changed:
         unit.update(changed, read=current)  # one statement for the record and its turn
     return changed

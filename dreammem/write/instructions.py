@@ -11,7 +11,9 @@ request, so such a record from a non-user source is flagged
 Two signals, either suffices:
 
 * the explicit-memory rules of :mod:`dreammem.write.rules` would have turned the text
-  into a memory had the user said it (a preference, a constraint, "remember ...");
+  into a claim had the user said it (a preference, a constraint, a correction, "remember
+  ..."): a plain fact with a slot is not one ("Noted: Excel reports", an assistant's
+  acknowledgement, restates a value; it orders nothing);
 * the text addresses the agent: a role marker ("SYSTEM:", "[assistant]", "系统："),
   an override ("ignore previous instructions", "忽略之前的指令"), an order about the
   future ("from now on", "always"/"never" + verb, "you must", "从现在开始", "以后都",
@@ -25,6 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from dreammem.types import Kind
 from dreammem.write.rules import detect_explicit
 
 __all__ = ["SUSPECT_KEY", "looks_like_instruction"]
@@ -73,4 +76,5 @@ def looks_like_instruction(text: str) -> bool:
     folded = "".join(ch for ch in folded if unicodedata.category(ch) not in {"Cf", "Cc"} or ch.isspace())
     if _ROLE_MARKER.search(folded) or _OVERRIDE.search(folded) or _ORDER.search(folded):
         return True
-    return detect_explicit(folded) is not None
+    explicit = detect_explicit(folded)
+    return explicit is not None and (explicit.pinned or explicit.correction or explicit.kind is not Kind.FACT)

@@ -31,7 +31,7 @@ from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
 
-__all__ = ["SINGLE_VALUED", "Statement", "analyse", "shared_names", "two_items"]
+__all__ = ["SINGLE_VALUED", "Statement", "analyse", "shared_names", "two_items", "two_scopes"]
 
 _I = re.IGNORECASE
 
@@ -67,7 +67,7 @@ _FAMILIES: dict[str, tuple[str, str]] = {
     ),
     "place": (
         _en(
-            "live", "living", "home", "house", "apartment", "flat", "based", "move", "moving", "moved",
+            "live", "living", "home", "house", "apartment", "flat", "based", "move", "moving",
             r"relocat\w*", "city", "town", r"neighbou?rhood", r"settle", "place", "address",
         ),
         "住|家|搬|城市|定居|老家|区|地址",
@@ -86,7 +86,7 @@ _FAMILIES: dict[str, tuple[str, str]] = {
             "breakfast", "meal", "spicy", "chili", "salad", "pizza", "sushi", "dish", "cook", "wrap",
             "meat", "fish", "chicken", "snack",
         ),
-        "吃|菜|素|饭|辣|沙拉|披萨|寿司|聚餐|饮食|肉|鱼|零食|早餐|午餐|晚餐",
+        "吃|菜|素|饭|辣|沙拉|披萨|寿司|聚餐|饮食|肉|鱼|零食|[早午晚]餐",
     ),
     "drink": (
         _en(
@@ -174,15 +174,15 @@ one even without a change cue (a user lives in one city, has one manager)."""
 _STRONG_EN = (
     r"\b(?:actually|instead|switch(?:ed|ing)?|chang(?:e|ed|ing)|from now on|no longer|any ?more|no more|"
     r"moved|moving|relocat\w*|correction|i meant|replac\w*|migrat\w*|dropped|stopp?(?:ed)?|quit|"
-    r"gave up|given up|left|leaving|reschedul\w*|postpon\w*|push(?:ed)? (?:back|to)|delay\w*|extended|"
+    r"gave up|given up|left|leaving|reschedul\w*|postpon\w*|delay\w*|extended|"
     r"brought forward|cancel+ed|cut (?:down|to)|reduced|raised?|increased?|decreased?|after all|"
     r"earlier|sooner|push(?:ed)?(?=(?: \w+){0,3} (?:back|to)\b)|retired|not \w+ anymore|new|started|starting|"
     r"built up|deleted|got rid|sold|"
     r"go by|become|became|jumped|agreed|ditch\w*)\b"
 )
 _STRONG_ZH = (
-    r"其实|改成|改为|改到|改用|改坐|改去|改学|改订|改加|改姓|改了|换成|换了|换到|换一|以后|今后|不再|"
-    r"别[^，。,.!！]{0,8}了|不[^，。,.!！]{1,5}了|搬到|搬走|提前|推迟|延长|延期|挪到|调到|调走|更正|纠正|"
+    r"其实|改[成为到用坐去学订加姓了]|换[成了到一]|以后|今后|不再|"
+    r"别[^，。,.!！]{0,8}了|不[^，。,.!！]{1,5}了|搬[到走]|提前|推迟|延长|延期|挪到|调[到走]|更正|纠正|"
     r"取消|离职|退休|转岗|迁到|已经不|不用[^，。,.!！]{0,6}了|还是改|变成|砍到|提高到|降到|涨|不算|开始|"
     r"从[^，。,.!！]{1,10}(?:换|搬|改)|现在改|不要[^，。,.!！]{0,8}了"
 )
@@ -190,7 +190,11 @@ _MILD = (
     r"\b(?:now|these days|lately|nowadays|currently|recently|at the moment|this (?:term|year|quarter))\b"
     r"|现在|最近|目前|如今|这学期"
 )
-_ADDITIVE = r"\b(?:also|too|as well|in addition|another|besides|on top of)\b|也|还有|另外|同时|还养|此外"
+# "too" adds only at a clause's end ("I like tea too."); "too formal" is a degree.
+_ADDITIVE = (
+    r"\b(?:also|too(?=\s*(?:[,.;!?]|$))|as well|in addition|another|besides|on top of)\b"
+    r"|也|还有|另外|同时|还养|此外"
+)
 _NEGATION = r"\b(?:no|not|never|don'?t|doesn'?t|won'?t|stop|without)\b|不|别|没|无需|不用|不要"
 
 # People and animals whose attributes a statement may be about instead of the user's. A team
@@ -216,7 +220,7 @@ _REPORTED = re.compile(
     r"(?:about|on the topic of)\b(?!\s+(?:to|\d|an? (?:hour|minute|day|week|month|year|mile|dozen)s?)\b)"
     r"|(?<!\bwas )(?<!\bwere )(?<!\bbeen )\b(?:brought|bring|brings|bringing)(?:\s+[\w'-]+)?\s+up\b"
     r"|\bdiscuss\w*\b"
-    r"|聊了聊|聊到|聊起|聊了|谈到|谈起|谈了|说起|说到|提到|提起|讨论|在想|想了想|想起|问起|问我|关于",
+    r"|聊[了到起]|谈[到起了]|说[起到]|提[到起]|讨论|在想|想了想|想起|问起|问我|关于",
     _I,
 )
 _CLAUSE_END = re.compile(
@@ -236,7 +240,7 @@ _UNDECIDED = re.compile(
 _EPISODE = re.compile(
     r"\b(?:today|tonight|yesterday|last night|this (?:morning|afternoon|evening)|just now"
     r"|the whole weekend)\b"
-    r"|今天|昨天|昨晚|今晚|今天上午|刚才|整个周末",
+    r"|今天|昨天|昨晚|今晚|刚才|整个周末",
     _I,
 )
 # A report of something that happened: a past-tense verb (English) or the perfective 了 (Chinese).
@@ -300,6 +304,12 @@ class Statement:
     items: frozenset[str] = frozenset()
     speaker: str | None = None
     opener: str | None = None
+    scope: frozenset[str] = frozenset()
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Numbers of two or more bare digits ("order 48221", "item 85"): they may name an item."""
+        return frozenset(v for v in self.values if v.isdigit() and len(v) >= 2) | self.items
 
     @property
     def states_value(self) -> bool:
@@ -314,6 +324,17 @@ class Statement:
 def two_items(new: Statement, old: Statement) -> bool:
     """Each statement names its own item by a code the other lacks ("flight LH825" / "flight LH445")."""
     return bool(new.items and old.items and not new.items & old.items)
+
+
+def two_scopes(new: Statement, old: Statement) -> bool:
+    """Each statement holds under a qualifier of its own: "email for invoices" / "for urgent issues, call me".
+
+    A scope is the common-noun phrase after "for", "during", "when" or "if", or after "on",
+    "at" or "in" opening a clause ("On short flights, ...", "At the office I ..."); a
+    capitalised name there is a value ("for Globex"), a time or number is a schedule. Both
+    need one, and each a word the other statement does not use.
+    """
+    return bool(old.scope - new.topics and new.scope - old.topics)
 
 
 def shared_names(new: Statement, old: Statement) -> frozenset[str]:
@@ -341,6 +362,11 @@ _VALUE = re.compile(
     _I,
 )
 _CALL_ME = re.compile(r"\bcall me\b|叫我", _I)
+# A qualifier: up to two lowercase words after "for", "during", "when" or "if", or after "on",
+# "at" or "in" opening a clause ("for urgent issues", "At home, ..."); "lunch was at the station" is a place.
+_SCOPE = re.compile(
+    r"(?:(?:^|[.,;:]\s*)(?i:on|at|in)|\b(?i:for|during|when|if))\s+((?:[a-z][\w'-]*\s*){1,2})"
+)
 # A code naming one item: letters then at least two digits ("LH825", "INV-3665", "A320").
 _ITEM = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,4}-?\d{2,}[A-Za-z]?(?![A-Za-z0-9])")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b|我", _I)
@@ -363,7 +389,7 @@ def _gate() -> LiteralGate:
         [
             *_patterns().values(), _HOLDER_RE, _FIRST_PERSON, _LEADING_NAME, _REPORTED, _STRONG, _MILD_RE,
             _STANDING, _ADDITIVE_RE, _NEGATION_RE, _EPISODE, _PAST, _VALUE, _UNDECIDED, _ITEM, _CUE_WORDS,
-            _CALL_ME,
+            _CALL_ME, _SCOPE,
         ]
     )  # fmt: skip
 
@@ -396,6 +422,14 @@ def _topics(text: GatedText) -> frozenset[str]:
             continue
         out.add(_stem(token))
     return frozenset(out)
+
+
+def _scope(text: GatedText, values: frozenset[str]) -> frozenset[str]:
+    """The content words of the statement's qualifiers (see :func:`two_scopes`), stemmed."""
+    words = (w for m in text.finditer(_SCOPE) for w in tokenize(m.group(1)))
+    return frozenset(
+        _stem(w) for w in words if w not in STOPWORDS and w not in values and not _TIME_WORD.match(w)
+    )
 
 
 def analyse(text: str) -> Statement:
@@ -451,13 +485,14 @@ def _analyse(text: str) -> Statement:
         past_report=not (strong_cues or mild_cue or standing) and bool(gated.search(_PAST)),
         standing=standing,
         names=frozenset(k for k, lead in names_found if not lead),
-        values=frozenset(m.group(0).lower().replace(" ", "") for m in gated.finditer(_VALUE)),
+        values=(values := frozenset(m.group(0).lower().replace(" ", "") for m in gated.finditer(_VALUE))),
         cjk=contains_cjk(text),
         lead_names=lead_names,
         reported=reported,
         undecided=not (strong_cues or mild_cue) and bool(gated.search(_UNDECIDED)),
         items=frozenset(m.group(0).upper().replace("-", "") for m in gated.finditer(_ITEM)),
         opener=opener if opener in lead_names else None,
+        scope=_scope(told, values),
     )
 
 

@@ -10,19 +10,29 @@ when the newer one carries an explicit change cue. Then:
 
 * two reports of events (past tense, no cue; or a past report after a statement that holds
   no standing value) are **not** about one value: nothing is decided;
-* two statements naming different items (codes "LH825" / "LH445", or a narrow pair whose
+* two statements naming different items (codes "LH825" / "LH445", numbers "order 48221" /
+  "order 48222" or "item 85" / "item 160" without a change cue, or a narrow pair whose
   differing word comes with a different number, time or day: "the laptop budget is 1,500" /
   "the monitor budget is 400") are two values side by side, without a change cue: nothing is decided;
+* two statements under different qualifiers ("email for invoices" / "for urgent issues, call
+  me", "on short flights" / "for long-haul flights") keep both (**coexist**), cue or not;
 * an additive cue ("also", "too", "也", "还有") keeps both (**coexist**);
 * a change cue ("actually", "switched", "moved", "改成", "不再", "别…了") **supersedes**;
 * the same topic words with another number, time or day and a "now"/"现在" cue,
   shared topic words with such a cue, or a narrow statement that differs only in its value where one
   value is current at a time (a city, an employer, a name) **supersede** it;
-* an older statement whose topic words all recur in a newer, longer one is
+* an older statement whose topic words and values all recur in a newer, longer one is
   **refined** by it (superseded: the newer one says all of it);
 * anything else about the same subject (a bare negation included) is **unsure**:
   both stay active and the older one is marked possibly outdated (see
-  :mod:`dreammem.write.relations`), for recall to mark and a dream's LLM to judge.
+  :mod:`dreammem.write.relations`), for recall to rank the newer one first and mark the
+  older one, and for a dream's LLM to judge.
+
+The subject test has a measured fallback: the closest older statement whose embedding
+similarity reaches the embedder's same-subject threshold (``related``, see
+:data:`dreammem.write.resolve.SAME_SUBJECT`) is about the same subject when the newer one
+carries a change cue, though no family or two topic words tie them ("Ship my orders with
+DHL." / "From now on use UPS for my shipments").
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from dreammem.write.statements import SINGLE_VALUED, Statement, shared_names, two_items
+from dreammem.write.statements import SINGLE_VALUED, Statement, shared_names, two_items, two_scopes
 
 __all__ = ["Action", "Decision", "decide"]
 
@@ -116,7 +126,14 @@ def _second_item(new: Statement, old: Statement) -> bool:
     return bool(new_words & old_words and new_words - old_words and old_words - new_words)
 
 
-def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) -> Decision | None:
+def _two_ids(new: Statement, old: Statement) -> bool:
+    """Each names its own number or code ("order 48221" / "order 48222", "item 85" / "item 160")."""
+    return bool(new.ids and old.ids and new.ids != old.ids)
+
+
+def decide(
+    new: Statement, old: Statement, *, similarity: float, closest: bool, related: bool = False
+) -> Decision | None:
     """Whether ``new`` (the newer statement) replaces ``old``.
 
     Args:
@@ -124,6 +141,7 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         old: An older statement of the same user.
         similarity: Their embedding cosine similarity (for the reason).
         closest: ``old`` is the most similar older statement sharing a family with ``new``.
+        related: Their similarity reaches the embedder's measured same-subject threshold.
 
     Returns:
         The decision, or None when the two are not about the same subject.
@@ -135,7 +153,8 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     # A cue both statements carry ("moved" / "moved") describes the subject, not a change.
     cues = [c for c in new.strong_cues if c not in old.strong_cues]
     mild = new.mild_cue and not old.mild_cue
-    if _events(new, old, changed=bool(cues or mild)) or (two_items(new, old) and not (cues or mild)):
+    items = two_items(new, old) or _two_ids(new, old)
+    if _events(new, old, changed=bool(cues or mild)) or (items and not (cues or mild)):
         return None
     shared = sorted(new.families & old.families)
     # A shared name ("Anna") ties two statements only when the newer one is the user's own
@@ -145,9 +164,11 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
     names = sorted(shared_names(new, old)) if new.first_person else []
     name_words = frozenset() if new.first_person else _words(new.names | old.names)
     overlap = sorted(new.topics & old.topics - name_words)
-    if not shared and not names and not (len(overlap) >= 2 and closest):
+    by_meaning = closest and related and bool(cues or mild)
+    if not shared and not names and not (len(overlap) >= 2 and closest) and not by_meaning:
         return None  # no common attribute family: only a close statement sharing two topic words
-    about = f"same subject ({'/'.join(shared or names or overlap[:1])}; similarity {similarity:.2f}"
+    subject = "/".join(shared or names or overlap[:1]) or "closest by meaning"
+    about = f"same subject ({subject}; similarity {similarity:.2f}"
     about += f"; shared words {', '.join(overlap[:4])})" if overlap else "; closest older statement)"
     if new.speaker and old.speaker and new.speaker != old.speaker:
         # Two speakers of a transcript: what Gina says does not outdate what Jon said.
@@ -159,6 +180,10 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         return None
     if new.text.strip() == old.text.strip():
         return None  # a restatement: nothing to decide
+    if two_scopes(new, old):
+        cases = f"{', '.join(sorted(old.scope))} / {', '.join(sorted(new.scope))}"
+        why = f"{about}; each holds for its own case ({cases})"
+        return Decision(Action.COEXIST, "different_scope", why, len(overlap))
     if new.topics == old.topics and not cues and not new.negated:
         if new.values == old.values:
             return None
@@ -170,7 +195,7 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         return Decision(action, "different_value", why, len(overlap))
     if new.additive:
         return Decision(Action.COEXIST, "additive_cue", f"{about}; the newer one adds to it", len(overlap))
-    if cues and (overlap or names or shared):
+    if cues and (overlap or names or shared or by_meaning):
         cue = cues[0]
         return Decision(Action.SUPERSEDE, "change_cue", f"{about}; change cue {cue!r}", len(overlap))
     # Only a value differs: "I live in Boston" / "I live in Denver", not "the report is
@@ -186,7 +211,7 @@ def decide(new: Statement, old: Statement, *, similarity: float, closest: bool) 
         )
     if own_values and _second_item(new, old):
         return None  # "the slides are due Wednesday" beside "the report is due Friday"
-    if old.topics and old.topics < new.topics:
+    if old.topics and old.topics < new.topics and old.values <= new.values:
         why = f"{about}; the newer one says all of it and more"
         return Decision(Action.REFINE, "refinement", why, len(overlap))
     rule = "negation" if new.negated and not old.negated else "same_subject"

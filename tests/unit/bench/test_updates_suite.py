@@ -91,3 +91,20 @@ def test_cases_record_each_question_per_method_and_phase(tmp_path, minilm) -> No
     assert "false_supersede" in keep.metrics
     assert all(isinstance(text, str) and isinstance(marked, bool) for text, marked in keep.shown)
     assert {c.kind for c in cases} == {"update", "keep", "none"}
+
+
+def test_the_independent_sources_are_apart_and_play_the_assistants_echo() -> None:
+    dev, held = load_suite("independent"), load_suite("independent-held")
+    assert {c.split for c in dev.cases} == {"indep"} and {c.split for c in held.cases} == {"indep-held"}
+    assert not {c.first for c in dev.cases} & {c.first for c in held.cases}
+    assert {c.lang for c in dev.cases} == {"en", "zh"} == {c.lang for c in held.cases}
+    echoed = [c for c in dev.cases if c.echo]
+    assert echoed
+    convs = build_conversations(dev, prefix="independent-")
+    assert all(c.user_id.startswith("independent-") for c in convs)
+    for conv in convs:
+        turns = list(conv.turns)
+        for case in conv.cases:
+            if case.echo:
+                said = next(i for i, t in enumerate(turns) if t.content == case.first)
+                assert (turns[said + 1].role, turns[said + 1].content) == ("assistant", case.echo)
