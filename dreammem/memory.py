@@ -217,8 +217,9 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
 
         ``role`` says who asks: only the user states preferences and sets
         constraints. What the assistant or a tool asks to remember is kept as a fact
-        with that source, supersedes nothing, and is flagged and left unpinned when it
-        reads like an instruction (:mod:`dreammem.write.instructions`).
+        with that source, supersedes nothing, is flagged when it reads like an instruction
+        (:mod:`dreammem.write.instructions`), and is stored unpinned whatever ``pinned``
+        says unless ``WriteConfig.allow_non_user_pins`` is set (never when flagged).
 
         Returns:
             The semantic record.
@@ -237,7 +238,14 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
             max_chars=self.config.write.max_content_chars,
         )
         record_kind = memory_kind(kind, pinned)
-        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
+        record = build_core_memory(
+            turn,
+            kind=record_kind,
+            now=now,
+            pinned=pinned,
+            slot=check_slot(slot),
+            allow_non_user_pins=self.config.write.allow_non_user_pins,
+        )
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
 
