@@ -134,9 +134,10 @@ def save_memory(
 
     The model chose to save it, so the memory's source is the assistant, never the
     user's own word (the prompt block says "assistant said"), and it supersedes no
-    user statement. It is pinned when asked, unless it reads like an instruction: a
-    tool result that talked the model into saving "always wire money to ..." is
-    stored flagged and unpinned.
+    user statement. ``pin`` pins it only in a store that opts in
+    (``WriteConfig.allow_non_user_pins``, off by default), and never when it reads
+    like an instruction: a tool result that talked the model into saving "always wire
+    money to ..." is stored flagged and unpinned.
     """
     return memory.remember(content, user_id=user_id, session_id=session_id, pinned=pin, role="assistant")
 

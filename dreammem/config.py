@@ -94,6 +94,12 @@ class WriteConfig(_Frozen):
     extract_explicit: bool = Field(
         True, description="Write explicit preferences/corrections at once as semantic records."
     )
+    allow_non_user_pins: bool = Field(
+        False,
+        description="Let remember(role='tool'|'assistant'|'system', pinned=True) and the frameworks' "
+        "save_memory(pin=True) pin a memory. Off: such a memory is stored unpinned (a fact with "
+        "that source). Instruction-like text from a non-user source is never pinned either way.",
+    )
     resolve_updates: bool = Field(
         True,
         description="Compare each new user statement with the user's older ones about the same "

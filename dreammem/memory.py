@@ -52,10 +52,8 @@ from dreammem.write.records import build_core_memory
 __all__ = ["DreamMemory", "Turn", "store_files"]
 
 _ASYNC_GRAPH_RENAMED = "async_graph() is now areplay_graph(); the old name goes in the next release"
-
 Turn = Mapping[str, Any]
-"""One item of :meth:`DreamMemory.add_many`: the keyword arguments of :meth:`DreamMemory.add`
-plus ``content`` and ``user_id``."""
+"""One item of :meth:`DreamMemory.add_many`: :meth:`DreamMemory.add`'s arguments by name."""
 
 _HEADROOM = 4
 """A filtered recall asks each path for this many times more candidates."""
@@ -224,8 +222,9 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
 
         ``role`` says who asks: only the user states preferences and sets
         constraints. What the assistant or a tool asks to remember is kept as a fact
-        with that source, supersedes nothing, and is flagged and left unpinned when it
-        reads like an instruction (:mod:`dreammem.write.instructions`).
+        with that source, supersedes nothing, is flagged when it reads like an instruction
+        (:mod:`dreammem.write.instructions`), and is stored unpinned whatever ``pinned``
+        says unless ``WriteConfig.allow_non_user_pins`` is set (never when flagged).
 
         Returns:
             The semantic record.
@@ -244,7 +243,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
             max_chars=self.config.write.max_content_chars,
         )
         record_kind = memory_kind(kind, pinned)
-        record = build_core_memory(turn, kind=record_kind, now=now, pinned=pinned, slot=check_slot(slot))
+        options = {"pinned": pinned, "allow_non_user_pins": self.config.write.allow_non_user_pins}
+        record = build_core_memory(turn, kind=record_kind, now=now, slot=check_slot(slot), **options)
         self.engine.persist([record], [" ".join(tokenize(record.content))], enqueue=[])
         return record
 

@@ -1,8 +1,9 @@
 """Distill: decide what each scored record becomes.
 
 * 4-5: kept in full (its importance becomes the score);
-* 2-3: compressed, per session and in groups of ``summary_group_size``, into a
-  one-line episodic summary that keeps entities and numbers;
+* 2-3: compressed, per session and speaker and in groups of ``summary_group_size``,
+  into a one-line episodic summary that keeps entities and numbers (a summary of
+  tool or assistant turns keeps their role and their instruction flag, never the user's);
 * 1: dropped, i.e. archived by :mod:`dreammem.dream.forget`;
 * repeated user observations: one pattern record (:mod:`dreammem.dream.patterns`);
 * a turn whose explicit content is already held, word for word, by an active semantic
@@ -37,7 +38,14 @@ from dreammem.dream.guard import protected_tokens, uncarried_words
 from dreammem.dream.linked import LINKED_REASON
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.patterns import Embed, find_patterns
-from dreammem.dream.replacement import GuardNote, Replacement, distilled_record, guarded, normalize_text
+from dreammem.dream.replacement import (
+    GuardNote,
+    Replacement,
+    distilled_record,
+    guarded,
+    normalize_text,
+    speaker_role,
+)
 from dreammem.dream.score import Scored
 from dreammem.errors import LLMError
 from dreammem.types import Kind, Layer, MemoryRecord, Role
@@ -100,7 +108,7 @@ def _line(record: MemoryRecord) -> str:
     Cutting a short record to its sentences with protected tokens would lose what it
     says ("I've given up the chicken salad; lunch is a veggie wrap now").
     """
-    role = (record.role or Role.USER).value
+    role = speaker_role(record).value
     flat = " ".join(record.content.split())
     return f"{role}: {flat if len(flat) <= _LINE_CHARS else compress_line(flat)}"
 
@@ -181,9 +189,11 @@ def distill(
 
 
 def _groups(items: Sequence[Scored], size: int) -> list[list[MemoryRecord]]:
-    by_session: dict[str, list[MemoryRecord]] = {}
+    """Groups of one session and one speaker: a summary never mixes the user's words with others'."""
+    by_session: dict[tuple[str, Role], list[MemoryRecord]] = {}
     for item in items:
-        by_session.setdefault(item.record.session_id or "", []).append(item.record)
+        key = (item.record.session_id or "", speaker_role(item.record))
+        by_session.setdefault(key, []).append(item.record)
     groups: list[list[MemoryRecord]] = []
     for records in by_session.values():
         records.sort(key=lambda r: (r.event_time, r.created_at))

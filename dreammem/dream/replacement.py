@@ -5,6 +5,12 @@ new (or surviving) record standing in for several sources. :func:`guarded` appli
 the verbatim guard: a source whose protected tokens are not all in the new content is
 kept as it is, and a new content carrying a number none of its sources has is
 rejected outright.
+
+Provenance survives the replacement: a record distilled from any non-user source
+(a tool result, an assistant or system turn) takes that source's role, is never pinned
+and never a preference or constraint, and carries the "instruction-like, not from the
+user" flag (:data:`~dreammem.write.instructions.SUSPECT_KEY`) when any source did or
+when its own text reads like an instruction.
 """
 
 from __future__ import annotations
@@ -16,9 +22,13 @@ from datetime import datetime
 from typing import Any
 
 from dreammem.dream.guard import invented_numbers, missing_tokens
-from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Source
+from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Role, Source
+from dreammem.write.instructions import SUSPECT_KEY, looks_like_instruction
 
-__all__ = ["GuardNote", "Replacement", "distilled_record", "guarded", "normalize_text"]
+__all__ = ["GuardNote", "Replacement", "distilled_record", "guarded", "normalize_text", "speaker_role"]
+
+_SOURCE_ROLE = {Source.TOOL: Role.TOOL, Source.ASSISTANT: Role.ASSISTANT}
+_USER_ONLY_KINDS = frozenset({Kind.PREFERENCE, Kind.CONSTRAINT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +89,18 @@ def normalize_text(text: str) -> str:
     return " ".join(kept.split())
 
 
+def speaker_role(record: MemoryRecord) -> Role:
+    """Who a record's words come from: its role, else what its source says (a summary of the user: user)."""
+    if record.role is not None:
+        return record.role
+    return _SOURCE_ROLE.get(record.source, Role.USER)
+
+
+def _non_user_role(sources: Sequence[MemoryRecord]) -> Role | None:
+    """The first non-user role among the sources (None: every source is the user's own words)."""
+    return next((r for r in map(speaker_role, sources) if r is not Role.USER), None)
+
+
 def distilled_record(
     content: str,
     sources: Sequence[MemoryRecord],
@@ -94,18 +116,27 @@ def distilled_record(
     """A new record distilled from ``sources`` (provenance = their ids, time = the newest).
 
     It expires (``metadata["expires_at"]``) only when every source does, with the last.
+    Derived from any non-user source, it keeps that role and is never a claim of the
+    user's (see the module docstring).
     """
     newest = max(sources, key=lambda s: s.event_time)
     expiries = [s.metadata.get("expires_at") for s in sources]
     if all(isinstance(e, str) for e in expiries):
         # What it stands for all expires: so does it, with the last of them.
         metadata = {**dict(metadata), "expires_at": max(str(e) for e in expiries)}
+    role = _non_user_role(sources)
+    if role is not None:
+        pinned = False
+        kind = Kind.FACT if kind in _USER_ONLY_KINDS else kind
+        if any(s.metadata.get(SUSPECT_KEY) is True for s in sources) or looks_like_instruction(content):
+            metadata = {**dict(metadata), SUSPECT_KEY: True}
     return MemoryRecord(
         user_id=newest.user_id,
         content=content,
         layer=layer,
         kind=kind,
         source=Source.DISTILLED,
+        role=role,
         agent_id=newest.agent_id,
         session_id=newest.session_id,
         # Consolidation never raises confidence: a distillate is as sure as its least sure source.

@@ -6,7 +6,8 @@ Three sources, in this order (docs/concepts.md, "Dreaming"):
    input is high priority (3), assistant and tool output normal (2), errors low (1);
 2. **rules**: explicit preferences, constraints and corrections (English and
    Chinese), hard limits ("must", "only", "不超过", ...), key entities (amounts, dates,
-   ids, contacts), names, and small talk;
+   ids, contacts), names, and small talk (acknowledgements and "let me check ..." from
+   any speaker score 1: the dream archives them, it never summarises them);
 3. **the LLM**, last, only for the records the rules cannot decide, in batches of
    ``llm_batch_size`` (20-30) per call, anchored with the task goal, user profile and
    project stage. The LLM never lowers a high-priority record below 4 (or below its
@@ -32,7 +33,7 @@ from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.errors import LLMError
 from dreammem.text.entities import KEY_KINDS
 from dreammem.text.filler import is_filler, is_tool_echo
-from dreammem.text.tokenize import tokenize
+from dreammem.text.tokenize import query_terms, tokenize
 from dreammem.types import Kind, MemoryRecord, Priority, Role, Source
 from dreammem.write.rules import detect_explicit
 
@@ -46,10 +47,12 @@ HIGH_FLOOR = 4
 _FILLER = re.compile(
     r"^\s*(?:sure|of course|certainly|happy to help|glad to help|let me (?:check|see|look)|"
     r"here(?:'s| is| are)|i can help|anything else|you'?re welcome|no problem|one moment|got it|"
-    r"好的|没问题|马上|稍等|请稍等|还有什么)",
+    r"好的|没问题|马上|稍等|请稍等|还有什么|我?(?:看|查|找)一下)",
     re.IGNORECASE,
 )
 _FILLER_MAX_TOKENS = 14
+_USER_FILLER_TERMS = 1
+_GLUE = " ,.;:!?，。；：！？、"
 _HARD_LIMIT = re.compile(
     r"\b(?:must|never|only|not exceed|no more than|at most|at least|no later than|mandatory|forbidden"
     r"|prohibited)\b|不超过|只能|必须|禁止|绝不|不得|至少|最多|上限|不能",
@@ -83,6 +86,22 @@ def is_noise(text: str) -> bool:
     return is_filler(text) or is_tool_echo(text)
 
 
+def _is_filler_turn(record: MemoryRecord) -> bool:
+    """A short acknowledgement or "let me check" with nothing protected in it.
+
+    From the user it may name one thing besides ("Let me check my calendar.", "我看一下日历。"):
+    an opener followed by more content ("Sure, I'd love sushi tonight") is not filler.
+    """
+    text = record.content
+    opener = _FILLER.match(text)
+    if opener is None or len(tokenize(text, cjk_chars=False)) > _FILLER_MAX_TOKENS or protected_tokens(text):
+        return False
+    rest = text[opener.end() :]
+    while (more := _FILLER.match(rest.lstrip(_GLUE))) is not None:  # "稍等，我查一下"
+        rest = rest.lstrip(_GLUE)[more.end() :]
+    return record.role is not Role.USER or len(query_terms(rest)) <= _USER_FILLER_TERMS
+
+
 def _metadata_score(record: MemoryRecord) -> tuple[int, str]:
     if record.pinned or record.source is Source.USER_EXPLICIT:
         return 5, "pinned or explicit"
@@ -111,8 +130,7 @@ def rule_score(record: MemoryRecord) -> tuple[int, str, bool]:
         return 1, "small talk", True
     if record.role is Role.USER and _HARD_LIMIT.search(text):
         return max(base, 4), "hard limit", True
-    short = len(tokenize(text, cjk_chars=False)) <= _FILLER_MAX_TOKENS
-    if record.role is not Role.USER and short and _FILLER.match(text) and not protected_tokens(text):
+    if _is_filler_turn(record):
         return 1, "filler", True
     kinds = {e.kind for e in entities(text)}
     if record.role is Role.TOOL or record.priority is Priority.LOW:

@@ -70,15 +70,20 @@ _SOURCE_LABEL = {
     Source.INFERRED: "inferred",
 }
 
+_SUMMARY_OF = {Role.TOOL: "tool output", Role.ASSISTANT: "assistant turns", Role.SYSTEM: "system turns"}
+
 
 def provenance(record: MemoryRecord) -> str:
     """Where a memory came from, in words: "user said", "assistant said", "tool returned", ...
 
-    A system turn (stored with the assistant's source) says "system said"; a record
-    the write path flagged as instruction-like says so too.
+    A system turn (stored with the assistant's source) says "system said"; a dream
+    summary of non-user turns says whose ("dream summary of tool output"); a record
+    flagged as instruction-like says so too.
     """
     if record.role is Role.SYSTEM and record.source is Source.ASSISTANT:
         label = "system said"
+    elif record.source is Source.DISTILLED and record.role in _SUMMARY_OF:
+        label = f"dream summary of {_SUMMARY_OF[record.role]}"
     else:
         label = _SOURCE_LABEL[record.source]
     if record.metadata.get(SUSPECT_KEY) is True:

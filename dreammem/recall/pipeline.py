@@ -62,6 +62,7 @@ from dreammem.recall.gate import (
     relative_floor_for,
 )
 from dreammem.recall.lineage import inherited_cosines
+from dreammem.recall.on_topic import on_topic
 from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
 from dreammem.recall.recipe import (
     PATHS,
@@ -176,6 +177,7 @@ class RecallPipeline:
             clock.lap("rerank", start)
         start = time.perf_counter()
         kept = self._relevant(query, self._finish(query, scored), ranked, sole=bool(claimed))
+        kept = kept if claimed else [s for s in kept if s.fused.timed or on_topic(query.text, s.record)]
         twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
         aliases = {t.id: s.record.id for s in kept for t in s.twins}
         ranked_hits = current_first(

@@ -14,6 +14,8 @@ Two signals, either suffices:
   into a claim had the user said it (a preference, a constraint, a correction, "remember
   ..."): a plain fact with a slot is not one ("Noted: Excel reports", an assistant's
   acknowledgement, restates a value; it orders nothing);
+* the text imitates the memory block itself ("... user said: wire the funds", "[pinned]",
+  "</memory>", "用户说："), which would forge a memory of the user's;
 * the text addresses the agent: a role marker ("SYSTEM:", "[assistant]", "系统："),
   an override ("ignore previous instructions", "忽略之前的指令"), an order about the
   future ("from now on", "always"/"never" + verb, "you must", "从现在开始", "以后都",
@@ -42,6 +44,13 @@ _ROLE_MARKER = re.compile(
     r"|(?:系统|管理员|助手|用户|指令)(?:提示|消息|通知)?\s*[:：]",
     re.IGNORECASE,
 )
+_BLOCK_WORDING = re.compile(
+    r"\b(?:user|assistant|system)\s+said\s*[:：]|\btool\s+returned\s*[:：]|\bdream\s+summary\b[^:：\n]{0,30}[:：]"
+    r"|\[(?:pinned|earlier,\s*possibly\s+outdated)[^\]]*\]|</?memory>"
+    r"|(?:用户|助手|系统)(?:说|表示|要求)\s*[:：]|工具返回\s*[:：]",
+    re.IGNORECASE,
+)
+"""The prompt block's own wording ("user said:", "[pinned]", "<memory>"): quoting it forges a memory."""
 _OVERRIDE = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}?\b(?:instructions?|prompts?|rules?|"
     r"guidelines?|policy|policies|messages?|context|everything)\b"
@@ -74,7 +83,7 @@ def looks_like_instruction(text: str) -> bool:
     """
     folded = unicodedata.normalize("NFKC", text)
     folded = "".join(ch for ch in folded if unicodedata.category(ch) not in {"Cf", "Cc"} or ch.isspace())
-    if _ROLE_MARKER.search(folded) or _OVERRIDE.search(folded) or _ORDER.search(folded):
+    if any(p.search(folded) for p in (_ROLE_MARKER, _BLOCK_WORDING, _OVERRIDE, _ORDER)):
         return True
     explicit = detect_explicit(folded)
     return explicit is not None and (explicit.pinned or explicit.correction or explicit.kind is not Kind.FACT)

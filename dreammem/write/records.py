@@ -117,7 +117,13 @@ def _flagged(turn: TurnInput) -> dict[str, Any]:
 
 
 def build_core_memory(
-    turn: TurnInput, *, kind: Kind, now: datetime, pinned: bool = True, slot: str | None = None
+    turn: TurnInput,
+    *,
+    kind: Kind,
+    now: datetime,
+    pinned: bool = True,
+    slot: str | None = None,
+    allow_non_user_pins: bool = False,
 ) -> MemoryRecord:
     """A semantic record for ``remember(...)``.
 
@@ -125,12 +131,13 @@ def build_core_memory(
     one the explicit-memory rules read off the text. What another role than the user
     asks to remember is kept as an unpinned fact with that role's source: only the
     user states preferences and sets constraints; what another role asks to pin is
-    pinned only when it does not read like an instruction.
+    stored unpinned, unless the store opts in (``allow_non_user_pins``, from
+    ``WriteConfig``) and the text does not read like an instruction.
     """
     if turn.role is not Role.USER:
         source = source_for_role(turn.role)
         metadata = _flagged(turn)
-        pin = pinned and not metadata.get(SUSPECT_KEY, False)
+        pin = pinned and allow_non_user_pins and not metadata.get(SUSPECT_KEY, False)
         record = _semantic(
             turn,
             kind=Kind.FACT if kind in _USER_ONLY_KINDS else kind,

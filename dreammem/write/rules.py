@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from dreammem.text.entities import extract_entities
 from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.types import Kind
+from dreammem.write.keep_request import asks_to_keep
 
 __all__ = ["Explicit", "detect_explicit", "is_question", "states_name"]
 
@@ -32,8 +33,8 @@ class Explicit:
 
 
 _I = re.IGNORECASE
-# Only the imperative pins: "Remember: ...", "please remember ...", "don't forget ...".
-# "I'll always remember that trip" or "Remember when we ...?" are reminiscences.
+# Only a request to keep something pins (dreammem.write.keep_request): "Remember: ...",
+# "please remember my ...", "don't forget I ..."; "Remember this photo?" is a recollection.
 _QUESTION_END = re.compile(r"[?？]\s*$|[吗呢么]\s*[。.!！]?\s*$")
 _QUESTION_START = re.compile(
     r"(?:what|which|who|whom|whose|when|where|why|how|do|does|did|is|are|was|were|am|can|could|"
@@ -41,13 +42,6 @@ _QUESTION_START = re.compile(
     _I,
 )
 _QUESTION_ZH = re.compile(r"什么|哪|谁|几[个点时天]|多少|怎么|为什么|是否|是不是|有没有")
-_REMEMBER = re.compile(
-    r"(?:^|[.!?;]\s+|\bplease\s+|\b(?:can|could|would|will) you\s+)"
-    r"(?:remember|don'?t forget|note that|keep in mind)\b"
-    r"(?!\s+(?:when|how|the\s+time|that\s+time|those)\b)"
-    r"|记住|别忘了|请记下",
-    _I,
-)
 _CORRECTION = re.compile(
     r"^\s*(?:actually|correction|no,|i meant|sorry,? i meant|to correct)\b|\bnot\b[^.]{1,40}\bbut\b"
     r"|其实|更正|纠正|不是[^。，,]{1,20}而是|我说错了",
@@ -220,7 +214,7 @@ def _states_topic_value(text: GatedText, slot: str) -> bool:
 # The patterns of an explicit memory, skipped on a turn that has none of the literals a match needs.
 _GATE = LiteralGate(
     [
-        _REMEMBER, _CORRECTION, _CONSTRAINT, _PREFERENCE, _LIMIT, *_TOPIC_VALUE.values(),
+        _CORRECTION, _CONSTRAINT, _PREFERENCE, _LIMIT, *_TOPIC_VALUE.values(),
         *_QUALIFIER.values(), *(pattern for pattern, _ in _SLOTS),
     ]
 )  # fmt: skip
@@ -247,7 +241,7 @@ def detect_explicit(text: str) -> Explicit | None:
     ("Can you remember that I'm vegetarian?").
     """
     gated = _GATE.view(text)
-    pinned = bool(gated.search(_REMEMBER))
+    pinned = asks_to_keep(text)
     if is_question(text) and not pinned:
         return None
     correction = bool(gated.search(_CORRECTION))

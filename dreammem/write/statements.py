@@ -31,7 +31,7 @@ from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
 from dreammem.write.rules import states_name
 
-__all__ = ["SINGLE_VALUED", "Statement", "analyse", "shared_names", "two_items", "two_scopes"]
+__all__ = ["SINGLE_VALUED", "Statement", "analyse"]
 
 _I = re.IGNORECASE
 
@@ -319,31 +319,6 @@ class Statement:
         working as it was, so it neither replaces nor casts doubt on another statement.
         """
         return not (self.reported or self.undecided)
-
-
-def two_items(new: Statement, old: Statement) -> bool:
-    """Each statement names its own item by a code the other lacks ("flight LH825" / "flight LH445")."""
-    return bool(new.items and old.items and not new.items & old.items)
-
-
-def two_scopes(new: Statement, old: Statement) -> bool:
-    """Each statement holds under a qualifier of its own: "email for invoices" / "for urgent issues, call me".
-
-    A scope is the common-noun phrase after "for", "during", "when" or "if", or after "on",
-    "at" or "in" opening a clause ("On short flights, ...", "At the office I ..."); a
-    capitalised name there is a value ("for Globex"), a time or number is a schedule. Both
-    need one, and each a word the other statement does not use.
-    """
-    return bool(old.scope - new.topics and new.scope - old.topics)
-
-
-def shared_names(new: Statement, old: Statement) -> frozenset[str]:
-    """Names both statements give; one opening a sentence counts when the other names it inside one.
-
-    "Anna retired; ..." after "... I talk to Anna at Reed LLP": the other statement shows "Anna"
-    is a name, not a capitalised first word. Two sentence openers alone ("Caroline: ...") tie nothing.
-    """
-    return (new.names & old.names) | (new.lead_names & old.names) | (new.names & old.lead_names)
 
 
 @lru_cache(maxsize=1)

@@ -42,7 +42,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from dreammem.write.statements import SINGLE_VALUED, Statement, shared_names, two_items, two_scopes
+from dreammem.write.pairs import shared_names, two_items, two_scopes
+from dreammem.write.statements import SINGLE_VALUED, Statement
 
 __all__ = ["Action", "Decision", "decide"]
 

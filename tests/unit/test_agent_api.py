@@ -54,7 +54,7 @@ def test_ingest_skips_a_reply_that_echoes_the_injected_memory_block(memory: Drea
 def test_save_search_forget_roundtrip(memory: DreamMemory) -> None:
     record = save_memory(memory, "Prefers window seats on flights", user_id="u1")
     pinned = save_memory(memory, "Vegetarian", user_id="u1", pin=True)
-    assert pinned.pinned
+    assert not pinned.pinned  # an agent pins only in a store that opts in (allow_non_user_pins)
     found = search_memory(memory, "window seats", user_id="u1")
     assert record.id in found.text
     assert any(h["id"] == record.id and "paths" in h for h in found.hits)

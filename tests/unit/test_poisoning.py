@@ -169,11 +169,11 @@ def test_langchain_agent_fooled_by_a_web_page_saves_no_claim(memory: DreamMemory
     assert "assistant said (instruction-like, not from the user)" in system.text
 
 
-def test_langchain_save_tool_keeps_a_plain_pin(memory: DreamMemory) -> None:
+def test_langchain_save_tool_pins_nothing_in_a_store_that_did_not_opt_in(memory: DreamMemory) -> None:
     save = {t.name: t for t in langchain_tools(memory)}["save_memory"]
     save.invoke({"content": "The user is vegetarian", "pin": True, "user_id": "u1"})
     [record] = memory.get_all(user_id="u1")
-    assert record.pinned and record.source is Source.ASSISTANT
+    assert not record.pinned and record.source is Source.ASSISTANT
 
 
 @pytest.mark.parametrize("attack", ATTACKS)

@@ -125,12 +125,12 @@ class SummaryLLM:
 def test_a_source_whose_details_the_llm_summary_dropped_joins_it_verbatim() -> None:
     items = [
         Scored(rec("we talked about the garden", 0), 3, "rules", ""),
-        Scored(rec("the plumber Mario comes on 2026-02-03", 1, role=Role.ASSISTANT), 3, "llm", ""),
+        Scored(rec("the plumber Mario comes on 2026-02-03", 1), 3, "llm", ""),
     ]
     plan = run(items, llm=SummaryLLM("Talked about the garden and a plumber visit"))
     (summary,) = plan.summaries
     assert summary.record.content == (
-        "Talked about the garden and a plumber visit; assistant: the plumber Mario comes on 2026-02-03"
+        "Talked about the garden and a plumber visit; user: the plumber Mario comes on 2026-02-03"
     )
     assert summary.replaces == tuple(i.record for i in items)
     assert summary.record.metadata["verbatim_lines_for"] == [items[1].record.id]

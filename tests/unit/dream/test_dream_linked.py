@@ -6,6 +6,7 @@ is a recording fake. The phrasings here are not the update benchmark's.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -169,16 +170,19 @@ def test_a_dream_keeps_the_newer_value_verbatim_and_says_why(memory: DreamMemory
     assert KEPT_WHY_KEY not in memory.store.get("u", [new.id])[0].metadata
 
 
+def _marked(memory: DreamMemory, newer_id: str, content: str, **fields: Any) -> MemoryRecord:
+    """A memory the write path marked as possibly outdated by ``newer_id`` (the mark is library-owned)."""
+    record = memory.add(content, **fields)
+    marked = dataclasses.replace(record, metadata={**record.metadata, OUTDATED_BY_KEY: [newer_id]})
+    memory.store.update([marked])
+    return marked
+
+
 def test_linked_ids_follow_marks_and_supersedes_of_this_user_only(memory: DreamMemory) -> None:
     newer = memory.add(
         "Lately I prefer the Corner Bean cafe.", user_id="u", event_time=T0 + timedelta(hours=2)
     )
-    older = memory.add(
-        "My favourite cafe is Blue Door.",
-        user_id="u",
-        event_time=T0,
-        metadata={OUTDATED_BY_KEY: [newer.id]},
-    )
+    older = _marked(memory, newer.id, "My favourite cafe is Blue Door.", user_id="u", event_time=T0)
     other = memory.add("Lately I prefer the Corner Bean cafe.", user_id="v", event_time=T0)
     queued = memory.store.queued("u")
     assert linked_ids(memory.store, "u", queued) >= {older.id, newer.id}
@@ -194,32 +198,16 @@ def test_a_mark_between_chatter_lines_links_nothing(memory: DreamMemory) -> None
         user_id="u",
         event_time=T0 + timedelta(hours=2),
     )
-    older = memory.add(
-        "The ferry crew brought up the harbour festival.",
-        user_id="u",
-        event_time=T0,
-        metadata={OUTDATED_BY_KEY: [newer.id]},
-    )
-    undecided = memory.add(
-        "露营的地方还没想好。", user_id="u", event_time=T0, metadata={OUTDATED_BY_KEY: [newer.id]}
-    )
+    at = {"user_id": "u", "event_time": T0}
+    older = _marked(memory, newer.id, "The ferry crew brought up the harbour festival.", **at)
+    undecided = _marked(memory, newer.id, "露营的地方还没想好。", **at)
     queued = memory.store.queued("u")
     assert linked_ids(memory.store, "u", queued) == frozenset()
     # A value marked by a report of talk keeps nothing either; a value marked by a value does.
-    value = memory.add(
-        "I take the 7:40 ferry on weekdays.",
-        user_id="u",
-        event_time=T0,
-        metadata={OUTDATED_BY_KEY: [newer.id]},
-    )
+    value = _marked(memory, newer.id, "I take the 7:40 ferry on weekdays.", **at)
     assert linked_ids(memory.store, "u", memory.store.queued("u")) == frozenset()
     later = memory.add("These days I take the 8:10 ferry.", user_id="u", event_time=T0 + timedelta(hours=3))
-    marked = memory.add(
-        "I ride the 6:55 ferry most mornings.",
-        user_id="u",
-        event_time=T0,
-        metadata={OUTDATED_BY_KEY: [later.id]},
-    )
+    marked = _marked(memory, later.id, "I ride the 6:55 ferry most mornings.", **at)
     assert linked_ids(memory.store, "u", memory.store.queued("u")) == {marked.id, later.id}
     assert not {older.id, undecided.id, value.id} & linked_ids(memory.store, "u", memory.store.queued("u"))
 

@@ -42,7 +42,7 @@ def test_save_search_forget(memory: DreamMemory) -> None:
         and not record.pinned
     )
     pinned = str(tools["save_memory"].call(content="Vegetarian", pin=True)).split()[-1].rstrip(".")
-    assert memory.get(pinned, user_id="u1").pinned
+    assert not memory.get(pinned, user_id="u1").pinned  # the store did not opt in to agent pins
     found = tools["search_memory"].call(query="office gate code")
     assert f"[{record_id}]" in str(found) and "The gate code of the office is 4312" in str(found)
     assert str(tools["forget_memory"].call(memory_id=record_id)) == f"Forgot memory {record_id}."
