@@ -235,6 +235,10 @@ def _member(kind: type[_E], value: str) -> _E:
 _PRIORITIES: dict[int, Priority] = {member.value: member for member in Priority}
 
 
+_LATER_FIELDS = ("speaker",)
+"""Fields whose column a later migration added (15): a row of an older layout reads them as None."""
+
+
 class RecordDecoder:
     """Decodes value rows of one column layout into records: what :meth:`MemoryRecord.from_dict` gives.
 
@@ -245,7 +249,8 @@ class RecordDecoder:
 
     Args:
         names: The column names, in the order of each row's values (extra columns are
-            ignored; every field of :class:`MemoryRecord` must be there).
+            ignored; every field of :class:`MemoryRecord` must be there but those of
+            ``_LATER_FIELDS``, which read as None).
         loads: Parses the stored text of ``provenance``, ``entities`` and ``metadata``.
 
     Raises:
@@ -255,9 +260,22 @@ class RecordDecoder:
     def __init__(self, names: Sequence[str], loads: Callable[[str], Any]) -> None:
         position = {name: index for index, name in enumerate(names)}
         order = [f.name for f in fields(MemoryRecord)]  # the constructor's parameter order
-        if missing := [name for name in order if name not in position]:
+        if missing := [name for name in order if name not in position and name not in _LATER_FIELDS]:
             raise ValueError(f"no column for the record fields {missing}")
-        self._values = itemgetter(*(position[name] for name in order))
+        later = [name for name in _LATER_FIELDS if name not in position]
+        getter = itemgetter(*(position[name] for name in order if name in position))
+        if later:  # a layout from before these columns: they read as None
+            at = [order.index(name) for name in later]
+
+            def values(row: Sequence[Any]) -> tuple[Any, ...]:
+                found = list(getter(row))
+                for index in at:
+                    found.insert(index, None)
+                return tuple(found)
+
+            self._values: Callable[[Sequence[Any]], tuple[Any, ...]] = values
+        else:
+            self._values = getter
         self._loads = loads
 
     def __call__(self, row: Sequence[Any]) -> MemoryRecord:

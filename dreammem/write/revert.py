@@ -23,12 +23,18 @@ REVERTED_KEY = "update_reverted"
 def reverted(record: MemoryRecord, *, now: datetime) -> MemoryRecord:
     """``record`` active again, its update decision kept under ``update_reverted``.
 
+    A record its slot superseded (a newer value of the same ``subject/attribute``) is not
+    reverted: both would be active in one slot. ``update`` the newer value instead.
+
     Raises:
-        ValidationError: the record was not superseded by a write-time update decision.
+        ValidationError: the record was not superseded by a write-time update decision, or
+            was superseded by its slot.
     """
     note = record.metadata.get(DECISION_KEY)
     if record.status is not Status.SUPERSEDED or not isinstance(note, dict):
         raise ValidationError("only a record superseded by an update decision can be reverted")
+    if note.get("rule") == "slot":
+        raise ValidationError("a newer value of the same slot replaced it: update that value instead")
     metadata = {k: v for k, v in record.metadata.items() if k != DECISION_KEY}
     metadata[REVERTED_KEY] = {**note, "reverted_at": now.isoformat()}
     return dataclasses.replace(

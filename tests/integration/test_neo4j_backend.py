@@ -141,11 +141,8 @@ def test_a_stopped_server_fails_fast_typed_and_loses_nothing_acknowledged(neo4j_
     acknowledged = [memory.add(f"note {n} before the outage", user_id=user).id for n in range(5)]
     neo4j_server.stop()
     try:
-        start = time.monotonic()
-        down = memory.recall("note", user_id=user)  # recall degrades, it does not raise
-        assert not down.hits and {"vector", "keyword"} <= set(down.degraded)
-        assert time.monotonic() - start < 10
         for call in (
+            lambda: memory.recall("note", user_id=user),  # every index path failed: an error, not "nothing"
             lambda: memory.add("a note during the outage", user_id=user),
             lambda: memory.dream(user_id=user),
         ):

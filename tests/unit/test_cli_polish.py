@@ -143,7 +143,7 @@ def test_a_file_or_an_unwritable_path_is_one_error_line(
     # Below a file, and in /sys (no one may create a directory there, root included: Linux CI).
     for unwritable in (afile / "store", Path("/sys/dreammem-test-store")):
         out = _main(monkeypatch, capsys, "add", "hello", "--user", "u", "--path", str(unwritable))
-        assert out.startswith(f"error: ConfigError: cannot open a store at {unwritable}")
+        assert out.startswith("error: ConfigError: cannot ") and str(unwritable) in out
         assert len(out.strip().splitlines()) == 1
 
 

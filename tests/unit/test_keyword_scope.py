@@ -26,7 +26,7 @@ from dreammem.embed import HashingEmbedder
 from dreammem.stores import fts_query
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore, keyword
-from dreammem.stores.sqlite.codec import scope_token
+from dreammem.stores.sqlite.codec import COLUMNS, scope_token
 
 WORDS = "kayak lisbon tea rain garden budget camera flight ticket oolong violin harbour".split()
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -154,6 +154,11 @@ def test_a_schema_9_store_is_migrated_and_ranks_like_a_new_one(
     monkeypatch.setattr(sqlite_module, "MIGRATIONS", MIGRATIONS[:9])
     monkeypatch.setattr(records_module, "insert_fts_rows", _v9_insert)
     monkeypatch.setattr(unit_module, "ground_records", lambda *args: None)  # nor grounded times (14)
+    old_columns = [c for c in COLUMNS if c != "speaker"]  # nor the speaker column (15)
+    marks = ", ".join(f":{c}" for c in old_columns)
+    monkeypatch.setattr(
+        records_module, "_INSERT", f"INSERT INTO records ({', '.join(old_columns)}) VALUES ({marks})"
+    )
     with DreamMemory(tmp_path / "old", config=config, embedder=HashingEmbedder()) as old:
         assert old.store.schema_version == 9
         old.add_many(turns)

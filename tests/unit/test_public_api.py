@@ -40,6 +40,7 @@ PUBLIC = [
     "ScopeError",
     "Source",
     "Status",
+    "StoreVersionError",
     "UndoResult",
     "ValidationError",
     "__version__",

@@ -17,6 +17,7 @@ from dreammem.recall.current import CURRENT_PATHS, current_first
 from dreammem.recall.result import Hit
 from dreammem.types import MemoryRecord, Status
 from dreammem.write.relations import OUTDATED_BY_KEY
+from tests.marks import mark_outdated
 
 T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
 
@@ -134,13 +135,10 @@ def test_recall_and_block_show_the_current_value_first(memory: DreamMemory) -> N
     new = memory.add(
         "Actually please phone me about project updates", user_id="u1", event_time=T0 + timedelta(days=1)
     )
-    memory.add(
-        "For project updates I prefer email",
-        user_id="u1",
-        event_time=T0,
-        metadata={OUTDATED_BY_KEY: [new.id]},
+    mark_outdated(
+        memory, memory.add("For project updates I prefer email", user_id="u1", event_time=T0), new.id
     )
-    memory.add("email " * 3 + "project updates by email", user_id="u2", metadata={OUTDATED_BY_KEY: [new.id]})
+    mark_outdated(memory, memory.add("email " * 3 + "project updates by email", user_id="u2"), new.id)
     result = memory.recall("project updates by email", user_id="u1", k=5)
     contents = [h.record.content for h in result]
     assert contents.index(new.content) < contents.index("For project updates I prefer email")
@@ -158,9 +156,7 @@ def test_a_mark_on_the_same_text_twin_counts(tmp_path: Path) -> None:
     new = memory.add("The standup moved to 10:00", user_id="u1", event_time=T0 + timedelta(days=1))
     # a turn and an explicit fact with the same text: only the fact carries the mark
     memory.add("Standup is at 9:30 every day", user_id="u1", event_time=T0)
-    memory.remember(
-        "Standup is at 9:30 every day", user_id="u1", pinned=False, metadata={OUTDATED_BY_KEY: [new.id]}
-    )
+    mark_outdated(memory, memory.remember("Standup is at 9:30 every day", user_id="u1", pinned=False), new.id)
     result = memory.recall("Standup is at 9:30 every day", user_id="u1", k=5)
     old = next(h for h in result if h.record.content.startswith("Standup is at 9:30"))
     assert old.outdated_by == (new.id,)
@@ -189,9 +185,8 @@ def test_recall_shows_a_turn_and_its_fact_once_when_an_older_hit_points_at_the_f
     memory = DreamMemory(tmp_path / "s", embedder=HashingEmbedder(), config=config)
     memory.add("I love green tea in the morning now", user_id="u1", event_time=T0 + timedelta(days=1))
     (fact,) = [r for r in memory.store.find("u1") if r.layer.value == "semantic"]
-    memory.remember(
-        "Morning coffee, black, every day", user_id="u1", pinned=False, metadata={OUTDATED_BY_KEY: [fact.id]}
-    )
+    coffee = memory.remember("Morning coffee, black, every day", user_id="u1", pinned=False)
+    mark_outdated(memory, coffee, fact.id)
     result = memory.recall("green tea or coffee in the morning?", user_id="u1", k=5)
     texts = [h.record.content for h in result]
     assert texts.count("I love green tea in the morning now") == 1
