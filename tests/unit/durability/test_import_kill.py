@@ -89,7 +89,8 @@ def test_sigkill_during_an_import_leaves_all_or_nothing(tmp_path: Path) -> None:
         state = _state(path)
         outcomes.append((finished, state[0]))
         assert state in {(0, 0, False), whole}, f"kill {kill} at a part of the import: {state}"
-        assert finished == (state == whole)
+        # A kill can land after the commit but before the child says "done": whole, not finished.
+        assert state == whole if finished else state in {(0, 0, False), whole}
         with DreamMemory(path, embedder=HashingEmbedder()) as memory:
             memory.import_(file, user_id="u1")  # rerun: completes it
         assert _state(path) == whole
