@@ -141,7 +141,7 @@ class RecallConfig(_Frozen):
     path_weights: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
         default_factory=dict,
         description="Weight of a path's rank in the fusion, by path name; a path not named keeps its "
-        "recipe weight (dreammem.recall.recipe.PATHS: vector 0.5, graph 0.25, person 0.5, the others "
+        "recipe weight (dreammem.recall.recipe.PATHS: graph 0.25, person 0.5, second_vector 0.5, the others "
         "1.0). 0 leaves the path's list out of the fusion.",
     )
     rerank_top: int = Field(30, ge=1, description="Fused candidates given to the reranker.")

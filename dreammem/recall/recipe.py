@@ -80,9 +80,7 @@ _FIRST = ("keyword", "vector", "temporal")
 PATHS: Mapping[str, PathSpec] = {
     spec.name: spec
     for spec in (
-        PathSpec(
-            "vector", "nearest memories by embedding cosine", weight=0.5, judged="similarity", index=True
-        ),
+        PathSpec("vector", "nearest memories by embedding cosine", judged="similarity", index=True),
         PathSpec(
             "keyword",
             "BM25 over the memory's words and its turn's context",

@@ -116,8 +116,8 @@ def test_a_preset_names_the_paths_and_explicit_paths_win() -> None:
     assert RecallConfig(preset="lexical").active_paths == ("keyword", "temporal")
     assert RecallConfig(preset="lexical", paths=("vector",)).active_paths == ("vector",)
     assert (
-        RecallConfig().weight("vector") == 0.5
-        and RecallConfig(path_weights={"vector": 2.0}).weight("vector") == 2.0
+        RecallConfig().weight("graph") == 0.25
+        and RecallConfig(path_weights={"graph": 2.0}).weight("graph") == 2.0
     )
 
 

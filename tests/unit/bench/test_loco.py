@@ -101,7 +101,7 @@ def test_scoring_with_cached_paths_matches_plain_recall_and_restores_the_pipelin
 def test_run_loco_reports_folds_spread_and_pooled_held_out(conversations: list[LocomoConversation]) -> None:
     method = DreamMemMethod(DreamMemConfig(), embedder=HashingEmbedder())
     try:
-        grid = FusionGrid(rrf_k=(10, 60), vector=(0.5,), temporal=(1.0,), graph=(0.25,))
+        grid = FusionGrid(rrf_k=(10, 60), vector=(1.0,), temporal=(1.0,), graph=(0.25,))
         result = run_loco(method, conversations, grid=grid, k=5)
     finally:
         method.close()
