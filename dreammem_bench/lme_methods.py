@@ -28,6 +28,7 @@ from dreammem.text.tokenize import query_terms, tokenize
 from dreammem.types import MemoryRecord
 from dreammem_bench.lme_metrics import Item
 from dreammem_bench.longmemeval import LmeQuestion
+from dreammem_bench.methods import swapped_stages
 
 __all__ = [
     "BM25Turns",
@@ -61,22 +62,37 @@ def _turn_items(question: LmeQuestion, positions: Sequence[int]) -> list[Item]:
     return [(turns[i].session_id, turns[i].turn_id) for i in positions]
 
 
-class MiniLMTurns:
-    """Cosine of the question to each turn (exact, numpy)."""
+class _Cosine:
+    """Cosine of the question to each of a haystack's texts (exact, numpy); subclasses say which texts."""
 
-    def __init__(self, embedder: Embedder, name: str = "minilm") -> None:
+    def __init__(self, embedder: Embedder, name: str) -> None:
         self.name = name
         self._embedder = embedder
         self._vectors: Any = None
 
+    def texts(self, question: LmeQuestion) -> list[str]:
+        """The texts ranked, in haystack order."""
+        raise NotImplementedError
+
     def index(self, question: LmeQuestion) -> None:
-        """Embed every turn."""
-        self._vectors = self._embedder.embed_documents([t.content for t in question.turns])
+        """Embed every text."""
+        self._vectors = self._embedder.embed_documents(self.texts(question))
 
     def positions(self, question: LmeQuestion, depth: int) -> list[int]:
-        """Turn positions, most similar first."""
+        """Text positions, most similar first."""
         scores = self._vectors @ self._embedder.embed_query(question.question)
         return [int(i) for i in np.argsort(-scores, kind="stable")[:depth]]
+
+
+class MiniLMTurns(_Cosine):
+    """Cosine of the question to each turn."""
+
+    def __init__(self, embedder: Embedder, name: str = "minilm") -> None:
+        super().__init__(embedder, name)
+
+    def texts(self, question: LmeQuestion) -> list[str]:
+        """Each turn's text."""
+        return [t.content for t in question.turns]
 
     def rank(self, question: LmeQuestion, k: int) -> list[Item]:
         """The k nearest turns."""
@@ -137,23 +153,19 @@ class FusionTurns:
         return _turn_items(question, [f.rowid for f in fused[:k]])
 
 
-class MiniLMSessions:
+class MiniLMSessions(_Cosine):
     """Cosine of the question to each whole session (its turns joined, as the model truncates them)."""
 
     def __init__(self, embedder: Embedder, name: str = "minilm-session") -> None:
-        self.name = name
-        self._embedder = embedder
-        self._vectors: Any = None
+        super().__init__(embedder, name)
 
-    def index(self, question: LmeQuestion) -> None:
-        """Embed every session as one text."""
-        self._vectors = self._embedder.embed_documents([s.text for s in question.sessions])
+    def texts(self, question: LmeQuestion) -> list[str]:
+        """Each session as one text."""
+        return [s.text for s in question.sessions]
 
     def rank(self, question: LmeQuestion, k: int) -> list[Item]:
         """The k nearest sessions."""
-        scores = self._vectors @ self._embedder.embed_query(question.question)
-        order = np.argsort(-scores, kind="stable")[:k]
-        return [(question.sessions[int(i)].session_id, None) for i in order]
+        return [(question.sessions[i].session_id, None) for i in self.positions(question, k)]
 
 
 class DreamMemHaystack:
@@ -198,12 +210,8 @@ class DreamMemHaystack:
         """Recall k memories at the question's date, as (session, turn) items (pinned left out)."""
         assert self.memory is not None, "index the question first"
         pipeline = self.memory.pipeline
-        kept = pipeline.config
-        pipeline.config = recall or kept
-        try:
+        with swapped_stages(pipeline, recall, pipeline.reranker):
             hits = self.memory.recall(question.question, user_id=question.question_id, k=k, now=question.date)
-        finally:
-            pipeline.config = kept
         items: list[Item] = []
         for hit in hits:
             if hit.record.pinned:

@@ -13,7 +13,8 @@ retrieved memory, the set of turn ids it came from.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import faiss
@@ -24,7 +25,7 @@ from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
 from dreammem.recall.base import Candidate
 from dreammem.recall.fusion import reciprocal_rank_fusion
-from dreammem.recall.pipeline import Reranker
+from dreammem.recall.pipeline import RecallPipeline, Reranker
 from dreammem.text.tokenize import query_terms, tokenize
 from dreammem.types import MemoryRecord
 from dreammem_bench.locomo import LocomoConversation
@@ -39,6 +40,7 @@ __all__ = [
     "RecencyMethod",
     "Retrieved",
     "VectorMethod",
+    "swapped_stages",
 ]
 
 Retrieved = list[frozenset[str]]
@@ -319,11 +321,19 @@ class DreamMemStageVariant:
 
     def search(self, conversation: LocomoConversation, question: str, k: int) -> Retrieved:
         """Recall with this variant's stages, then put the base's back."""
-        pipeline = self._base.memory.pipeline
-        kept = pipeline.reranker, pipeline.config
-        pipeline.reranker = self._reranker
-        pipeline.config = self._recall or pipeline.config
-        try:
+        with swapped_stages(self._base.memory.pipeline, self._recall, self._reranker):
             return self._base.search(conversation, question, k)
-        finally:
-            pipeline.reranker, pipeline.config = kept
+
+
+@contextmanager
+def swapped_stages(
+    pipeline: RecallPipeline, recall: RecallConfig | None, reranker: Reranker | None
+) -> Iterator[None]:
+    """The pipeline with this recall configuration (``None``: its own) and reranker, restored after."""
+    kept = pipeline.reranker, pipeline.config
+    pipeline.reranker = reranker
+    pipeline.config = recall or pipeline.config
+    try:
+        yield
+    finally:
+        pipeline.reranker, pipeline.config = kept

@@ -6,7 +6,6 @@ is a recording fake. The phrasings here are not the update benchmark's.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -26,6 +25,7 @@ from dreammem.dream.score import Scored
 from dreammem.embed.models import E5Embedder
 from dreammem.types import MemoryRecord, Priority, Role, Status
 from dreammem.write.relations import OUTDATED_BY_KEY, possibly_outdated_by, possibly_outdates
+from tests.marks import mark_outdated
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -171,11 +171,8 @@ def test_a_dream_keeps_the_newer_value_verbatim_and_says_why(memory: DreamMemory
 
 
 def _marked(memory: DreamMemory, newer_id: str, content: str, **fields: Any) -> MemoryRecord:
-    """A memory the write path marked as possibly outdated by ``newer_id`` (the mark is library-owned)."""
-    record = memory.add(content, **fields)
-    marked = dataclasses.replace(record, metadata={**record.metadata, OUTDATED_BY_KEY: [newer_id]})
-    memory.store.update([marked])
-    return marked
+    """A new memory the write path marked as possibly outdated by ``newer_id``."""
+    return mark_outdated(memory, memory.add(content, **fields), newer_id)
 
 
 def test_linked_ids_follow_marks_and_supersedes_of_this_user_only(memory: DreamMemory) -> None:
