@@ -22,6 +22,7 @@ import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 __all__ = [
     "FTS5_TOKENIZER",
@@ -29,6 +30,7 @@ __all__ = [
     "Corpus",
     "Fts5Tokens",
     "bm25_idf",
+    "bm25_pairs",
     "bm25_row",
     "fts5_bm25",
     "phrase_hits",
@@ -129,6 +131,22 @@ def bm25_row(freqs: Sequence[float], length: int, idfs: Sequence[float], corpus:
         if freq:
             score += idf * ((freq * (_K1 + 1)) / (freq + norm))
     return score
+
+
+def bm25_pairs(freqs: Sequence[float], length: int, idfs: Sequence[float], corpus: Corpus) -> float:
+    """FTS5's ``bm25()`` of one row for the OR of every pair of the phrases, over ``len - 1``, negated.
+
+    FTS5 scores each pair's two phrases as phrases of their own, and only where the
+    row holds both (a pair that does not match adds nothing); divided by ``len - 1``
+    (the pairs each phrase is in), a row holding every phrase scores as under the OR.
+    """
+    pair_freqs: list[float] = []
+    pair_idfs: list[float] = []
+    for i, j in combinations(range(len(freqs)), 2):
+        both = bool(freqs[i] and freqs[j])
+        pair_freqs += [freqs[i] if both else 0.0, freqs[j] if both else 0.0]
+        pair_idfs += [idfs[i], idfs[j]]
+    return bm25_row(pair_freqs, length, pair_idfs, corpus) / (len(freqs) - 1)
 
 
 def fts5_bm25(

@@ -44,7 +44,16 @@ import threading
 from collections.abc import Callable, Sequence
 from itertools import combinations
 
-__all__ = ["FREQUENT_WINDOW", "RANK_WINDOW", "TermShares", "match_all", "match_any", "match_pairs"]
+__all__ = [
+    "FREQUENT_WINDOW",
+    "RANK_WINDOW",
+    "TermShares",
+    "frequent",
+    "match_all",
+    "match_any",
+    "match_pairs",
+    "pairs_pay",
+]
 
 _STALE_FRACTION = 0.1
 PAIR_BUDGET = 5_000
@@ -83,6 +92,21 @@ def match_pairs(terms: Sequence[str]) -> str:
     term (each term sits in that many pairs); divide by it to compare.
     """
     return " OR ".join(f"({_phrase(a)} AND {_phrase(b)})" for a, b in combinations(terms, 2))
+
+
+def pairs_pay(counts: Sequence[int], rows: int) -> bool:
+    """:meth:`TermShares.pairs_pay` from the terms' document counts (capped) among ``rows`` rows."""
+    return (
+        2 < len(counts) <= MAX_PAIR_TERMS
+        and sum(counts) > PAIR_BUDGET
+        and min(counts) * PAIR_SPREAD >= max(counts)
+        and max(counts) <= PAIR_MAX_SHARE * rows
+    )
+
+
+def frequent(count: int, rows: int, max_share: float) -> bool:
+    """Whether a term held by ``count`` of ``rows`` rows is in more than ``max_share`` of them."""
+    return count >= int(max_share * rows) + 1
 
 
 class TermShares:
@@ -142,8 +166,8 @@ class TermShares:
         return rows
 
     def _frequent(self, term: str, max_share: float) -> bool:
-        cap = int(max_share * self.rows()) + 1
-        return self._count(term, cap) >= cap
+        rows = self.rows()
+        return frequent(self._count(term, int(max_share * rows) + 1), rows, max_share)
 
     def pairs_pay(self, terms: Sequence[str]) -> bool:
         """True when ranking rows with two terms first is both cheaper and safe.
@@ -157,13 +181,7 @@ class TermShares:
         """
         if not 2 < len(terms) <= MAX_PAIR_TERMS:
             return False
-        rows = self.rows()
-        counts = [self._count(t, _COUNT_CAP) for t in terms]
-        return (
-            sum(counts) > PAIR_BUDGET
-            and min(counts) * PAIR_SPREAD >= max(counts)
-            and max(counts) <= PAIR_MAX_SHARE * rows
-        )
+        return pairs_pay([self._count(t, _COUNT_CAP) for t in terms], self.rows())
 
     def documents(self, term: str) -> int:
         """Rows holding the term (any column), counted up to 50,000 and cached like the others."""

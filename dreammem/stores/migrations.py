@@ -351,4 +351,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         AND length(trim(json_extract(metadata, '$.speaker'))) BETWEEN 1 AND 100;
         """,
     ),
+    Migration(
+        16,
+        "keyword_users",
+        # Each user's keyword statistics (rows, tokens, the write stamp of their last
+        # change; stores/sqlite/user_stats.py), so a user's BM25 scores no longer move
+        # with other users' writes. Filled from FTS5's own row sizes (dm_fts_tokens
+        # reads a records_fts_docsize blob).
+        """
+        CREATE TABLE keyword_users (
+            user_id TEXT PRIMARY KEY,
+            rows INTEGER NOT NULL,
+            tokens INTEGER NOT NULL,
+            writes INTEGER NOT NULL
+        );
+        INSERT INTO keyword_users (user_id, rows, tokens, writes)
+        SELECT r.user_id, count(*), sum(dm_fts_tokens(d.sz)), 0
+        FROM records_fts_docsize d JOIN records r ON r.rowid = d.id GROUP BY r.user_id;
+        """,
+    ),
 )

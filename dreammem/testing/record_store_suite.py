@@ -338,6 +338,35 @@ class RecordStoreSuite:
         found = record_store.keyword_search(alice, ["kayak", "fjord", absent], 1)
         assert [r for r, _ in found] == [rowids[0]]
 
+    def test_a_users_keyword_ranking_does_not_move_with_other_users_records(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        mine = [
+            rec(alice, "kayak trip"),
+            rec(alice, "fjord trip here", 1),
+            rec(alice, "kayak and fjord at dawn with the whole crew", 2),
+            rec(alice, "rain all day in the fjord town", 3),
+            *[rec(alice, f"a note number {n} about nothing", n + 4) for n in range(4)],
+        ]
+        ids = dict(zip(put(record_store, mine), [r.id for r in mine], strict=True))
+        queries = (["kayak", "fjord"], ["kayak"], ["fjord", "trip", "rain"], ["kayak", "note"])
+
+        def ranked() -> dict[str, list[tuple[str, float]]]:
+            return {
+                " ".join(q): [(ids[r], round(s, 9)) for r, s in record_store.keyword_search(alice, q, 5)]
+                for q in queries
+            }
+
+        alone = ranked()
+        # Look-alike records of another user: the same words, far more often, longer rows.
+        put(
+            record_store,
+            [rec(bob, "kayak kayak rental " + "kayak trip " * (n % 5), n + 20) for n in range(30)],
+        )
+        put(record_store, [rec(bob, "fjord trip note, " + "rain " * n, n + 60) for n in range(10)])
+        assert all(alone.values()) and ranked() == alone
+
     def test_keyword_terms_can_be_rewritten(self, record_store: RecordStore, users: tuple[str, str]) -> None:
         alice, _ = users
         (rowid,) = put(record_store, [rec(alice, "parking code")])

@@ -23,6 +23,7 @@ from dreammem.errors import BackendError
 from dreammem.stores.base import RecordStore, TimeSpan, VectorIndex
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
+from dreammem.stores.sqlite.user_stats import UserStats
 from dreammem.testing import RecordStoreSuite, VectorIndexSuite
 from dreammem.types import MemoryRecord
 
@@ -179,6 +180,14 @@ class WindowTiesInStorageOrder(SQLiteRecordStore):
         return sorted(rowids, key=lambda i: times[i], reverse=newest_first)[:limit]
 
 
+class IndexWideKeywordStatistics(SQLiteRecordStore):
+    """Every user is ranked with the whole index's statistics (FTS5's bm25() as is, before item 11)."""
+
+    def user_keyword_stats(self, user_id: str) -> tuple[UserStats | None, bool]:
+        stats, _ = super().user_keyword_stats(user_id)
+        return stats, True
+
+
 class PointingTiesNewestFirst(SQLiteRecordStore):
     """Rows said at the same time are taken newest write first when a window holds too many."""
 
@@ -209,6 +218,7 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (PointsFromEveryStatus, "test_pointing_times_are_the_windows_said_in_a_window"),
     (WindowTiesInStorageOrder, "test_ties_go_by_row_id"),
     (PointingTiesNewestFirst, "test_ties_go_by_row_id"),
+    (IndexWideKeywordStatistics, "test_a_users_keyword_ranking_does_not_move_with_other_users_records"),
 ]
 
 

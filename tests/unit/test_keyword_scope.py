@@ -27,6 +27,7 @@ from dreammem.stores import fts_query
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore, keyword
 from dreammem.stores.sqlite.codec import COLUMNS, scope_token
+from tests.keyword_alone import ranked_alone
 
 WORDS = "kayak lisbon tea rain garden budget camera flight ticket oolong violin harbour".split()
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -67,14 +68,8 @@ def memory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 def _everything(store: SQLiteRecordStore, user: str, terms: list[str]) -> list[tuple[int, float]]:
-    """Every active match of the user, ranked by bm25() without any plan (the reference)."""
-    rows = store.fetchall(
-        "SELECT f.rowid, -bm25(records_fts, 1.0, ?, 0.0) AS s FROM records_fts f "
-        "JOIN records r ON r.rowid = f.rowid WHERE records_fts MATCH ? AND r.user_id = ? "
-        "AND r.status = 'active' ORDER BY s DESC, f.rowid",
-        (store.context_weight, fts_query.match_any(terms), user),
-    )
-    return [(int(r[0]), float(r[1])) for r in rows]
+    """Every active match of the user, ranked by bm25() over the user's rows alone, without any plan."""
+    return ranked_alone(store, user, fts_query.match_any(terms))
 
 
 def _ordered(rows: list[tuple[int, float]]) -> list[tuple[int, float]]:

@@ -21,6 +21,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.stores import fts_query
 from dreammem.stores.sqlite import SQLiteRecordStore
+from tests.keyword_alone import ranked_alone
 
 WORDS = "kayak lisbon tea rain garden budget camera flight".split()
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
@@ -60,14 +61,8 @@ def window(monkeypatch: pytest.MonkeyPatch) -> int:
 def _ranked(
     store: SQLiteRecordStore, user: str, match: str, since: datetime | None = None
 ) -> list[tuple[int, float]]:
-    """Every active match of the user ranked by bm25() alone (the reference), best first."""
-    rows = store.fetchall(
-        "SELECT f.rowid, -bm25(records_fts, 1.0, ?, 0.0) AS s FROM records_fts f "
-        "JOIN records r ON r.rowid = f.rowid WHERE records_fts MATCH ? AND r.user_id = ? "
-        "AND r.status = 'active' AND r.event_time >= ? ORDER BY s DESC, f.rowid",
-        (store.context_weight, match, user, (since or T0).isoformat()),
-    )
-    return [(int(r[0]), round(float(r[1]), 9)) for r in rows]
+    """Every active match of the user ranked by bm25() over the user's rows alone (the reference)."""
+    return ranked_alone(store, user, match, since)
 
 
 def _newest(store: SQLiteRecordStore, match: str, user: str | None, span: tuple[int, int]) -> set[int]:
@@ -133,8 +128,8 @@ def test_over_the_window_the_newest_matches_are_ranked_with_their_full_scores(
     match = fts_query.match_all(terms)
     full = _ranked(store, "me", match)
     assert len(full) > window  # the step is over the window
-    # "me" holds most rows: its search is not scoped, so the window is over every user's rows.
-    newest = _newest(store, match, None, EVERYWHERE)
+    # "me" holds most rows, not all: the window is over its own rows, ranked with its own statistics.
+    newest = _newest(store, match, "me", EVERYWHERE)
     got = store.keyword_search("me", terms, 5)
     assert {r for r, _ in got} <= newest
     assert _scores(got) == [s for r, s in full if r in newest][:5]
@@ -158,14 +153,14 @@ def test_a_time_window_windows_the_matches_inside_it(memory: DreamMemory, window
     match = fts_query.match_any(["lisbon"])
     inside = _ranked(store, "me", match, since)
     assert len(inside) > window
-    newest = _newest(store, match, None, _span(store, "me", since))
+    newest = _newest(store, match, "me", _span(store, "me", since))
     got = store.keyword_search("me", ["lisbon"], 5, since=since)
     assert {r for r, _ in got} <= newest
     assert _scores(got) == [s for r, s in inside if r in newest][:5]
 
 
 def test_too_few_of_the_users_rows_in_the_window_rank_every_match(tmp_path: Path, window: int) -> None:
-    """The newest matches are another user's: the window cannot fill ``limit``, every match is ranked."""
+    """The newest matches are another user's: they neither fill nor narrow the user's ranking."""
     with DreamMemory(tmp_path / "crowded", config=CONFIG, embedder=HashingEmbedder()) as memory:
         at = [T0 + timedelta(hours=n) for n in range(80 + window)]
         memory.add_many(

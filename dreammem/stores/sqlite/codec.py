@@ -10,6 +10,8 @@ from functools import lru_cache
 from typing import Any
 
 from dreammem.errors import BackendError
+from dreammem.stores.fts_query import match_any
+from dreammem.stores.sqlite.user_stats import count_rows
 from dreammem.types import FIXED_FIELDS, MemoryRecord, RecordDecoder
 
 __all__ = [
@@ -21,6 +23,8 @@ __all__ = [
     "from_row",
     "from_rows",
     "insert_fts_rows",
+    "remove_fts_rows",
+    "scope_expression",
     "scope_token",
     "split_sql",
     "time_filter",
@@ -152,6 +156,9 @@ _FTS_ROWS = 300
 def insert_fts_rows(conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str]]) -> None:
     """Index records' terms and context, ``(rowid, terms, context)`` each, with their user's scope.
 
+    Their users' keyword statistics are counted in the same transaction
+    (:mod:`~dreammem.stores.sqlite.user_stats`).
+
     Few statements for many rows: inside a transaction every statement opens a savepoint,
     and FTS5 writes its pending rows to disk at each one: a statement per row made a segment
     per row, and the merges that go with them (about half of the insert's time at 300 rows).
@@ -164,6 +171,13 @@ def insert_fts_rows(conn: sqlite3.Connection, rows: Sequence[tuple[int, str, str
             f"FROM (VALUES {values}) v JOIN records r ON r.rowid = v.column1",
             [value for row in part for value in row],
         )
+    count_rows(conn, [row[0] for row in rows], 1)
+
+
+def remove_fts_rows(conn: sqlite3.Connection, rowids: Sequence[int]) -> None:
+    """Remove records' keyword rows (and take them from their users' totals; the records still exist)."""
+    count_rows(conn, rowids, -1)
+    conn.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids])
 
 
 def scope_token(user_id: str) -> str:
@@ -172,6 +186,11 @@ def scope_token(user_id: str) -> str:
     SQLite's ``hex()`` of a text is the hex of its UTF-8 bytes; the tokenizer folds case.
     """
     return "u" + user_id.encode("utf-8").hex()
+
+
+def scope_expression(user_id: str) -> str:
+    """The FTS5 expression matching a user's keyword rows (its scope token in the scope column)."""
+    return f"scope : {match_any([scope_token(user_id)])}"
 
 
 HEADROOM = 4

@@ -24,9 +24,11 @@ from typing import Any
 from dreammem.errors import BackendError, ConfigError
 from dreammem.stores.fts_query import TermShares
 from dreammem.stores.migrations import MIGRATIONS
-from dreammem.stores.sqlite.codec import backend_error, split_sql
+from dreammem.stores.sqlite.codec import backend_error, scope_expression, split_sql
 from dreammem.stores.sqlite.rank_outside import DocumentCounts, OutsideRanker
 from dreammem.stores.sqlite.touches import PendingTouches
+from dreammem.stores.sqlite.user_stats import UserDocuments
+from dreammem.stores.sqlite.user_stats import register as register_user_stats
 
 __all__ = ["SQLiteConnection"]
 
@@ -85,9 +87,13 @@ class SQLiteConnection:
         except sqlite3.Error as exc:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
+        register_user_stats(self._conn)
         self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
         self._documents = DocumentCounts(lambda match: self._fts_count(match, 2**62))
         self._outside = OutsideRanker((1.0, self.context_weight))
+        self._user_documents = UserDocuments(
+            lambda user, phrase: self._fts_count(f"{scope_expression(user)} AND ({phrase})", 2**62)
+        )
         self._touches = PendingTouches()  # recall's accesses waiting for the write lock
         try:
             self._prepare_with_retry()

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dreammem.errors import BackendError
+from dreammem.stores.sqlite.codec import remove_fts_rows
 from dreammem.stores.sqlite.records import RecordRows
 
 __all__ = ["SQLiteErasure", "scrub", "scrub_text"]
@@ -47,7 +48,7 @@ class SQLiteErasure(RecordRows):
             rowids = self.rowids(user_id, ids)
             rows = [(r,) for r in rowids.values()]
             scoped = [(user_id, i) for i in rowids]
-            conn.executemany("DELETE FROM records_fts WHERE rowid = ?", rows)
+            remove_fts_rows(conn, list(rowids.values()))
             conn.executemany("DELETE FROM vectors WHERE rowid = ?", rows)
             conn.executemany("DELETE FROM queue WHERE user_id = ? AND record_id = ?", scoped)
             conn.executemany("DELETE FROM memory_index WHERE user_id = ? AND record_id = ?", scoped)
@@ -107,7 +108,7 @@ class SQLiteErasure(RecordRows):
         return not rows or int(rows[0][0]) == 0
 
 
-_USER_TABLES = ("queue", "memory_index", "task_state")
+_USER_TABLES = ("queue", "memory_index", "task_state", "keyword_users")
 """Tables with a ``user_id`` column that the store owns (the graph's are the graph store's;
 the graph outbox keeps its marks until the graph has replayed the removal). ``memory_index``
 is no longer written (the memory index was removed) but may hold rows older versions wrote."""

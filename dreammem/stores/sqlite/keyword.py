@@ -20,9 +20,9 @@ from datetime import datetime
 
 from dreammem.stores import fts_query
 from dreammem.stores.fts_query import match_all, match_any, match_pairs
-from dreammem.stores.sqlite.codec import HEADROOM, insert_fts_rows, scope_token, time_filter
-from dreammem.stores.sqlite.connection import SQLiteConnection
+from dreammem.stores.sqlite.codec import HEADROOM, insert_fts_rows, remove_fts_rows, scope_token, time_filter
 from dreammem.stores.sqlite.rank_outside import corpus_of, outside_pays
+from dreammem.stores.sqlite.user_keyword import UserKeywordRows
 
 __all__ = ["SCOPE_SHARE", "KeywordRows"]
 
@@ -30,7 +30,7 @@ SCOPE_SHARE = 0.5
 """Largest share of the indexed rows a user may hold to be searched through the scope column."""
 
 
-class KeywordRows(SQLiteConnection):
+class KeywordRows(UserKeywordRows):
     """Keyword search and the full-text rows of the SQLite store."""
 
     def keyword_search(
@@ -59,8 +59,16 @@ class KeywordRows(SQLiteConnection):
                 this share of the indexed rows (if a rarer term remains); ``None`` keeps all.
 
         Returns:
-            ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better).
+            ``(rowid, score)`` pairs; the score is the negated FTS5 ``bm25()`` (higher is better),
+            with the user's own statistics: a user whose rows are the whole index is ranked
+            by FTS5, any other by :mod:`~dreammem.stores.sqlite.user_keyword` (the same
+            scores the user would get alone).
         """
+        stats, whole = self.user_keyword_stats(user_id)
+        if stats is None:
+            return []
+        if not whole:
+            return self._user_search(user_id, stats, terms, limit, since, until, max_term_share)
         terms = self._term_shares.present(terms)
         if not terms:
             return []
@@ -259,25 +267,6 @@ class KeywordRows(SQLiteConnection):
         """The BM25 expression: own words weigh 1.0, the context column ``context_weight``, scope 0."""
         return f"bm25(records_fts, 1.0, {self.context_weight!r}, 0.0)"
 
-    def _window_span(
-        self, user_id: str, since: datetime | None, until: datetime | None
-    ) -> tuple[int, int] | None:
-        """The row id range of this user's active records in the window (None: no records).
-
-        FTS5 skips postings outside a row id range cheaply, so a month of a 100k store
-        (memories arrive roughly in time order) ranks a few hundred matches, not all.
-        """
-        if since is None and until is None:
-            return (0, 2**63 - 1)
-        where, params = time_filter(since, until, "")
-        row = self.fetchone(
-            f"SELECT MIN(rowid), MAX(rowid) FROM records WHERE user_id = ? AND status = 'active'{where}",
-            (user_id, *params),
-        )
-        if row is None or row[0] is None:
-            return None
-        return int(row[0]), int(row[1])
-
     def window_rowids(
         self,
         user_id: str,
@@ -305,7 +294,7 @@ class KeywordRows(SQLiteConnection):
     def set_match_text(self, rowid: int, terms: str, context: str = "") -> None:
         """Replace the full-text terms (and context terms) of one record."""
         with self.transaction() as conn:
-            conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rowid,))
+            remove_fts_rows(conn, [rowid])
             insert_fts_rows(conn, [(rowid, terms, context)])
         self._note_indexed(1)
 

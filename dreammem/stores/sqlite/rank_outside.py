@@ -32,9 +32,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 
-from dreammem.stores.fts5_terms import SCOPE_TOKENS, Corpus, Fts5Tokens, bm25_idf, bm25_row
+from dreammem.stores.fts5_terms import SCOPE_TOKENS, Corpus, Fts5Tokens, bm25_idf, bm25_row, phrase_hits
 
-__all__ = ["COUNT_DRIFT", "OUTSIDE_RATIO", "DocumentCounts", "OutsideRanker", "corpus_of", "outside_pays"]
+__all__ = [
+    "COUNT_DRIFT",
+    "OUTSIDE_RATIO",
+    "DocumentCounts",
+    "OutsideRanker",
+    "corpus_of",
+    "outside_pays",
+    "varints",
+]
 
 COUNT_DRIFT = 0.01
 """Share of a cached document count by which the index may change before it is counted again."""
@@ -52,7 +60,7 @@ _MAX_WORDS = 400_000
 _MAX_COUNTS = 50_000
 
 
-def _varints(block: bytes) -> list[int]:
+def varints(block: bytes) -> list[int]:
     """SQLite's variable-length integers (big-endian 7-bit groups; a ninth byte holds 8 bits)."""
     values: list[int] = []
     i = 0
@@ -78,7 +86,7 @@ def corpus_of(averages: bytes | None) -> Corpus:
     of each column; the scope column's tokens are part of the average length, as in
     FTS5 (:class:`~dreammem.stores.fts5_terms.Corpus` adds ``SCOPE_TOKENS`` per row).
     """
-    values = _varints(averages or b"")
+    values = varints(averages or b"")
     if not values:
         return Corpus(0, 0)
     rows = values[0]
@@ -164,11 +172,15 @@ class OutsideRanker:
                 holders = self._words_with.setdefault(token, {})
                 holders[word] = holders.get(word, 0) + 1
 
-    def phrases(self, terms: Sequence[str]) -> list[str] | None:
-        """Each term's one FTS5 token, or None when a term is not one token (FTS5 ranks those)."""
+    def phrase_tokens(self, terms: Sequence[str]) -> list[tuple[str, ...]]:
+        """Each term's FTS5 tokens (the phrase FTS5 makes of it)."""
         with self._lock:
             self._learn(set(terms))
-            tokens = [self._tokens[term] for term in terms]
+            return [self._tokens[term] for term in terms]
+
+    def phrases(self, terms: Sequence[str]) -> list[str] | None:
+        """Each term's one FTS5 token, or None when a term is not one token (FTS5 ranks those)."""
+        tokens = self.phrase_tokens(terms)
         if any(len(t) != 1 for t in tokens):
             return None
         return [t[0] for t in tokens]
@@ -180,6 +192,41 @@ class OutsideRanker:
             for word, times in self._words_with.get(phrase, {}).items():
                 hits.setdefault(word, []).append((i, times))
         return hits
+
+    def frequencies(
+        self, rows: Sequence[tuple[int, str | None, str | None]], phrases: Sequence[Sequence[str]]
+    ) -> list[tuple[int, list[float], int]]:
+        """Each row's weighted hits of each phrase (FTS5 tokens) and its length, scope token included.
+
+        Args:
+            rows: ``(rowid, own words, context)`` as stored in the keyword index.
+            phrases: The query's phrases, each a sequence of FTS5 tokens; one-token
+                phrases are counted from the words holding them, longer ones in the
+                row's token list.
+        """
+        weights = self.weights
+        single = all(len(p) == 1 for p in phrases)
+        columns = [(rowid, ((own or "").split(), (context or "").split())) for rowid, own, context in rows]
+        found: list[tuple[int, list[float], int]] = []
+        with self._lock:
+            self._learn({w for _, texts in columns for words in texts for w in words})
+            hits = self._hits([p[0] for p in phrases]) if single else {}
+            for rowid, texts in columns:
+                length = sum(self._lengths[w] for words in texts for w in words) + SCOPE_TOKENS
+                freqs = [0.0] * len(phrases)
+                for words, weight in zip(texts, weights, strict=True):
+                    if single:
+                        for found_in in [hits[w] for w in words if w in hits]:
+                            for i, times in found_in:
+                                for _ in range(times):  # one addition per instance, as FTS5 adds them
+                                    freqs[i] += weight
+                        continue
+                    tokens = [t for w in words for t in self._tokens[w]]
+                    for i, phrase in enumerate(phrases):
+                        for _ in range(phrase_hits(tokens, phrase)):
+                            freqs[i] += weight
+                found.append((rowid, freqs, length))
+        return found
 
     def rank(
         self,

@@ -15,6 +15,7 @@ from dreammem.stores.sqlite.codec import (
     from_row,
     from_rows,
     insert_fts_rows,
+    remove_fts_rows,
     to_row,
 )
 from dreammem.stores.sqlite.connection import SQLiteConnection
@@ -92,7 +93,7 @@ class RecordRows(SQLiteConnection):
         """
         rowids = self.rowids(user_id, ids)
         with self.transaction() as conn:
-            conn.executemany("DELETE FROM records_fts WHERE rowid = ?", [(r,) for r in rowids.values()])
+            remove_fts_rows(conn, list(rowids.values()))
             conn.executemany(
                 "DELETE FROM records WHERE user_id = ? AND id = ?", [(user_id, i) for i in rowids]
             )
