@@ -9,28 +9,30 @@ analyzer. A third indexed property, ``scope``, is the hashed user id while the
 record is active (absent otherwise); every query requires it, so Lucene returns
 only this user's active records.
 
-The plan is the SQLite store's (:mod:`dreammem.stores.fts_query`): terms no record
-holds are dropped; rows holding every term answer alone when there are ``limit``
-of them; on large match sets rows holding two terms come next; ``max_term_share``
-leaves frequent terms out of the OR query. At each step Lucene returns candidates
-(its own BM25 order, ``limit`` plus at least 200 more) and they are ranked by
-FTS5's ``bm25()`` (:func:`~dreammem.stores.fts5_terms.fts5_bm25`: the index-wide
-row, token and document counts, own words 1.0, context ``context_weight``), so both
-backends rank alike (Lucene's per-field length norms and IDF differ from FTS5's).
+The plan is the SQLite store's (:mod:`dreammem.stores.fts_query`): terms none of the
+user's records holds are dropped; rows holding every term answer alone when there are
+``limit`` of them; on large match sets rows holding two terms come next;
+``max_term_share`` leaves frequent terms out of the OR query; every decision on the
+user's own counts. At each step Lucene returns the user's matches (all of them up to
+``_COMPLETE``, else its own BM25 order's best) and they are ranked by FTS5's
+``bm25()`` (:func:`~dreammem.stores.fts5_terms.fts5_bm25`: the user's row, token and
+document counts, :mod:`~dreammem.stores.neo4j_keyword_stats`; own words 1.0, context
+``context_weight``), so both backends rank alike (Lucene's per-field length norms and
+IDF differ from FTS5's) and no other user's records move a user's ranking.
 The SQLite store's newest-window shortcut is an FTS5 cost saving Lucene does not need.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import combinations
 
 from dreammem.stores.fts5_terms import Corpus, Fts5Tokens, fts5_bm25
-from dreammem.stores.fts_query import TermShares
+from dreammem.stores.fts_query import frequent, pairs_pay
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_keyword_stats import UserKeywordCounts
 from dreammem.stores.neo4j_records import TERMS_FORMAT, scope_of
 
 __all__ = ["TEXT_INDEX", "KeywordNodes", "lucene_term"]
@@ -39,10 +41,8 @@ TEXT_INDEX = "dm_record_text"
 _HEADROOM = 4
 _RESCORED = 200
 """Lucene candidates ranked by FTS5's bm25() beyond the ``limit`` asked for."""
-_CORPUS_TTL = 30.0
-"""Seconds the index-wide counts are reused (other processes write too)."""
-_CORPUS_STALE = 0.01
-"""Share of rows this process may write before the index-wide counts are counted again."""
+_COMPLETE = 2_000
+"""Matches of one step fetched whole (ranked by the user's statistics alone); beyond, Lucene's best."""
 
 _SEARCH = """
 CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node
@@ -54,12 +54,20 @@ RETURN size(nodes) AS seen,
    | [n.rowid, coalesce(n.terms, ''), coalesce(n.context, '')]] AS found
 """
 
-_CORPUS = """
-MATCH (r:DMRecord) WHERE r.terms IS NOT NULL OR r.context IS NOT NULL
-RETURN count(r) AS rows,
-  sum(size([t IN split(coalesce(r.terms, ''), ' ') WHERE t <> ''])
-    + size([t IN split(coalesce(r.context, ''), ' ') WHERE t <> ''])) AS tokens
-"""
+_COUNT_CAP = 50_000
+"""Counts above this are taken as this for the pairs step (as the SQLite plan caps them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Search:
+    """One search of one user: its statistics (``neo4j_keyword_stats``), its limit and window."""
+
+    user_id: str
+    corpus: Corpus
+    documents: dict[str, int]
+    limit: int
+    since: datetime | None
+    until: datetime | None
 
 
 def lucene_term(term: str) -> str:
@@ -83,10 +91,7 @@ class KeywordNodes:
         self.client = client
         self.context_weight = float(context_weight)
         self.fts5 = Fts5Tokens()
-        self._term_shares = TermShares(self._indexed_rows, self._fts_count)
-        self._corpus_lock = threading.Lock()
-        self._corpus: tuple[float, Corpus] | None = None
-        self._written = 0
+        self._counts = UserKeywordCounts(client, TEXT_INDEX)
 
     def index_texts(self, texts: Sequence[str]) -> list[str]:
         """Texts as the index stores them: FTS5's tokens, space-joined."""
@@ -110,50 +115,50 @@ class KeywordNodes:
         if limit <= 0:
             return []
         phrases = [p for p in dict.fromkeys(self.index_texts([t for t in terms if t])) if p]
-        phrases = self._term_shares.present(phrases)
+        corpus, documents = self._counts.counts(user_id, {p: self._either(p) for p in phrases})
+        phrases = [p for p in phrases if documents[p]]
         if not phrases:
             return []
+        search = _Search(user_id, corpus, documents, limit, since, until)
         scope = f"+scope:{lucene_term(scope_of(user_id))}"
         if len(phrases) > 1:
             every = " ".join(f"+({self._either(p)})" for p in phrases)
-            rows = self._ranked(f"{scope} {every}", phrases, user_id, limit, since, until)
+            rows = self._ranked(f"{scope} {every}", phrases, search)
             if len(rows) >= limit:
                 return rows
-        if self._term_shares.pairs_pay(phrases):
+        if pairs_pay([min(documents[p], _COUNT_CAP) for p in phrases], corpus.rows):
             pairs = " ".join(
                 f"(+({self._either(a)}) +({self._either(b)}))" for a, b in combinations(phrases, 2)
             )
-            rows = self._ranked(f"{scope} +({pairs})", phrases, user_id, limit, since, until)
+            rows = self._ranked(f"{scope} +({pairs})", phrases, search)
             if len(rows) >= limit:
                 return rows
         if max_term_share is not None:
-            phrases = self._term_shares.rare(phrases, max_term_share) or phrases
+            rare = [p for p in phrases if not frequent(documents[p], corpus.rows, max_term_share)]
+            phrases = rare or phrases
         anyof = " ".join(self._either(p) for p in phrases)
-        return self._ranked(f"{scope} +({anyof})", phrases, user_id, limit, since, until)
+        return self._ranked(f"{scope} +({anyof})", phrases, search)
 
-    def _ranked(
-        self,
-        query: str,
-        phrases: Sequence[str],
-        user_id: str,
-        limit: int,
-        since: datetime | None,
-        until: datetime | None,
-    ) -> list[tuple[int, float]]:
-        """Lucene's candidates for ``query``, ranked by FTS5's bm25() over ``phrases``."""
-        found = self._candidates(query, user_id, limit + max(limit, _RESCORED), since, until)
+    def _ranked(self, query: str, phrases: Sequence[str], search: _Search) -> list[tuple[int, float]]:
+        """The user's matches of ``query``, ranked by FTS5's bm25() over ``phrases`` (the user's statistics).
+
+        Up to ``_COMPLETE`` matches are all fetched (so no other user's rows can change
+        which are ranked); beyond, Lucene's best ``_COMPLETE`` (Lucene's own statistics
+        are index-wide: the bound docs/RELIABILITY.md states).
+        """
+        want = max(search.limit + max(search.limit, _RESCORED), _COMPLETE)
+        found = self._candidates(query, search.user_id, want, search.since, search.until)
         if not found:
             return []
         tokens = [_split(p) for p in phrases]
-        documents = {tuple(t): self._term_shares.documents(p) for p, t in zip(phrases, tokens, strict=True)}
-        corpus = self._corpus_counts()
+        documents = {tuple(t): search.documents[p] for p, t in zip(phrases, tokens, strict=True)}
         weights = (1.0, self.context_weight)
         scored = [
-            (rowid, fts5_bm25(tokens, (_split(own), _split(context)), weights, documents, corpus))
+            (rowid, fts5_bm25(tokens, (_split(own), _split(context)), weights, documents, search.corpus))
             for rowid, own, context in found
         ]
         scored.sort(key=lambda row: (-row[1], row[0]))
-        return scored[:limit]
+        return scored[: search.limit]
 
     def _candidates(
         self, query: str, user_id: str, want: int, since: datetime | None, until: datetime | None
@@ -176,41 +181,9 @@ class KeywordNodes:
                 return found[:want]
             fetch *= _HEADROOM
 
-    def _corpus_counts(self) -> Corpus:
-        """Rows and tokens of the whole index, reused for ``_CORPUS_TTL`` seconds."""
-        now = time.monotonic()
-        with self._corpus_lock:
-            cached = self._corpus
-        if cached is not None and now - cached[0] < _CORPUS_TTL:
-            return cached[1]
-        (row,) = self.client.run("corpus", _CORPUS)
-        corpus = Corpus(int(row["rows"] or 0), int(row["tokens"] or 0))
-        with self._corpus_lock:
-            self._corpus, self._written = (now, corpus), 0
-        return corpus
-
     def _note_writes(self, count: int) -> None:
-        """Count rows this process (re)indexed; cached counts refresh once they are a stale share."""
-        self._term_shares.note_writes(count)
-        with self._corpus_lock:
-            self._written += count
-            if self._corpus is not None and self._written > _CORPUS_STALE * max(self._corpus[1].rows, 1):
-                self._corpus, self._written = None, 0
-
-    def _indexed_rows(self) -> int:
-        return int(self.client.scalar("indexed_rows", "MATCH (r:DMRecord) RETURN count(r)") or 0)
-
-    def _fts_count(self, phrase: str, cap: int) -> int:
-        """Rows holding one term (given as an FTS5 phrase by :class:`TermShares`), up to ``cap``."""
-        term = phrase[1:-1].replace('""', '"')
-        value = self.client.scalar(
-            "term_count",
-            "CALL db.index.fulltext.queryNodes($index, $query, {limit: $cap}) YIELD node RETURN count(node)",
-            index=TEXT_INDEX,
-            query=self._either(term),
-            cap=cap,
-        )
-        return int(value or 0)
+        """Count rows this process (re)indexed; cached per-user counts refresh once they are a stale share."""
+        self._counts.note_writes(count)
 
     def window_rowids(
         self,
