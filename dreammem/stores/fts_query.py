@@ -42,12 +42,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from itertools import combinations
+
+from dreammem.stores.fts5_terms import Corpus
 
 __all__ = [
     "FREQUENT_WINDOW",
     "RANK_WINDOW",
     "TermShares",
+    "UserSearch",
     "frequent",
     "match_all",
     "match_any",
@@ -107,6 +112,18 @@ def pairs_pay(counts: Sequence[int], rows: int) -> bool:
 def frequent(count: int, rows: int, max_share: float) -> bool:
     """Whether a term held by ``count`` of ``rows`` rows is in more than ``max_share`` of them."""
     return count >= int(max_share * rows) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class UserSearch:
+    """One keyword search of one user: its statistics, its words' documents among its rows, limit, window."""
+
+    user_id: str
+    corpus: Corpus
+    documents: dict[str, int]
+    limit: int
+    since: datetime | None
+    until: datetime | None
 
 
 class TermShares:

@@ -25,12 +25,11 @@ The SQLite store's newest-window shortcut is an FTS5 cost saving Lucene does not
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import combinations
 
-from dreammem.stores.fts5_terms import Corpus, Fts5Tokens, fts5_bm25
-from dreammem.stores.fts_query import frequent, pairs_pay
+from dreammem.stores.fts5_terms import Fts5Tokens, fts5_bm25
+from dreammem.stores.fts_query import UserSearch, frequent, pairs_pay
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_keyword_stats import UserKeywordCounts
 from dreammem.stores.neo4j_records import TERMS_FORMAT, scope_of
@@ -56,18 +55,6 @@ RETURN size(nodes) AS seen,
 
 _COUNT_CAP = 50_000
 """Counts above this are taken as this for the pairs step (as the SQLite plan caps them)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Search:
-    """One search of one user: its statistics (``neo4j_keyword_stats``), its limit and window."""
-
-    user_id: str
-    corpus: Corpus
-    documents: dict[str, int]
-    limit: int
-    since: datetime | None
-    until: datetime | None
 
 
 def lucene_term(term: str) -> str:
@@ -119,7 +106,7 @@ class KeywordNodes:
         phrases = [p for p in phrases if documents[p]]
         if not phrases:
             return []
-        search = _Search(user_id, corpus, documents, limit, since, until)
+        search = UserSearch(user_id, corpus, documents, limit, since, until)
         scope = f"+scope:{lucene_term(scope_of(user_id))}"
         if len(phrases) > 1:
             every = " ".join(f"+({self._either(p)})" for p in phrases)
@@ -139,7 +126,7 @@ class KeywordNodes:
         anyof = " ".join(self._either(p) for p in phrases)
         return self._ranked(f"{scope} +({anyof})", phrases, search)
 
-    def _ranked(self, query: str, phrases: Sequence[str], search: _Search) -> list[tuple[int, float]]:
+    def _ranked(self, query: str, phrases: Sequence[str], search: UserSearch) -> list[tuple[int, float]]:
         """The user's matches of ``query``, ranked by FTS5's bm25() over ``phrases`` (the user's statistics).
 
         Up to ``_COMPLETE`` matches are all fetched (so no other user's rows can change

@@ -25,12 +25,11 @@ user's rows can change a match, a count or a score.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from dreammem.stores import fts_query
 from dreammem.stores.fts5_terms import bm25_idf, bm25_pairs, bm25_row
-from dreammem.stores.fts_query import match_all, match_any, match_pairs
+from dreammem.stores.fts_query import UserSearch, match_all, match_any, match_pairs
 from dreammem.stores.sqlite.codec import scope_expression, time_filter
 from dreammem.stores.sqlite.connection import SQLiteConnection
 from dreammem.stores.sqlite.rank_outside import corpus_of
@@ -40,23 +39,6 @@ __all__ = ["UserKeywordRows"]
 
 _COUNT_CAP = 50_000
 """Counts above this are taken as this for the pairs step (as the whole-index plan caps them)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """One search of one user: its statistics, its phrase counts, its limit and time window."""
-
-    user_id: str
-    stats: UserStats
-    counts: dict[str, int]
-    limit: int
-    span: tuple[int, int] | None
-    window: tuple[str, list[str]]
-
-    @property
-    def scope(self) -> str:
-        """The FTS5 expression matching this user's rows."""
-        return scope_expression(self.user_id)
 
 
 class UserKeywordRows(SQLiteConnection):
@@ -100,67 +82,76 @@ class UserKeywordRows(SQLiteConnection):
         if not terms:
             return []
         span = self._window_span(user_id, since, until)
-        plan = _Plan(user_id, stats, counts, limit, span, time_filter(since, until, "r."))
+        if span is None:
+            return []
+        plan = UserSearch(user_id, stats.corpus, counts, limit, since, until)
         if len(terms) > 1 and self._user_matches(plan, match_all(terms)):
-            rows = self._user_ranked(plan, match_all(terms), terms)
+            rows = self._user_ranked(plan, span, match_all(terms), terms)
             if len(rows) >= limit:
                 return rows
         capped = [min(counts[t], _COUNT_CAP) for t in terms]
         if fts_query.pairs_pay(capped, stats.rows) and self._user_matches(plan, match_pairs(terms)):
-            rows = self._user_ranked(plan, match_pairs(terms), terms, pairs=True)
+            rows = self._user_ranked(plan, span, match_pairs(terms), terms, pairs=True)
             if len(rows) >= limit:
                 return rows
         if max_term_share is not None:
             rare = [t for t in terms if not fts_query.frequent(counts[t], stats.rows, max_term_share)]
             if not rare:  # every term is frequent: only the newest matches are ranked
-                return self._user_ranked(plan, match_any(terms), terms, newest=fts_query.FREQUENT_WINDOW)
+                return self._user_ranked(
+                    plan, span, match_any(terms), terms, newest=fts_query.FREQUENT_WINDOW
+                )
             terms = rare
-        return self._user_ranked(plan, match_any(terms), terms)
+        return self._user_ranked(plan, span, match_any(terms), terms)
 
-    def _user_matches(self, plan: _Plan, match: str) -> bool:
+    def _user_matches(self, plan: UserSearch, match: str) -> bool:
         """Whether at least ``limit`` of the user's rows match (posting lists only)."""
-        return self._fts_count(f"{plan.scope} AND ({match})", plan.limit) >= plan.limit
+        return self._fts_count(f"{scope_expression(plan.user_id)} AND ({match})", plan.limit) >= plan.limit
 
     def _user_ranked(
-        self, plan: _Plan, match: str, terms: Sequence[str], *, pairs: bool = False, newest: int | None = None
+        self,
+        plan: UserSearch,
+        span: tuple[int, int],
+        match: str,
+        terms: Sequence[str],
+        *,
+        pairs: bool = False,
+        newest: int | None = None,
     ) -> list[tuple[int, float]]:
         """The user's active matches, best first.
 
         Over ``newest`` matches (default ``RANK_WINDOW``) only the newest that many are
         ranked, unless fewer than ``limit`` of them are active in the time window.
         """
-        if plan.span is None:
-            return []
-        expression = f"{plan.scope} AND ({match})"
+        expression = f"{scope_expression(plan.user_id)} AND ({match})"
         size = fts_query.RANK_WINDOW if newest is None else newest
-        if plan.stats.rows > size:
+        if plan.corpus.rows > size:
             floor = self.fetchone(
                 "SELECT rowid FROM records_fts WHERE records_fts MATCH ? AND rowid BETWEEN ? AND ? "
                 "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                (expression, *plan.span, size - 1),
+                (expression, *span, size - 1),
             )
             if floor is not None:
-                found = self._user_scored(plan, expression, (int(floor[0]), plan.span[1]), terms, pairs)
+                found = self._user_scored(plan, expression, (int(floor[0]), span[1]), terms, pairs)
                 if len(found) >= plan.limit:
                     return found
-        return self._user_scored(plan, expression, plan.span, terms, pairs)
+        return self._user_scored(plan, expression, span, terms, pairs)
 
     def _user_scored(
-        self, plan: _Plan, expression: str, span: tuple[int, int], terms: Sequence[str], pairs: bool
+        self, plan: UserSearch, expression: str, span: tuple[int, int], terms: Sequence[str], pairs: bool
     ) -> list[tuple[int, float]]:
         """The best ``limit`` of the user's active matches in the row id span, with the user's BM25.
 
         Equal scores keep the lower row id first, as FTS5 orders them.
         """
-        where, params = plan.window
+        where, params = time_filter(plan.since, plan.until, "r.")
         found = self.fetchall(
             "SELECT f.rowid, f.terms, f.context FROM records_fts f JOIN records r ON r.rowid = f.rowid "
             "WHERE records_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND +r.user_id = ? "
             f"AND r.status = 'active'{where}",
             (expression, *span, plan.user_id, *params),
         )
-        corpus = plan.stats.corpus
-        idfs = [bm25_idf(corpus.rows, plan.counts[t]) for t in terms]
+        corpus = plan.corpus
+        idfs = [bm25_idf(corpus.rows, plan.documents[t]) for t in terms]
         score = bm25_pairs if pairs else bm25_row
         rows = [(int(r[0]), r[1], r[2]) for r in found]
         scored = sorted(
