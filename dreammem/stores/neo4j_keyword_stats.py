@@ -10,7 +10,7 @@ user's own ``(:DMRecord)`` nodes (every status, as the SQLite store's keyword ro
 
 Counts are cached per user and counted again after ``TTL`` seconds, or once this
 process wrote more than ``STALE`` of that user's row count (other processes write
-too, hence the clock). A recount reads the user's nodes only, so another user's writes
+too, hence the clock). A recount counts the user's nodes only, so another user's writes
 can make it happen sooner but cannot change what it finds.
 """
 

@@ -11,6 +11,10 @@ ANDed to the query, so FTS5 intersects posting lists and computes ``bm25()`` for
 user's matches only; a user holding most of the index is ranked without it (the
 intersection would cost more than it saves). ``bm25()`` counts the scope token in a
 row's length (one token per row), so both plans give the same scores.
+
+FTS5's ``bm25()`` statistics cover the whole index, so it ranks only a user whose rows
+are the whole index (then they are that user's); a user sharing the index is ranked
+with its own statistics (:mod:`~dreammem.stores.sqlite.user_keyword`, issue 35 item 11).
 """
 
 from __future__ import annotations
