@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 
 from dreammem.dates.parse import TimeWindow, mentions_time, parse_time_query
 from dreammem.errors import BackendError
-from dreammem.stores.base import RecordStore, TimeSpan
+from dreammem.stores.base import RecordCapability, RecordStore, TimeSpan
 from dreammem.types import MemoryRecord
 
 __all__ = ["GROUNDING_REACH", "GroundedTimes", "ground_records", "grounded_window"]
@@ -70,7 +70,7 @@ def ground_records(store: RecordStore, records: Sequence[MemoryRecord], rowids: 
 
     A store without the ``grounded_times`` capability is left alone.
     """
-    if "grounded_times" not in store.capabilities:
+    if RecordCapability.GROUNDED_TIMES not in store.capabilities:
         return
     by_user: dict[str, dict[int, TimeSpan | None]] = {}
     windows: dict[tuple[str, str], TimeWindow | None] = {}  # a turn and its semantic twin: one parse
@@ -103,7 +103,7 @@ class GroundedTimes:
 
     def __init__(self, store: RecordStore, capacity: int = 50_000) -> None:
         self._store = store
-        self._stored = "grounded_times" in store.capabilities
+        self._stored = RecordCapability.GROUNDED_TIMES in store.capabilities
         self.capacity = capacity
         self._cache: OrderedDict[tuple[int, int], TimeWindow | None] = OrderedDict()
 

@@ -14,6 +14,7 @@ from dreammem.dates.parse import TimeWindow
 from dreammem.errors import BackendError
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.temporal import TemporalPath
+from dreammem.stores.base import REQUIRED_CAPABILITIES, RecordCapability
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
 
@@ -54,7 +55,9 @@ def _rowids(memory: DreamMemory, user: str) -> dict[int, MemoryRecord]:
 class _Counting:
     """The record store, counting the rows read by row id (and hiding capabilities on request)."""
 
-    def __init__(self, inner: SQLiteRecordStore, *, capabilities: frozenset[str] | None = None) -> None:
+    def __init__(
+        self, inner: SQLiteRecordStore, *, capabilities: frozenset[RecordCapability] | None = None
+    ) -> None:
         self._inner = inner
         self.capabilities = inner.capabilities if capabilities is None else capabilities
         self.rows_read = 0
@@ -194,7 +197,7 @@ def test_odd_text_grounds_to_a_window_or_nothing(text: str) -> None:
 
 def test_a_store_without_the_capability_is_left_alone_at_write_time() -> None:
     class _Plain(SQLiteRecordStore):
-        capabilities = frozenset({"fts", "transactions", "vectors", "queue"})
+        capabilities = REQUIRED_CAPABILITIES
 
     store = _Plain()
     record = MemoryRecord(user_id="u1", content="we met yesterday", event_time=SAID, created_at=SAID)
