@@ -30,6 +30,18 @@ from dreammem.types import MemoryRecord
 # -- record store mutants
 
 
+class StringCapabilities(SQLiteRecordStore):
+    """Capabilities declared as bare strings, the grounded windows' one misspelt."""
+
+    capabilities = frozenset({"fts", "transactions", "vectors", "queue", "grounded-times"})
+
+
+class NoQueueDeclared(SQLiteRecordStore):
+    """A required role's capability left out of the declaration."""
+
+    capabilities = frozenset(SQLiteRecordStore.capabilities - {RecordCapability.QUEUE})
+
+
 class LeakyGet(SQLiteRecordStore):
     """``get`` finds records of any user."""
 
@@ -193,19 +205,9 @@ class PointingTiesNewestFirst(SQLiteRecordStore):
         return {i: s for i, s in stored.items() if s is not None}, [i for i in taken if i not in stored]
 
 
-class StringCapabilities(SQLiteRecordStore):
-    """Capabilities declared as bare strings, the grounded windows' one misspelt."""
-
-    capabilities = frozenset({"fts", "transactions", "vectors", "queue", "grounded-times"})  # type: ignore[assignment]
-
-
-class NoQueueDeclared(SQLiteRecordStore):
-    """A required role's capability left out of the declaration."""
-
-    capabilities = frozenset(SQLiteRecordStore.capabilities - {RecordCapability.QUEUE})
-
-
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
+    (StringCapabilities, "test_capabilities_are_typed_and_name_the_required_roles"),
+    (NoQueueDeclared, "test_capabilities_are_typed_and_name_the_required_roles"),
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
     (SpeakerlessGet, "test_a_speaker_comes_back_and_an_update_keeps_it"),
@@ -222,8 +224,6 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (PointsFromEveryStatus, "test_pointing_times_are_the_windows_said_in_a_window"),
     (WindowTiesInStorageOrder, "test_ties_go_by_row_id"),
     (PointingTiesNewestFirst, "test_ties_go_by_row_id"),
-    (StringCapabilities, "test_capabilities_are_typed_and_name_the_required_roles"),
-    (NoQueueDeclared, "test_capabilities_are_typed_and_name_the_required_roles"),
 ]
 
 
