@@ -8,8 +8,10 @@
   (defined in :mod:`dreammem.stores.vector_base`, re-exported here).
 * :class:`GraphStore` holds entity and memory nodes and the edges between them.
 
-Methods are sync and batch-first; the stores have no async methods (the facade's
-``a``-prefixed twins, :mod:`dreammem.twins`, run the sync calls in a worker thread).
+Methods are sync and batch-first. The record store has no async methods: the
+facade's ``a``-prefixed twins (:mod:`dreammem.twins`) run its sync calls in a worker
+thread. ``VectorIndex.asearch`` and ``GraphStore``'s ``aneighbors``, ``aupsert`` and
+``aremove`` are the only async twins of the stores (a thread each, unless overridden).
 Capabilities are declared in ``capabilities`` (a record store's are
 :class:`RecordCapability` members), never probed.
 """
