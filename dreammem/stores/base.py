@@ -12,8 +12,8 @@ Methods are sync and batch-first. The record store has no async methods: the
 facade's ``a``-prefixed twins (:mod:`dreammem.twins`) run its sync calls in a worker
 thread. ``VectorIndex.asearch`` and ``GraphStore``'s ``aneighbors``, ``aupsert`` and
 ``aremove`` are the only async twins of the stores (a thread each, unless overridden).
-Capabilities are declared in ``capabilities`` (a record store's are
-:class:`RecordCapability` members), never probed.
+Capabilities are declared in ``capabilities`` as :class:`RecordCapability`,
+:class:`GraphCapability` or :class:`VectorCapability` members, and never probed.
 """
 
 from __future__ import annotations
@@ -21,6 +21,12 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.stores.capabilities import (
+    REQUIRED_CAPABILITIES,
+    GraphCapability,
+    RecordCapability,
+    VectorCapability,
+)
 from dreammem.stores.graph_base import (
     GraphEntity,
     GraphItem,
@@ -30,7 +36,6 @@ from dreammem.stores.graph_base import (
     GraphStore,
     records_to_graph_items,
 )
-from dreammem.stores.roles.capabilities import REQUIRED_CAPABILITIES, RecordCapability
 from dreammem.stores.roles.dreams import DreamLog, DreamLogRow, DreamQueue, TaskStates
 from dreammem.stores.roles.embeddings import StoredEmbeddings
 from dreammem.stores.roles.erasure import Erasure
@@ -47,6 +52,7 @@ __all__ = [
     "DreamLogRow",
     "DreamQueue",
     "Erasure",
+    "GraphCapability",
     "GraphEntity",
     "GraphItem",
     "GraphNeighbor",
@@ -64,6 +70,7 @@ __all__ = [
     "TaskStates",
     "TimeIndex",
     "TimeSpan",
+    "VectorCapability",
     "VectorIndex",
     "records_to_graph_items",
 ]

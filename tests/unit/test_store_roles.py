@@ -10,7 +10,16 @@ from datetime import datetime
 import pytest
 
 from dreammem.stores import base
-from dreammem.stores.base import REQUIRED_CAPABILITIES, KeywordIndex, RecordCapability, RecordStore
+from dreammem.stores.base import (
+    REQUIRED_CAPABILITIES,
+    GraphCapability,
+    KeywordIndex,
+    RecordCapability,
+    RecordStore,
+    VectorCapability,
+)
+from dreammem.stores.embedded_graph import EmbeddedGraphStore
+from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
 
 ROLES = [cls for cls in RecordStore.__mro__[1:] if cls not in (ABC, object)]
@@ -89,3 +98,22 @@ def test_capabilities_are_typed_and_still_read_as_the_old_strings() -> None:
     assert declared == REQUIRED_CAPABILITIES | {RecordCapability.GROUNDED_TIMES}
     assert "grounded_times" in declared and "shared" not in declared  # a reader of the old strings
     assert {str(c) for c in declared} == {"fts", "transactions", "vectors", "queue", "grounded_times"}
+
+
+def test_every_stores_capabilities_are_typed() -> None:
+    from dreammem.stores.neo4j import Neo4jGraphStore  # noqa: PLC0415 - the neo4j extra is optional
+    from dreammem.stores.neo4j_shared_graph import SharedNeo4jGraphStore  # noqa: PLC0415 - same
+    from dreammem.stores.neo4j_store import Neo4jRecordStore  # noqa: PLC0415 - same
+
+    declared = {
+        Neo4jRecordStore: RecordCapability,
+        EmbeddedGraphStore: GraphCapability,
+        Neo4jGraphStore: GraphCapability,
+        SharedNeo4jGraphStore: GraphCapability,
+        FaissVectorIndex: VectorCapability,
+    }
+    for store, kind in declared.items():
+        assert store.capabilities and all(isinstance(c, kind) for c in store.capabilities), store
+    assert Neo4jRecordStore.capabilities == REQUIRED_CAPABILITIES | {RecordCapability.SHARED}
+    assert GraphCapability.TRANSACTIONAL in SharedNeo4jGraphStore.capabilities
+    assert GraphCapability.TRANSACTIONAL not in Neo4jGraphStore.capabilities

@@ -9,7 +9,6 @@
 * :mod:`~dreammem.stores.roles.dreams`: ``DreamQueue``, ``TaskStates``, ``DreamLog``;
 * :mod:`~dreammem.stores.roles.erasure`: ``Erasure``;
 
-and :mod:`~dreammem.stores.roles.capabilities` names what a store declares. Import
-them from :mod:`dreammem.stores.base`, where :class:`~dreammem.stores.base.RecordStore`
+Import them from :mod:`dreammem.stores.base`, where :class:`~dreammem.stores.base.RecordStore`
 puts them together; a caller that needs one role may type against it.
 """
