@@ -30,8 +30,8 @@ from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-from dreammem.recall.grounding import grounded_window
-from dreammem.recall.timeparse import mentions_time
+from dreammem.dates.grounding import grounded_window
+from dreammem.dates.parse import mentions_time
 from dreammem_bench import latency, throughput
 from dreammem_bench.updates import load_suite
 
@@ -165,7 +165,7 @@ def main() -> int:
 
 def _skips_dateparser(text: str, said: datetime) -> int:
     """1 when the common forms answer for this text (dateparser is not asked)."""
-    import dreammem.recall.timeparse as timeparse  # noqa: PLC0415 - count the calls, nothing else
+    import dreammem.dates.parse as timeparse  # noqa: PLC0415 - count the calls, nothing else
 
     calls = []
     original = timeparse.dateparser_windows

@@ -2,7 +2,8 @@
 
     PYTHONPATH=. python scripts/execute_notebooks.py [notebooks/NAME.ipynb ...]
 
-CI executes them again, unchanged on disk (tests/integration/test_notebooks.py).
+CI executes them again and fails when what they print differs from the committed outputs
+(tests/integration/test_notebooks.py): rerun this script after a change in behaviour.
 """
 
 from __future__ import annotations

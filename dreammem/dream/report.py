@@ -77,6 +77,7 @@ class DreamReport:
         finished_at: ISO time it finished.
         duration_seconds: Wall time.
         queued: How many queued records it consumed.
+        left_queued: Queued records it left for the next dream (over ``dream.max_records``).
         kept: Records kept in full.
         distilled: New records (patterns, summaries) with their sources.
         archived: Records archived (out of recall, kept for audit).
@@ -99,6 +100,7 @@ class DreamReport:
     finished_at: str
     duration_seconds: float
     queued: int = 0
+    left_queued: int = 0
     kept: tuple[str, ...] = ()
     distilled: tuple[Distilled, ...] = ()
     archived: tuple[Change, ...] = ()

@@ -66,7 +66,8 @@ def run_dream(
     dream_id = new_id()
     store = engine.store
     config = engine.config.dream
-    queued = store.queued(user_id)
+    queued = store.queued(user_id, limit=config.max_records)
+    left_queued = store.queue_size(user_id) - len(queued)
     active = [r for r in queued if r.is_active]
     history = [r for r in queued if r.status is Status.SUPERSEDED and r.role is Role.USER]
     llm = make_llm(engine) if active else None
@@ -106,6 +107,7 @@ def run_dream(
             started=started,
             elapsed=elapsed,
             queued=queued,
+            left_queued=left_queued,
             distilled=distilled,
             plan=plan,
             llm=llm,
@@ -148,6 +150,7 @@ def _report(
     started: datetime,
     elapsed: float,
     queued: Sequence[MemoryRecord],
+    left_queued: int,
     distilled: DistillPlan,
     plan: WritePlan,
     llm: StructuredLLM | None,
@@ -188,6 +191,7 @@ def _report(
         finished_at=(started + timedelta(seconds=elapsed)).isoformat(),
         duration_seconds=round(elapsed, 4),
         queued=len(queued),
+        left_queued=left_queued,
         kept=tuple(s.record.id for s in distilled.kept),
         distilled=tuple(made),
         archived=tuple(Change(d.record.id, None, d.reason) for d in distilled.dropped),

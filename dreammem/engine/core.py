@@ -33,7 +33,7 @@ from dreammem.engine.vectors import Vectors
 from dreammem.engine.writes import context_texts, write_new
 from dreammem.errors import ConfigError, DreamMemError, NotFoundError
 from dreammem.llm import LLM
-from dreammem.stores.base import GraphStore, RecordStore, VectorIndex
+from dreammem.stores.base import GraphCapability, GraphStore, RecordStore, VectorIndex
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.text.tokenize import contains_cjk, tokenize
 from dreammem.types import MemoryRecord, Status, utcnow
@@ -110,7 +110,7 @@ class Engine:
                     "embedding.second_model is supported on the embedded SQLite backend only, "
                     "not on the Neo4j backend"
                 )
-            if graph is not None and "transactional" not in graph.capabilities:
+            if graph is not None and GraphCapability.TRANSACTIONAL not in graph.capabilities:
                 raise ConfigError("the Neo4j backend keeps its graph in the same database: pass no graph")
             server = _open_server(str(uri), config, auth)
             self.store, self._vectors, self.dream_locks = server.store, server.vectors, server.locks

@@ -19,9 +19,9 @@ from datetime import datetime
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.dates.grounding import ground_records
 from dreammem.embed.base import Embedder
 from dreammem.engine.vectors import Vectors
-from dreammem.recall.grounding import ground_records
 from dreammem.stores.base import RecordStore
 from dreammem.stores.graph_sync import GraphSync
 from dreammem.text.tokenize import tokenize

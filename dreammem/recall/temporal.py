@@ -1,6 +1,6 @@
 """The temporal path: what the query says about time, applied to event times.
 
-The query is read by :func:`~dreammem.recall.timeparse.parse_time_query` (dateparser
+The query is read by :func:`~dreammem.dates.parse.parse_time_query` (dateparser
 plus a small rule layer) relative to ``RecallQuery.now``. Then:
 
 * a **window** ("yesterday", "in May 2023", "上周", "before 2023-05-07"): the user's
@@ -12,7 +12,7 @@ plus a small rule layer) relative to ``RecallQuery.now``. Then:
   memories are relevant by time (``Candidate.timed``: the relevance floor lets them
   pass); with a topic they are judged by content like any other hit.
   Memories said outside the window whose own relative dates point into it ("we went
-  camping last summer", said in November) join it (:mod:`dreammem.recall.grounding`).
+  camping last summer", said in November) join it (:mod:`dreammem.dates.grounding`).
 * an **event anchor** ("before the trip to Paris", "去日本之前"): the best match for the
   anchor gives a time, which opens a window before or after it.
 * an **order** ("last time", "recently", "上次" / "first time"): the best content
@@ -39,11 +39,11 @@ from datetime import timedelta
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.dates.grounding import GROUNDING_REACH, GroundedTimes
+from dreammem.dates.parse import TimeQuery, TimeWindow, mentions_time, parse_time_query
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.fusion import Fused, reciprocal_rank_fusion
-from dreammem.recall.grounding import GROUNDING_REACH, GroundedTimes
-from dreammem.recall.timeparse import TimeQuery, TimeWindow, mentions_time, parse_time_query
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import query_terms
 

@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from dreammem.stores.base import GraphEntity, GraphItem, GraphStats, GraphStore
+from dreammem.stores.base import GraphCapability, GraphEntity, GraphItem, GraphStats, GraphStore
 from dreammem.stores.sqlite import SQLiteRecordStore
 
 __all__ = ["EmbeddedGraphStore"]
@@ -44,7 +44,7 @@ class EmbeddedGraphStore(GraphStore):
         record_store: The record store whose database (and transactions) it shares.
     """
 
-    capabilities = frozenset({"transactional", "relations"})
+    capabilities = frozenset({GraphCapability.TRANSACTIONAL, GraphCapability.RELATIONS})
 
     def __init__(self, record_store: SQLiteRecordStore) -> None:
         self._db = record_store

@@ -28,7 +28,7 @@ import faiss
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.stores.base import VectorIndex
+from dreammem.stores.base import VectorCapability, VectorIndex
 from dreammem.stores.faiss_shard import AnnSettings, FaissShard
 from dreammem.stores.files import write_atomic
 
@@ -54,7 +54,9 @@ class FaissVectorIndex(VectorIndex):
             switches at 20,000 vectors.
     """
 
-    capabilities = frozenset({"exact", "persistent", "approximate"})
+    capabilities = frozenset(
+        {VectorCapability.EXACT, VectorCapability.PERSISTENT, VectorCapability.APPROXIMATE}
+    )
 
     def __init__(
         self,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from dreammem.stores.capabilities import GraphCapability
 from dreammem.stores.traversal import GraphNeighbor, traverse
 from dreammem.text.entities import extract_entities
 from dreammem.types import MemoryRecord
@@ -101,15 +102,16 @@ class GraphStore(ABC):
 
     A backend implements the writes and four read primitives; :meth:`neighbors` is
     built on them (:func:`dreammem.stores.traversal.traverse`), so every backend ranks
-    alike. Declared capabilities:
+    alike. Declared capabilities (:class:`~dreammem.stores.capabilities.GraphCapability`):
 
-    * ``"transactional"``: writes join the record store's open transaction (the
+    * ``TRANSACTIONAL``: writes join the record store's open transaction (the
       embedded graph), so the facade writes the graph inside it; otherwise writes go
       through an outbox and are replayed after the records commit.
-    * ``"relations"``: entity-entity relation edges are stored and traversed.
+    * ``RELATIONS``: entity-entity relation edges are stored and traversed.
+    * ``SHARED``: one graph for processes on many hosts.
     """
 
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[GraphCapability] = frozenset()
 
     # -- writes ------------------------------------------------------------------
 

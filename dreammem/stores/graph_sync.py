@@ -1,6 +1,6 @@
 """Keeps a graph store in step with the records, SQLite being the source of truth.
 
-Two ways, chosen by the graph's declared capabilities:
+Two ways, chosen by the graph's declared capabilities (``GraphCapability``):
 
 * a ``"transactional"`` graph (the embedded one) is written inside the records'
   transaction: both commit or neither does;
@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from dreammem.errors import ConfigError, DreamMemError
-from dreammem.stores.base import GraphItem, GraphStore, RecordStore, records_to_graph_items
+from dreammem.stores.base import GraphCapability, GraphItem, GraphStore, RecordStore, records_to_graph_items
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
 
@@ -45,7 +45,7 @@ class GraphSync:
     def __init__(self, store: RecordStore, graph: GraphStore, *, retry_after: float = 5.0) -> None:
         self._store = store
         self.graph = graph
-        self.transactional = "transactional" in graph.capabilities
+        self.transactional = GraphCapability.TRANSACTIONAL in graph.capabilities
         self._outbox = store if isinstance(store, SQLiteRecordStore) else None
         if not self.transactional and self._outbox is None:
             raise ConfigError(

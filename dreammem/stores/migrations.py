@@ -322,7 +322,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         14,
         "grounded_times",
         # Each record's relative dates grounded once at its own time ("yesterday" said on
-        # 8 May is 7 May; recall/grounding.py), so a windowed recall never parses another
+        # 8 May is 7 May; dates/grounding.py), so a windowed recall never parses another
         # memory's text. One row per grounded record: the window it points at, or NULL
         # and NULL when it points nowhere else. Records without a row (older stores, a
         # changed text or time) are grounded on first use and written back.

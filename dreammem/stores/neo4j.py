@@ -35,7 +35,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from dreammem.stores.base import GraphEntity, GraphItem, GraphStats, GraphStore
+from dreammem.stores.base import GraphCapability, GraphEntity, GraphItem, GraphStats, GraphStore
 from dreammem.stores.neo4j_client import Neo4jClient
 
 try:
@@ -249,7 +249,7 @@ class Neo4jGraphStore(GraphStore):
         ConfigError: the URI is not a valid Neo4j URI, or a timeout is not positive.
     """
 
-    capabilities = frozenset({"relations", "shared"})
+    capabilities = frozenset({GraphCapability.RELATIONS, GraphCapability.SHARED})
 
     def __init__(
         self,

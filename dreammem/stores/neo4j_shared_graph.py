@@ -11,6 +11,7 @@ work as in :class:`~dreammem.stores.neo4j.Neo4jGraphStore`.
 
 from __future__ import annotations
 
+from dreammem.stores.capabilities import GraphCapability
 from dreammem.stores.neo4j import Neo4jGraphStore
 from dreammem.stores.neo4j_client import Neo4jClient
 
@@ -34,7 +35,9 @@ class SharedNeo4jGraphStore(Neo4jGraphStore):
         client: The record store's connection (its server, database, timeouts and transactions).
     """
 
-    capabilities = frozenset({"relations", "shared", "transactional"})
+    capabilities = frozenset(
+        {GraphCapability.RELATIONS, GraphCapability.SHARED, GraphCapability.TRANSACTIONAL}
+    )
 
     def __init__(self, client: Neo4jClient) -> None:
         self._attach(client, owned=False)

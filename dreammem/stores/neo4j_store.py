@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from dreammem.stores.base import RecordStore
+from dreammem.stores.base import REQUIRED_CAPABILITIES, RecordCapability, RecordStore
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_dreams import DreamNodes
 from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
@@ -86,7 +86,7 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         BackendError: the server refused the schema.
     """
 
-    capabilities = frozenset({"fts", "transactions", "vectors", "queue", "shared"})
+    capabilities = REQUIRED_CAPABILITIES | {RecordCapability.SHARED}
 
     def __init__(
         self, client: Neo4jClient, *, context_weight: float = 0.5, client_version: int = SCHEMA_VERSION

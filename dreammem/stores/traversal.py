@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from dreammem.errors import ValidationError
+from dreammem.stores.capabilities import GraphCapability
 
 if TYPE_CHECKING:
     from dreammem.stores.graph_base import GraphStore
@@ -184,7 +185,7 @@ def _hop2(
         for seed in (k for k in keys if k in seeds):
             for bridge in keys:
                 offer(bridge, seed)
-    if "relations" in graph.capabilities:
+    if GraphCapability.RELATIONS in graph.capabilities:
         for key, _, other in graph.related(user_id, list(seeds)):
             if key in seeds:
                 offer(other, key)

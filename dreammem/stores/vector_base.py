@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.stores.capabilities import VectorCapability
+
 __all__ = ["VectorIndex"]
 
 
@@ -19,7 +21,7 @@ class VectorIndex(ABC):
     live in the index.
     """
 
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[VectorCapability] = frozenset()
 
     @property
     @abstractmethod

@@ -14,7 +14,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreammem.stores.base import GraphEntity, GraphItem, GraphRelation, GraphStats, GraphStore
+from dreammem.stores.base import (
+    GraphCapability,
+    GraphEntity,
+    GraphItem,
+    GraphRelation,
+    GraphStats,
+    GraphStore,
+)
 from dreammem.stores.embedded_graph import EmbeddedGraphStore
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.text.entities import normalize_entity
@@ -138,7 +145,7 @@ class GraphStoreSuite:
         assert {h.memory_id for h in hits} == {"both", "one", "x"}
 
     def test_relation_edges_bridge_two_hops(self, graph_store: GraphStore, user: str) -> None:
-        if "relations" not in graph_store.capabilities:
+        if GraphCapability.RELATIONS not in graph_store.capabilities:
             pytest.skip("backend stores no relation edges")
         works = GraphRelation("tom becker", "works_at", "northwind")
         graph_store.upsert(
@@ -155,7 +162,7 @@ class GraphStoreSuite:
         assert [(h.memory_id, h.hops) for h in hits] == [("rel", 1), ("nw", 2)]
 
     def test_relation_endpoints_count_as_mentions(self, graph_store: GraphStore, user: str) -> None:
-        if "relations" not in graph_store.capabilities:
+        if GraphCapability.RELATIONS not in graph_store.capabilities:
             pytest.skip("backend stores no relation edges")
         graph_store.upsert(user, [GraphItem("r", (), (GraphRelation("ann", "knows", "bo"),), T0)])
         assert graph_store.entity_keys(user, ["ann", "bo"]) == {"ann", "bo"}

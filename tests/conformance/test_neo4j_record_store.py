@@ -1,4 +1,4 @@
-"""The Neo4j record store and vector index pass the conformance suites on a real server."""
+"""On a real server the Neo4j record store passes each role's conformance suite, the vector index its own."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
+from dreammem import testing as suites
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_store import Neo4jRecordStore
 from dreammem.stores.neo4j_vectors import Neo4jVectorIndex
-from dreammem.testing import RecordStoreSuite, VectorIndexSuite, check_read_for_update_holds_off_writers
+from dreammem.testing import VectorIndexSuite, check_read_for_update_holds_off_writers
 from dreammem.testing.records import T0, rec
 from dreammem.testing.vector_index_suite import unit_rows
 from dreammem.text.tokenize import tokenize
@@ -23,12 +24,62 @@ from tests.neo4j_server import Neo4jServer
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
 
-class TestNeo4jRecordStore(RecordStoreSuite):
+class Neo4jStore:
+    """The store under test: one database on the shared server (the suites use fresh users)."""
+
     @pytest.fixture
     def record_store(self, neo4j_server: Neo4jServer) -> Iterator[RecordStore]:
         store = Neo4jRecordStore(Neo4jClient(neo4j_server.uri))
         yield store
         store.close()
+
+
+class TestNeo4jLifecycle(Neo4jStore, suites.StoreLifecycleSuite):
+    pass
+
+
+class TestNeo4jRecords(Neo4jStore, suites.RecordsSuite):
+    pass
+
+
+class TestNeo4jHistory(Neo4jStore, suites.RecordHistorySuite):
+    pass
+
+
+class TestNeo4jKeyword(Neo4jStore, suites.KeywordIndexSuite):
+    pass
+
+
+class TestNeo4jTimes(Neo4jStore, suites.TimeIndexSuite):
+    pass
+
+
+class TestNeo4jEmbeddings(Neo4jStore, suites.StoredEmbeddingsSuite):
+    pass
+
+
+class TestNeo4jDreamQueue(Neo4jStore, suites.DreamQueueSuite):
+    pass
+
+
+class TestNeo4jTaskStates(Neo4jStore, suites.TaskStatesSuite):
+    pass
+
+
+class TestNeo4jDreamLog(Neo4jStore, suites.DreamLogSuite):
+    pass
+
+
+class TestNeo4jErasure(Neo4jStore, suites.ErasureSuite):
+    pass
+
+
+class TestNeo4jAcrossRoles(Neo4jStore, suites.AcrossRolesSuite):
+    pass
+
+
+def test_every_role_suite_runs_here() -> None:
+    assert suites.suites_not_run(globals()) == []
 
 
 class UnlockedReads(Neo4jRecordStore):

@@ -11,6 +11,7 @@ from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.temporal import TemporalPath
+from dreammem.stores.base import RecordCapability
 from tests.neo4j_server import Neo4jServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -22,7 +23,7 @@ NOW = SAID + timedelta(days=600)
 def test_an_edited_text_is_grounded_again_in_the_same_process(neo4j_server: Neo4jServer) -> None:
     user = f"u-{uuid.uuid4().hex[:8]}"
     with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as memory:
-        assert "grounded_times" not in memory.store.capabilities  # the path keeps the windows itself
+        assert RecordCapability.GROUNDED_TIMES not in memory.store.capabilities  # the path keeps them itself
         kayak = memory.add("Bought a kayak yesterday", user_id=user, event_time=SAID)
         rowid = memory.store.rowids(user, [kayak.id])[kayak.id]
         path = TemporalPath(memory.store, memory.vector_index, memory.embedder)

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from dreammem.recall import timeparse
-from dreammem.recall.timeparse import dateparser_windows, parse_time_query
-from dreammem.recall.timerules import TimeWindow
+from dreammem.dates import parse as timeparse
+from dreammem.dates.parse import dateparser_windows, parse_time_query
+from dreammem.dates.rules import TimeWindow
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)
 

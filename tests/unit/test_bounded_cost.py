@@ -17,9 +17,9 @@ import pytest
 from dateparser import search
 
 from dreammem import DreamMemory, ValidationError
+from dreammem.dates import parse as timeparse
+from dreammem.dates.parse import MAX_DATEPARSER_SPANS, SPAN_CHARS, parse_time_query
 from dreammem.dream.guard import missing_tokens, protected_tokens
-from dreammem.recall import timeparse
-from dreammem.recall.timeparse import MAX_DATEPARSER_SPANS, SPAN_CHARS, parse_time_query
 
 NOW = datetime(2024, 6, 1, 12, tzinfo=UTC)
 

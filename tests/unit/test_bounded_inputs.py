@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from dreammem import DreamMemConfig, DreamMemory, ValidationError
-from dreammem.config import WriteConfig
+from dreammem.config import DreamConfig, WriteConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.pipeline import RecallPipeline
 
@@ -84,3 +84,20 @@ def test_a_bound_below_one_is_a_config_error(field: str) -> None:
     assert getattr(WriteConfig(**{field: 1}), field) == 1
     with pytest.raises(ValueError, match=field):
         WriteConfig(**{field: 0})
+
+
+def test_a_dream_consumes_at_most_max_records_oldest_first(tmp_path: Path) -> None:
+    config = DreamMemConfig(dream=DreamConfig(max_records=5))
+    with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
+        turns = memory.add_many(
+            {"content": f"turn {n}: the museum visit number {n}", "user_id": "u1"} for n in range(12)
+        )
+        first = memory.dream(user_id="u1")
+        assert (first.queued, first.left_queued) == (5, 7)
+        assert memory.store.queue_size("u1") == 7
+        waiting = {r.id for r in memory.store.queued("u1")}
+        assert waiting == {t.id for t in turns[5:]}  # the oldest five went first
+        assert [memory.dream(user_id="u1").left_queued for _ in range(2)] == [2, 0]
+        assert memory.store.queue_size("u1") == 0
+    text = DOC.read_text(encoding="utf-8")
+    assert "dream.max_records" in text

@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from dreammem.recall.grounding import grounded_window
-from dreammem.recall.timeparse import parse_time_query
+from dreammem.dates.grounding import grounded_window
+from dreammem.dates.parse import parse_time_query
 
 NOW = datetime(2024, 5, 1, 9, tzinfo=UTC)
 

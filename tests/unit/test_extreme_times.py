@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from dreammem import DreamMemory, ValidationError
-from dreammem.recall.timerules import period_window
+from dreammem.dates.rules import period_window
 
 EDGES = [
     datetime.min,

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from dreammem import DreamMemory
+from dreammem.dates.grounding import GroundedTimes, ground_records, grounded_window
+from dreammem.dates.parse import TimeWindow
 from dreammem.errors import BackendError
 from dreammem.recall.base import Candidate, RecallQuery
-from dreammem.recall.grounding import GroundedTimes, ground_records, grounded_window
 from dreammem.recall.temporal import TemporalPath
-from dreammem.recall.timeparse import TimeWindow
+from dreammem.stores.base import REQUIRED_CAPABILITIES, RecordCapability
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.types import MemoryRecord
 
@@ -54,7 +55,9 @@ def _rowids(memory: DreamMemory, user: str) -> dict[int, MemoryRecord]:
 class _Counting:
     """The record store, counting the rows read by row id (and hiding capabilities on request)."""
 
-    def __init__(self, inner: SQLiteRecordStore, *, capabilities: frozenset[str] | None = None) -> None:
+    def __init__(
+        self, inner: SQLiteRecordStore, *, capabilities: frozenset[RecordCapability] | None = None
+    ) -> None:
         self._inner = inner
         self.capabilities = inner.capabilities if capabilities is None else capabilities
         self.rows_read = 0
@@ -100,7 +103,7 @@ def test_a_windowed_recall_reads_no_record_to_ground_and_matches_the_cache_path(
         parsed.append(text)
         return grounded_window(text, said_at)
 
-    monkeypatch.setattr("dreammem.recall.grounding.grounded_window", counted)
+    monkeypatch.setattr("dreammem.dates.grounding.grounded_window", counted)
     cached = _Counting(memory.store, capabilities=frozenset())
     path = TemporalPath(cached, memory.vector_index, memory.embedder)  # type: ignore[arg-type]
     assert _search(path) == stored and parsed
@@ -194,7 +197,7 @@ def test_odd_text_grounds_to_a_window_or_nothing(text: str) -> None:
 
 def test_a_store_without_the_capability_is_left_alone_at_write_time() -> None:
     class _Plain(SQLiteRecordStore):
-        capabilities = frozenset({"fts", "transactions", "vectors", "queue"})
+        capabilities = REQUIRED_CAPABILITIES
 
     store = _Plain()
     record = MemoryRecord(user_id="u1", content="we met yesterday", event_time=SAID, created_at=SAID)
@@ -220,7 +223,7 @@ def test_a_store_that_cannot_keep_the_windows_still_answers(
     expected = _search(TemporalPath(memory.store, memory.vector_index, memory.embedder))
     memory.store.execute("DELETE FROM grounded_times")
     path = TemporalPath(_ReadOnly(memory.store), memory.vector_index, memory.embedder)  # type: ignore[arg-type]
-    with caplog.at_level("WARNING", logger="dreammem.recall.grounding"):
+    with caplog.at_level("WARNING", logger="dreammem.dates.grounding"):
         assert _search(path) == expected
     assert "could not store" in caplog.text
     assert memory.store.grounded_times("u1", list(_rowids(memory, "u1"))) == {}

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from dreammem import DreamMemory
-from dreammem.recall.grounding import grounded_window
-from dreammem.recall.timeparse import TimeWindow
+from dreammem.dates.grounding import grounded_window
+from dreammem.dates.parse import TimeWindow
 
 SAID = datetime(2022, 11, 9, 15, tzinfo=UTC)
 

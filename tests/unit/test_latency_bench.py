@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from dreammem import DreamMemConfig, DreamMemory
 from dreammem.cli import app
 from dreammem.config import RecallConfig
+from dreammem.dates.parse import parse_time_query
 from dreammem.embed import HashingEmbedder
-from dreammem.recall.timeparse import parse_time_query
 from dreammem_bench.latency import (
     MainSentenceEmbedder,
     build_store,

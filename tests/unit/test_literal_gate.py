@@ -17,7 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreammem.recall import timeparse, timerules, timewords
+from dreammem.dates import parse as timeparse
+from dreammem.dates import rules as timerules
+from dreammem.dates import words as timewords
 from dreammem.text import entities, filler, speakers
 from dreammem.text.literal_gate import LiteralGate
 from dreammem.write import rules, statements, updates

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dreammem.recall.timeparse import mentions_time
+from dreammem.dates.parse import mentions_time
 from dreammem.text.short_cache import CACHED_CHARS, short_text_cache
 from dreammem.text.speakers import speaker_label
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from dreammem import DreamMemory
-from dreammem.recall import timeparse
+from dreammem.dates import parse as timeparse
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.fusion import Fused
 from dreammem.recall.temporal import TemporalPath

@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from dreammem.recall.timeparse import TimeWindow, mentions_time, parse_time_query
+from dreammem.dates.parse import TimeWindow, mentions_time, parse_time_query
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
 

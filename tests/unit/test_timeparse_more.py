@@ -11,8 +11,8 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from dreammem.recall.timeparse import dateparser_windows, parse_time_query
-from dreammem.recall.timerules import TimeWindow, period_window, rule_windows
+from dreammem.dates.parse import dateparser_windows, parse_time_query
+from dreammem.dates.rules import TimeWindow, period_window, rule_windows
 
 NOW = datetime(2023, 10, 20, 14, 0, tzinfo=UTC)  # a Friday
 D = date

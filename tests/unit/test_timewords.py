@@ -6,11 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreammem.recall import timeparse
-from dreammem.recall.grounding import grounded_window
-from dreammem.recall.timeparse import dateparser_windows, parse_time_query
-from dreammem.recall.timerules import TimeWindow
-from dreammem.recall.timewords import english_windows
+from dreammem.dates import parse as timeparse
+from dreammem.dates.grounding import grounded_window
+from dreammem.dates.parse import dateparser_windows, parse_time_query
+from dreammem.dates.rules import TimeWindow
+from dreammem.dates.words import english_windows
 from dreammem.text.tokenize import query_terms
 
 FORMS = [

@@ -16,7 +16,7 @@ and :mod:`~dreammem.stores.sqlite.codec` turns rows into records and back.
 
 from __future__ import annotations
 
-from dreammem.stores.base import RecordStore
+from dreammem.stores.base import REQUIRED_CAPABILITIES, RecordCapability, RecordStore
 from dreammem.stores.sqlite.dreams import DreamRows
 from dreammem.stores.sqlite.erasure import SQLiteErasure
 from dreammem.stores.sqlite.keyword import KeywordRows
@@ -34,4 +34,4 @@ class SQLiteRecordStore(SQLiteErasure, KeywordRows, VectorRows, DreamRows, TimeR
         context_weight: The BM25 weight of the keyword context column (own words weigh 1.0).
     """
 
-    capabilities = frozenset({"fts", "transactions", "vectors", "queue", "grounded_times"})
+    capabilities = REQUIRED_CAPABILITIES | {RecordCapability.GROUNDED_TIMES}

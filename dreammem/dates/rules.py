@@ -8,7 +8,7 @@
 * seasons and school holidays inside a year, English and Chinese ("last summer", "今年暑假",
   "去年冬天", "寒假"): the season's months, never the whole year ("今年" alone is the year).
 
-:mod:`dreammem.recall.timeparse` combines these with dateparser's matches.
+:mod:`dreammem.dates.parse` combines these with dateparser's matches.
 """
 
 from __future__ import annotations

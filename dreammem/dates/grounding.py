@@ -4,14 +4,14 @@ A turn's ``event_time`` is when it was said; what it talks about may lie before 
 ("we went camping last summer", "我上周去了北京"). A time window in a query ("what did
 we do in summer 2022?") then misses the turn if only ``event_time`` is compared. This
 module reads the turn's own time expressions with the query parser
-(:func:`~dreammem.recall.timeparse.parse_time_query`), relative to the turn's
+(:func:`~dreammem.dates.parse.parse_time_query`), relative to the turn's
 ``event_time``, so the temporal path can also take memories whose *mentioned* time
 falls inside the window. Expressions that include the turn's own time ("today",
 "this week") add nothing and are dropped.
 
 Grounding a text costs a parse only when :func:`mentions_time` finds a relative
 expression, and a common English one ("yesterday", "last week", "two days ago") is read
-without dateparser (:mod:`dreammem.recall.timewords`). Each record is grounded once:
+without dateparser (:mod:`dreammem.dates.words`). Each record is grounded once:
 the write path stores the window with the record (:func:`ground_records`, in the
 write's transaction), and a record without one (an older store, a changed text) is
 grounded on first use and written back (:class:`GroundedTimes`). A store without the
@@ -26,9 +26,9 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
+from dreammem.dates.parse import TimeWindow, mentions_time, parse_time_query
 from dreammem.errors import BackendError
-from dreammem.recall.timeparse import TimeWindow, mentions_time, parse_time_query
-from dreammem.stores.base import RecordStore, TimeSpan
+from dreammem.stores.base import RecordCapability, RecordStore, TimeSpan
 from dreammem.types import MemoryRecord
 
 __all__ = ["GROUNDING_REACH", "GroundedTimes", "ground_records", "grounded_window"]
@@ -48,7 +48,7 @@ def grounded_window(text: str, said_at: datetime, *, common_forms: bool = True) 
         text: The memory's text.
         said_at: When it was said (naive means UTC).
         common_forms: Read common English relative dates without dateparser
-            (dateparser's windows where it reads them, :mod:`dreammem.recall.timewords`);
+            (dateparser's windows where it reads them, :mod:`dreammem.dates.words`);
             False asks dateparser about every time word (checks).
 
     Returns:
@@ -70,7 +70,7 @@ def ground_records(store: RecordStore, records: Sequence[MemoryRecord], rowids: 
 
     A store without the ``grounded_times`` capability is left alone.
     """
-    if "grounded_times" not in store.capabilities:
+    if RecordCapability.GROUNDED_TIMES not in store.capabilities:
         return
     by_user: dict[str, dict[int, TimeSpan | None]] = {}
     windows: dict[tuple[str, str], TimeWindow | None] = {}  # a turn and its semantic twin: one parse
@@ -103,7 +103,7 @@ class GroundedTimes:
 
     def __init__(self, store: RecordStore, capacity: int = 50_000) -> None:
         self._store = store
-        self._stored = "grounded_times" in store.capabilities
+        self._stored = RecordCapability.GROUNDED_TIMES in store.capabilities
         self.capacity = capacity
         self._cache: OrderedDict[tuple[int, int], TimeWindow | None] = OrderedDict()
 

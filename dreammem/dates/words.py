@@ -4,7 +4,7 @@ dateparser costs ~5 ms per text; most time words in conversation are a handful o
 relative forms ("yesterday", "this morning", "last week", "two days ago", "last Saturday"),
 full dates ("05 March 2024", "March 5, 2024") and months ("May 2023"). For these
 :func:`english_windows` gives the calendar windows that
-:func:`dreammem.recall.timeparse.dateparser_windows` gives (compared with dateparser
+:func:`dreammem.dates.parse.dateparser_windows` gives (compared with dateparser
 1.5 by ``benchmarks/time_words.py`` on generated phrases said on many days of three
 years, the benches' texts and LoCoMo), so a text whose every time word is one of them
 never reaches dateparser. When anything time-like is left over (a digit, a month or
@@ -15,7 +15,7 @@ dateparser about the whole text, as before.
 Two differences, both on dateparser's side: in some sentences dateparser loses a plain
 expression ("I told Tom about it last week, he was glad" gives nothing), which these
 rules still read; and its match sometimes keeps a neighbouring word ("yesterday and").
-:func:`~dreammem.recall.timeparse.parse_time_query` uses them for a text with one
+:func:`~dreammem.dates.parse.parse_time_query` uses them for a text with one
 time expression; two or more go to dateparser, which decides how they combine.
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from dreammem.recall.timerules import MONTH, TimeWindow, add_months, month_number, period_window
+from dreammem.dates.rules import MONTH, TimeWindow, add_months, month_number, period_window
 from dreammem.text.literal_gate import LiteralGate
 
 __all__ = ["english_windows"]

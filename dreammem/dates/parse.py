@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from dreammem.recall.timerules import MONTH, TimeWindow, period_window, rule_windows
-from dreammem.recall.timewords import english_windows
-from dreammem.recall.yearnumbers import NUMBERS, no_year_spans, not_a_year
+from dreammem.dates.rules import MONTH, TimeWindow, period_window, rule_windows
+from dreammem.dates.words import english_windows
+from dreammem.dates.years import NUMBERS, no_year_spans, not_a_year
 from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.text.short_cache import short_text_cache
 
@@ -398,7 +398,7 @@ def parse_time_query(
         now: The reference time ("yesterday" is the day before it); naive means UTC.
         common_forms: Read a text whose only time expression is a common English one
             ("yesterday", "last week", "two days ago") without dateparser
-            (:mod:`dreammem.recall.timewords`): dateparser's window, where dateparser
+            (:mod:`dreammem.dates.words`): dateparser's window, where dateparser
             reads it at all (it loses the expression in some sentences), and the
             expression alone where dateparser sometimes keeps a neighbouring word
             ("yesterday and"). False sends every time word to dateparser (for checks).

@@ -3,7 +3,7 @@
 A bare number is no year when a sign or a unit marks it as an amount or a label ("€1200",
 "1999 dollars", "order #2023"), when it lies outside the years of a conversation ("1000
 guests", "Room 1204"), or when it counts the plural after it ("we expect 2000 guests"),
-unless a year word precedes it ("in 1066", "since 1850"). :mod:`dreammem.recall.timeparse`
+unless a year word precedes it ("in 1066", "since 1850"). :mod:`dreammem.dates.parse`
 drops dateparser's reading of such numbers.
 """
 
