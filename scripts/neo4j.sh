@@ -9,7 +9,8 @@
 #   bash scripts/neo4j.sh uri     # print the bolt URI of the running server (exit 1 if none)
 #   bash scripts/neo4j.sh build   # only build tools/neo4j-launcher (Maven)
 #
-# The server is tools/neo4j-launcher (embedded Neo4j 5.26 LTS DBMS + Bolt),
+# The server is tools/neo4j-launcher (embedded Neo4j 5.26 LTS DBMS + Bolt, or the
+# version NEO4J_VERSION names),
 # bound to 127.0.0.1 only, auth disabled, HTTP off, telemetry off. Its jars
 # come from Maven Central into tools/neo4j-launcher/target/lib (ignored by git,
 # never shipped: Neo4j Community is GPLv3). State lives in .neo4j/ (ignored);
@@ -22,14 +23,27 @@
 #   NEO4J_PAGECACHE       page cache size, default 256m.
 #   NEO4J_START_TIMEOUT   seconds to wait for readiness, default 120.
 #   NEO4J_STOP_TIMEOUT    seconds to wait after SIGTERM before SIGKILL, default 30.
-#   NEO4J_JAVA            java executable (default: a Java 17 JDK).
-#   NEO4J_STATE_DIR       state folder, default <repo>/.neo4j
+#   NEO4J_VERSION         Neo4j version to build and run (default: the pom's 5.26.x).
+#                         Another version (e.g. 2026.08.1) builds into
+#                         tools/neo4j-launcher/target-VERSION and runs on Java 21+
+#                         (the Java 25 JDK when installed) for 2025.x and later.
+#   NEO4J_JAVA            java executable (default: a Java 17 JDK; 21+ for 2025.x+).
+#   NEO4J_STATE_DIR       state folder, default <repo>/.neo4j (<repo>/.neo4j-VERSION
+#                         when NEO4J_VERSION is set)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 LAUNCHER_DIR="$REPO_ROOT/tools/neo4j-launcher"
-STATE_DIR="${NEO4J_STATE_DIR:-$REPO_ROOT/.neo4j}"
+VERSION="${NEO4J_VERSION:-}"
+[[ -z "$VERSION" || "$VERSION" =~ ^[0-9][0-9A-Za-z.-]*$ ]] || { echo "neo4j.sh: error: bad NEO4J_VERSION '$VERSION'" >&2; exit 1; }
+if [[ -n "$VERSION" ]]; then
+    TARGET_DIR="$LAUNCHER_DIR/target-$VERSION"
+    STATE_DIR="${NEO4J_STATE_DIR:-$REPO_ROOT/.neo4j-$VERSION}"
+else
+    TARGET_DIR="$LAUNCHER_DIR/target"
+    STATE_DIR="${NEO4J_STATE_DIR:-$REPO_ROOT/.neo4j}"
+fi
 HOME_DIR="$STATE_DIR/home"
 PID_FILE="$STATE_DIR/neo4j.pid"
 PORT_FILE="$STATE_DIR/port"
@@ -53,9 +67,21 @@ java_major() {  # java_major JAVA -> prints major version (e.g. 17)
         | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' | head -n1
 }
 
+calver() {  # the version is 2025.x or later (Java 21 bytecode)
+    [[ "$VERSION" =~ ^20[0-9][0-9]\. ]]
+}
+
 find_java() {
     if [[ -n "${NEO4J_JAVA:-}" ]]; then echo "$NEO4J_JAVA"; return; fi
     local cand
+    if calver; then
+        for cand in /usr/lib/jvm/*-25*/bin/java /usr/lib/jvm/*-21*/bin/java \
+                    "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)"; do
+            [[ -n "$cand" && -x "$cand" ]] || continue
+            (( "$(java_major "$cand")" >= 21 )) && { echo "$cand"; return; }
+        done
+        die "Neo4j $VERSION needs Java 21 or later (set NEO4J_JAVA=/path/to/java)"
+    fi
     # Neo4j 5.26 runs on Java 17 or 21; prefer the Java 17 default JDK.
     for cand in "${JAVA_HOME:+$JAVA_HOME/bin/java}" "$(command -v java || true)" \
                 /usr/lib/jvm/java-17-openjdk-*/bin/java /usr/lib/jvm/*-17*/bin/java \
@@ -67,9 +93,9 @@ find_java() {
 }
 
 needs_build() {
-    local stamp="$LAUNCHER_DIR/target/.built"
-    [[ -f "$stamp" && -f "$LAUNCHER_DIR/target/classes/dev/dreammem/neo4j/Launcher.class" ]] || return 0
-    compgen -G "$LAUNCHER_DIR/target/lib/neo4j-kernel-*.jar" >/dev/null || return 0
+    local stamp="$TARGET_DIR/.built"
+    [[ -f "$stamp" && -f "$TARGET_DIR/classes/dev/dreammem/neo4j/Launcher.class" ]] || return 0
+    compgen -G "$TARGET_DIR/lib/neo4j-kernel-*.jar" >/dev/null || return 0
     [[ -n "$(find "$LAUNCHER_DIR/pom.xml" "$LAUNCHER_DIR/src" -newer "$stamp" -print -quit)" ]] && return 0
     return 1
 }
@@ -78,15 +104,20 @@ build() {
     local java="$1"
     command -v mvn >/dev/null || die "Maven (mvn) not found; install maven"
     mkdir -p "$STATE_DIR"
-    log "building tools/neo4j-launcher (first run downloads ~125 MB of jars from Maven Central)..."
+    log "building tools/neo4j-launcher ${VERSION:+(Neo4j $VERSION) }(first run downloads ~125 MB of jars from Maven Central)..."
     local java_home
     java_home="$(cd "$(dirname "$(readlink -f "$java")")/.." && pwd)"
-    rm -rf "$LAUNCHER_DIR/target/lib"  # no stale jars after a version bump
-    if ! (cd "$LAUNCHER_DIR" && JAVA_HOME="$java_home" mvn -B -q package) >"$BUILD_LOG" 2>&1; then
+    local -a props=()
+    if [[ -n "$VERSION" ]]; then
+        props=("-Dneo4j.version=$VERSION" "-Dlauncher.build.dir=$TARGET_DIR")
+        calver && props+=("-Dmaven.compiler.release=21")
+    fi
+    rm -rf "$TARGET_DIR/lib"  # no stale jars after a version bump
+    if ! (cd "$LAUNCHER_DIR" && JAVA_HOME="$java_home" mvn -B -q package "${props[@]}") >"$BUILD_LOG" 2>&1; then
         tail -n 40 "$BUILD_LOG" >&2
         die "Maven build failed (full log: $BUILD_LOG)"
     fi
-    touch "$LAUNCHER_DIR/target/.built"
+    touch "$TARGET_DIR/.built"
     log "build ok"
 }
 
@@ -226,7 +257,7 @@ cmd_up() {  # cmd_up [keep]: "keep" reuses the last database and port (restart)
     # Non-interactive bash: the background child execs setsid which execs java
     # (it is not a process-group leader), so $! is the java pid.
     "${setsid_cmd[@]}" "$java" "${jvm[@]}" \
-        -cp "$LAUNCHER_DIR/target/classes:$LAUNCHER_DIR/target/lib/*" \
+        -cp "$TARGET_DIR/classes:$TARGET_DIR/lib/*" \
         "$MAIN_CLASS" --home "$HOME_DIR" --host "$HOST" --port "$port" --pagecache "$PAGECACHE" \
         >"$LOG_FILE" 2>&1 </dev/null 9>&- &
     pid=$!

@@ -13,13 +13,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder, SentenceTransformerEmbedder
-from tests.neo4j_server import neo4j_server  # noqa: F401 - session fixture
+from tests.neo4j_server import neo4j_server, newer_neo4j_server  # noqa: F401 - session fixtures
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that use the Neo4j server are marked ``neo4j`` (select with ``-m neo4j``)."""
     for item in items:
-        if "neo4j_server" in getattr(item, "fixturenames", ()):
+        if {"neo4j_server", "newer_neo4j_server"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.neo4j)
 
 

@@ -1,11 +1,13 @@
-"""The Neo4j test server as a pytest session fixture.
+"""The Neo4j test servers as pytest session fixtures.
 
 ``neo4j_server`` starts the repo's own Neo4j (``scripts/neo4j.sh up``: Neo4j
 Community from Maven Central, loopback only, auth off) once per session and stops it
 at the end; with ``NEO4J_URI`` set it uses that running server instead (and never
-stops or restarts it). Without Java or Maven the tests that need it are skipped with
-a message saying how to enable them, unless ``CI`` is set: then a missing or
-unstartable server fails them.
+stops or restarts it). ``newer_neo4j_server`` starts :data:`NEWER_VERSION` (2025.x
+and later run on Java 21+) the same way, on a free port and a state folder of its
+own. Without Java or Maven the tests that need them are skipped with a message
+saying how to enable them, unless ``CI`` is set: then a missing or unstartable
+server fails them.
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ from typing import NoReturn
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "neo4j.sh"
+NEWER_VERSION = "2026.08.1"
+"""The newest Neo4j Community Maven Central served when it was tried (vector search filters inside)."""
 HOW_TO_ENABLE = (
     "Neo4j tests need Java 17 or 21 and Maven (Debian: apt-get install openjdk-17-jdk-headless maven; "
     "the first run downloads Neo4j from Maven Central), or NEO4J_URI=bolt://HOST:PORT of a running "
-    "Neo4j 5 server with auth off. `make neo4j-up` starts the repo's own server."
+    "Neo4j 5 server with auth off. `make neo4j-up` starts the repo's own server. "
+    f"The newer server ({NEWER_VERSION}) needs Java 21 or later (Java 25 preferred)."
 )
 
 
@@ -37,10 +42,17 @@ class Neo4jServer:
 
     uri: str
     managed: bool
+    env: dict[str, str] | None = None
+    """The environment ``scripts/neo4j.sh`` runs in (None: this process's)."""
 
     def _script(self, command: str) -> str:
         proc = subprocess.run(
-            ["bash", str(SCRIPT), command], capture_output=True, text=True, timeout=600, check=False
+            ["bash", str(SCRIPT), command],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+            env=self.env,
         )
         if proc.returncode != 0:
             raise RuntimeError(f"scripts/neo4j.sh {command} failed:\n{proc.stderr[-3000:]}")
@@ -118,17 +130,32 @@ def neo4j_server() -> Iterator[Neo4jServer]:
             _unavailable(f"NEO4J_URI={external} does not answer ({exc})")
         yield Neo4jServer(external, managed=False)
         return
+    yield from _managed(None)
+
+
+@pytest.fixture(scope="session")
+def newer_neo4j_server() -> Iterator[Neo4jServer]:
+    """:data:`NEWER_VERSION` for the whole test session, beside ``neo4j_server`` (own port and state)."""
+    try:
+        import neo4j  # noqa: F401, PLC0415 - probe: is the optional driver installed?
+    except ImportError:
+        _unavailable("the neo4j Python driver is not installed (pip install 'dreammem[neo4j]')")
+    yield from _managed({**os.environ, "NEO4J_VERSION": NEWER_VERSION, "NEO4J_PORT": "auto"})
+
+
+def _managed(env: dict[str, str] | None) -> Iterator[Neo4jServer]:
+    """Start the repo's server (``scripts/neo4j.sh up`` in ``env``), yield it, stop it."""
     missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
     if missing:
         _unavailable(f"{' and '.join(missing)} not found on PATH")
     proc = subprocess.run(
-        ["bash", str(SCRIPT), "up"], capture_output=True, text=True, timeout=900, check=False
+        ["bash", str(SCRIPT), "up"], capture_output=True, text=True, timeout=900, check=False, env=env
     )
     if proc.returncode != 0 or not proc.stdout.strip():
         _unavailable(f"`scripts/neo4j.sh up` failed:\n{proc.stderr[-3000:]}")
-    server = Neo4jServer(proc.stdout.strip().splitlines()[-1], managed=True)
+    server = Neo4jServer(proc.stdout.strip().splitlines()[-1], managed=True, env=env)
     try:
         _wait_ready(server.uri)
         yield server
     finally:
-        subprocess.run(["bash", str(SCRIPT), "down"], capture_output=True, timeout=120, check=False)
+        subprocess.run(["bash", str(SCRIPT), "down"], capture_output=True, timeout=120, check=False, env=env)

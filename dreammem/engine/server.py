@@ -26,7 +26,7 @@ from dreammem.engine.vectors import claim_model
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_shared_graph import SharedNeo4jGraphStore
 from dreammem.stores.neo4j_store import Neo4jRecordStore
-from dreammem.stores.neo4j_vectors import RECORD_INDEX, RecordVectorIndex, ensure_vector_index
+from dreammem.stores.neo4j_vectors import RECORD_FILTERS, RECORD_INDEX, RecordVectorIndex, ensure_vector_index
 from dreammem.types import MemoryRecord
 
 __all__ = ["ServerBackend", "ServerVectors", "open_server"]
@@ -52,7 +52,9 @@ class ServerVectors:
             ConfigError: the store was built with another model or dimension.
         """
         claim_model(self._store, embedder)
-        ensure_vector_index(self._store.client, RECORD_INDEX, "DMRecord", "embedding", embedder.dim)
+        ensure_vector_index(
+            self._store.client, RECORD_INDEX, "DMRecord", "embedding", embedder.dim, RECORD_FILTERS
+        )
         self.embedder = embedder
         self.index = RecordVectorIndex(self._store.client, embedder.dim)
 

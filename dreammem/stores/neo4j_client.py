@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -166,6 +167,7 @@ class Neo4jClient:
         )
         self._local = threading.local()
         self._closed = False
+        self._version: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         return f"Neo4jClient({self.uri!r}, database={self.database!r})"
@@ -329,6 +331,18 @@ class Neo4jClient:
                         if not _schema_race(exc) or attempt == _SCHEMA_ATTEMPTS:
                             raise
                         time.sleep(random.uniform(0.05, 0.2) * attempt)
+
+    def server_version(self) -> tuple[int, ...]:
+        """The server's version as its Bolt agent reports it (``Neo4j/2026.08.1`` -> ``(2026, 8, 1)``).
+
+        Asked once per client; ``()`` when the agent names no version.
+        """
+        if self._version is None:
+            with self.guarded("server_info"):
+                agent = self._bounded("server_info", self.driver.get_server_info).agent
+            found = re.match(r"[^/]*/(\d+(?:\.\d+)*)", agent or "")
+            self._version = tuple(int(part) for part in found.group(1).split(".")) if found else ()
+        return self._version
 
     def next_ids(self, name: str, count: int) -> int:
         """Reserve ``count`` consecutive integers of a named counter; returns the first.

@@ -40,6 +40,12 @@ import org.neo4j.server.configuration.ServerSettings;
  */
 public final class Launcher {
 
+    /** Raw settings of newer servers that must be off (broadcasts, remote management). */
+    private static final String[] QUIET_SETTINGS = {
+        "server.fleet_discovery.enabled=false",
+        "dbms.fleet_manager.enabled=false",
+    };
+
     private Launcher() {}
 
     public static void main(String[] args) throws Exception {
@@ -58,6 +64,12 @@ public final class Launcher {
         if (opts.containsKey("conf")) {
             builder.loadPropertiesFromFile(Path.of(opts.get("conf")));
         }
+
+        // Switches of newer servers, by raw key (5.26 has neither; unknown keys are
+        // ignored): no LAN broadcast of fleet discovery, no fleet manager (2025.x+).
+        Path quiet = home.resolve("launcher-quiet.conf");
+        Files.writeString(quiet, String.join("\n", QUIET_SETTINGS) + "\n");
+        builder.loadPropertiesFromFile(quiet);
 
         builder
                 // Version-specific / unknown keys must not break start-up.
