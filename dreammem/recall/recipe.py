@@ -24,10 +24,11 @@ tests a path's name:
   nothing from the paths that need no store.
 
 Presets name sets of paths. ``general`` (the default) holds the mechanisms that help
-on chat memory and on transcripts alike: the four first-stage paths, the reply path,
-and three paths that act only on what a question names (``naming``, ``unnamed``,
-``person``: they find nothing in a store whose memories carry no speakers).
-``plain`` leaves those three out; ``transcript`` adds the ``speaker`` path, which
+on chat memory and on transcripts alike: the four first-stage paths, the reply path
+(it votes only for the lines of named speakers, so it acts on transcripts and group
+chats, not on a user-assistant chat), and three paths that act only on what a question
+names (``naming``, ``unnamed``, ``person``: they find nothing in a store whose memories
+carry no speakers). ``plain`` leaves those three out; ``transcript`` adds the ``speaker`` path, which
 votes for every line of a speaker the question names (it costs questions that name
 the wrong person); ``lexical`` is keyword and time only. The numbers behind the
 default are in docs/BENCHMARKS.md.
@@ -98,10 +99,12 @@ PATHS: Mapping[str, PathSpec] = {
         ),
         PathSpec(
             "reply",
-            "the session neighbours of the best matches (the reply to a question, the question to an answer)",
+            "the session neighbours of the best matches (the reply to a question, the question to an "
+            "answer), among named speakers' lines",
             reads="candidates",
             after=_FIRST,
             judged="own_vector",
+            transcript=True,
         ),
         PathSpec(
             "speaker",

@@ -13,6 +13,15 @@ question names a speaker of these lines ("What did Omar make?"), only that speak
 lines get a vote (the rule of :mod:`dreammem.recall.speaker`: a question about a person
 is answered by what that person said, not by the other side's replies around it).
 
+Only the lines of a named participant get a vote (:attr:`~dreammem.types.MemoryRecord.speaker`,
+set at ingest: a transcript, a group chat), so the path finds nothing in a user-assistant chat
+whose turns carry only their role. There a session holds one topic, every turn beside a match is
+on it too, and the answer is in the user's own words: a vote for a match's neighbour there re-votes
+for turns the first stage already ranked, for the session that repeats the topic most rather than
+for the one that states the fact (LongMemEval: turn recall@5 0.842 with the path, 0.895 without;
+LoCoMo transcripts: hit@5 0.789 with it, 0.741 without, and 0.740 when it votes only for turns the
+first stage missed; docs/BENCHMARKS.md, session 23).
+
 Only turns with a session take part (:meth:`RecordStore.session_neighbours`); a store
 without sessions gets ``[]`` and the path changes nothing. The keyword path matches a
 turn's previous turn too (its context column), but only by words; this path follows
@@ -97,6 +106,8 @@ class ReplyPath:
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
         records = active_records(query, self._store, [*seeds, *votes])
+        # Adjacency is evidence between named participants only (see the module docstring).
+        votes = {r: v for r, v in votes.items() if r in records and records[r].speaker}
         if named := speakers_in_question(records.values(), query.text):
             # A question about a person is answered by that person's lines (the speaker
             # path's rule): the other speaker's replies around them get no vote.

@@ -169,3 +169,72 @@ def test_a_turn_found_only_beside_a_match_is_held_to_its_own_cosine() -> None:
     assert FIRST[1] in held and FIRST[0] not in held  # shares no word with the question
     assert FIRST[2] in held and "vector" not in held[FIRST[2]]  # a keyword-only hit still passes
     assert FIRST[0] in recall(-0.5)  # a floor its own cosine clears lets it in again
+
+
+CHAT = [
+    ("user", "I adopted a kitten named Miso last week."),
+    ("assistant", "Congratulations! Kittens need a quiet corner, fresh water and a litter tray."),
+    ("user", "What food is best for a kitten?"),
+    ("assistant", "Kittens need protein-rich wet food several times a day."),
+]
+
+
+def _chat(paths: tuple[str, ...] = PATHS, *, named: bool = False) -> DreamMemory:
+    """A user-assistant chat: turns carry their role, and a speaker only when ``named``."""
+    memory = DreamMemory(
+        None, embedder=HashingEmbedder(), config=DreamMemConfig(recall=RecallConfig(paths=paths))
+    )
+    memory.add_many(
+        [
+            {
+                "content": text,
+                "user_id": "u1",
+                "session_id": "chat",
+                "role": role,
+                "speaker": ("Sam" if role == "user" else "Assistant") if named else None,
+                "event_time": T0 + timedelta(minutes=n),
+            }
+            for n, (role, text) in enumerate(CHAT)
+        ]
+    )
+    return memory
+
+
+def test_in_a_chat_whose_turns_carry_no_speaker_it_votes_for_no_turn() -> None:
+    # Adjacency is evidence between named participants: in a user-assistant chat every turn
+    # beside a match is on the same topic, and its vote re-ranks what the first stage found.
+    question = "what is the kitten named Miso?"
+    with _chat() as memory:
+        query = _query(memory, question)
+        assert query.earlier["keyword"]  # the first stage found the chat's turns
+        assert ReplyPath(memory.store, sources=("keyword",)).search(query) == []
+    with _chat(named=True) as memory:
+        found = contents(
+            memory, ReplyPath(memory.store, sources=("keyword",)).search(_query(memory, question))
+        )
+        assert CHAT[1][1] in found  # the same chat with named speakers: the neighbours get votes
+
+
+def test_only_the_lines_that_carry_a_speaker_get_a_vote() -> None:
+    with _chat() as memory:
+        memory.add(
+            "Sam: Miso sleeps on the windowsill all afternoon.",
+            user_id="u1",
+            session_id="chat",
+            speaker="Sam",
+            event_time=T0 + timedelta(minutes=len(CHAT)),
+        )
+        found = contents(
+            memory, ReplyPath(memory.store, sources=("keyword",)).search(_query(memory, "kitten food"))
+        )
+        assert found == ["Sam: Miso sleeps on the windowsill all afternoon."]
+
+
+def test_in_a_chat_without_speakers_recall_is_the_same_with_the_path_on() -> None:
+    question = "which food did you suggest for the kitten?"
+    with _chat((*PATHS, "reply")) as on, _chat() as off:
+        with_reply = on.recall(question, user_id="u1", k=4)
+        assert [h.record.content for h in with_reply] == [
+            h.record.content for h in off.recall(question, user_id="u1", k=4)
+        ]
+        assert not any("reply" in h.paths for h in with_reply)
