@@ -8,6 +8,12 @@ packaged ``model.safetensors`` and the text is cut by the packaged ``tokenizer.j
 (the Rust ``tokenizers`` library), exactly as sentence-transformers does; the
 vectors match its output to about 1e-6 (``tests/integration/test_numpy_bert.py``).
 
+It is no slower than torch: texts go in batches of similar token length (padding to the
+longest of a batch of mixed lengths wastes most of the work), batches run side by side
+with one BLAS thread each (two BLAS threads on one product spin-wait on a busy machine:
+5x the CPU time), query, key and value are one product, and attention runs a few texts
+at a time so its scores stay in the CPU cache (docs/BENCHMARKS.md, Session 23).
+
 Any BERT-type sentence-transformers folder with mean pooling loads the same way;
 other architectures need :class:`~dreammem.embed.models.SentenceTransformerEmbedder`.
 """
@@ -115,7 +121,8 @@ class NumpyBertEmbedder:
             query gains nothing from more, and on a busy 2-core machine the threads'
             hand-off made a query ~20x slower (1.0 s against 0.04 s at load 26).
         threads: Batches encoded at once, each on one BLAS thread (``None``: as many as
-            numpy's BLAS threads when the model loads).
+            numpy's BLAS threads when the model loads; 1: one batch after another on one
+            BLAS thread). A call that makes one batch runs on numpy's BLAS setting.
 
     Raises:
         ConfigError: the folder is not a BERT model with mean pooling.
@@ -250,15 +257,19 @@ class NumpyBertEmbedder:
             return self._encode([encodings[i] for i in batch])
 
         with self._lock:
-            if self.threads == 1 or len(batches) == 1:
-                for batch in batches:
-                    out[batch] = encode(batch)
+            if len(batches) == 1 and self.threads > 1:  # numpy's BLAS setting (embed_query sets it)
+                out[batches[0]] = encode(batches[0])
                 return out
-            # Whole batches side by side, each on one BLAS thread: numpy's element-wise steps
-            # (a third of the time) run in parallel too, and no BLAS thread spins waiting.
-            with self._threads.limit(limits=1, user_api="blas"), ThreadPoolExecutor(self.threads) as pool:
-                for batch, rows in zip(batches, pool.map(encode, batches), strict=True):
-                    out[batch] = rows
+            # Each batch on one BLAS thread, whole batches side by side: numpy's element-wise
+            # steps (a third of the time) run in parallel too, and no BLAS thread spins waiting.
+            with self._threads.limit(limits=1, user_api="blas"):
+                if self.threads == 1:
+                    for batch in batches:
+                        out[batch] = encode(batch)
+                    return out
+                with ThreadPoolExecutor(min(self.threads, len(batches))) as pool:
+                    for batch, rows in zip(batches, pool.map(encode, batches), strict=True):
+                        out[batch] = rows
         return out
 
     def embed_query(self, text: str) -> Array:
