@@ -24,6 +24,15 @@ from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
 from dreammem_bench.chinese import TOKENIZERS, load_pairs, score_embedder, score_tokenizer
+from dreammem_bench.encoders import (
+    CHUNK,
+    EncoderResult,
+    compare_encoders,
+    encoder_table,
+    ratio_line,
+    runtime_embedders,
+    runtime_sets,
+)
 from dreammem_bench.loco_cli import parse_depths, parse_levers, run_loco_command
 from dreammem_bench.locomo import LocomoConversation, load_locomo
 from dreammem_bench.methods import BenchMethod
@@ -354,8 +363,17 @@ def throughput(
     embedder: Annotated[str, typer.Option(help="Embedder (minilm, e5, a name or path).")] = "minilm",
     config: Annotated[Path | None, typer.Option(help="A DreamMem config file.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
+    runtimes: Annotated[
+        str, typer.Option(help="MiniLM runtimes timed side by side ('' for none).")
+    ] = "numpy,torch",
+    runtime_texts: Annotated[
+        int, typer.Option(help="Short texts per runtime (and a quarter as many long).", min=1)
+    ] = 512,
 ) -> None:
-    """add_many throughput and recall p50/p95 at a store size, beside bare FAISS + encoder."""
+    """add_many throughput and recall p50/p95 at a store size, beside bare FAISS + encoder.
+
+    Then the packaged MiniLM on each of ``--runtimes``, short and long texts side by side.
+    """
     cfg = load_config(config) if config else DreamMemConfig()
     model = resolve_embedder(embedder, batch_size=cfg.embedding.batch_size)
     batches = -(-memories // batch_size)
@@ -379,12 +397,35 @@ def throughput(
         f"ingest ratio: {ours.ingest_per_s / bare.ingest_per_s:.2f}x wall clock, "
         f"{ours.ingest_per_cpu_s / bare.ingest_per_cpu_s:.2f}x CPU"
     )
+    encoders = compare_runtimes(
+        [r for r in runtimes.split(",") if r], runtime_texts, cfg.embedding.batch_size
+    )
     if json_out is not None:
-        report = {"embedder": model.name, "batch_size": batch_size, "queries": queries}
+        report: dict[str, Any] = {"embedder": model.name, "batch_size": batch_size, "queries": queries}
         report["systems"] = {r.name: r.to_dict() for r in results}
+        report["runtimes"] = {f"{r.runtime} {r.texts}": r.to_dict() for r in encoders}
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report, indent=2))
         console.print(f"report written to {json_out}")
+
+
+def compare_runtimes(runtimes: Sequence[str], count: int, batch_size: int) -> list[EncoderResult]:
+    """Time the packaged MiniLM on each runtime that loads, print the table; the results."""
+    embedders, missing = runtime_embedders(runtimes, batch_size=batch_size)
+    for runtime, reason in missing.items():
+        console.print(f"runtime {runtime} not timed: {reason}")
+    if not embedders:
+        return []
+    sets = runtime_sets(count)
+    step, done = _progress(len(embedders) * sum(-(-len(t) // CHUNK) for t in sets.values()), "runtimes")
+    try:
+        encoders = compare_encoders(embedders, sets, on_step=step)
+    finally:
+        done()
+    console.print(encoder_table(encoders))
+    if line := ratio_line(encoders):
+        console.print(line)
+    return encoders
 
 
 @bench_app.command("chinese")

@@ -57,10 +57,14 @@ def test_train_reranker_then_bench_with_it(tmp_path: Path) -> None:
 def test_bench_throughput_small(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     args = ["bench", "throughput", "--memories", "200", "--queries", "10", "--batch-size", "100"]
-    result = runner.invoke(app, [*args, "--json", str(out)])
+    result = runner.invoke(app, [*args, "--runtime-texts", "8", "--json", str(out)])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert set(report["systems"]) == {"dreammem", "faiss+encoder"}
+    # the packaged MiniLM on both runtimes, short and long texts side by side
+    assert set(report["runtimes"]) == {"numpy short", "torch short", "numpy long", "torch long"}
+    assert report["runtimes"]["numpy long"]["texts"] == 2
+    assert "numpy / torch: short" in result.output
 
 
 def test_bench_locomo_folds_trains_without_the_scored_conversation(tmp_path: Path) -> None:
