@@ -157,6 +157,12 @@ class RecallConfig(_Frozen):
         description="With rerank_blend='rrf': weight of the reranker's rank against the first "
         "stage's (which weighs 1): above 1 the reranker leads, below 1 it breaks ties.",
     )
+    learned_rank: bool = Field(
+        False,
+        description="Reorder the fused candidates with the shipped learned rank model, a logistic "
+        "model over what recall already computed for each (path ranks, cosine, BM25, role, age; "
+        "dreammem.recall.learned_rank). Off by default.",
+    )
     context_window_turns: int = Field(
         1,
         ge=0,

@@ -6,7 +6,8 @@
           -> reciprocal rank fusion
           (a stand-in path takes the place of the one it answers for, dreammem.recall.fusion)
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
-          candidates, its rank fused with the first-stage rank -> time decay (episodic)
+          candidates, its rank fused with the first-stage rank -> (learned rank, when on:
+          dreammem.recall.learned_rank) -> time decay (episodic)
           -> per-layer floors -> relevance floor (a current value or a summary inherits
           the relevance of what it superseded or condensed) -> by score, newest first among equal
           scores -> the current value before an earlier one it may replace (marked)
@@ -61,6 +62,7 @@ from dreammem.recall.gate import (
     relative_floor,
     relative_floor_for,
 )
+from dreammem.recall.learned_rank import CandidateRanker, packaged_model
 from dreammem.recall.lineage import inherited_cosines
 from dreammem.recall.on_topic import on_topic
 from dreammem.recall.path_runs import StageClock, prepare_paths, run_paths
@@ -116,6 +118,8 @@ class RecallPipeline:
             (:mod:`dreammem.recall.beside`); ``None``: when the process may use a second CPU.
         specs: What each path is (:data:`dreammem.recall.recipe.PATHS`, the default); a
             path without a spec never runs.
+        learned: With ``RecallConfig.learned_rank``, the model that reorders the fused
+            candidates (:mod:`dreammem.recall.learned_rank`); ``None``: the shipped one.
 
     Raises:
         ConfigError: the configuration runs a path that is not in ``paths`` (it would
@@ -132,6 +136,7 @@ class RecallPipeline:
         *,
         beside: bool | None = None,
         specs: Mapping[str, PathSpec] = PATHS,
+        learned: CandidateRanker | None = None,
     ) -> None:
         if unknown := sorted(set(config.active_paths) - set(paths)):
             raise ConfigError(f"unknown recall paths {unknown} in the config; available: {sorted(paths)}")
@@ -141,6 +146,7 @@ class RecallPipeline:
         self.reranker = reranker
         self.embedder = embedder
         self.specs = specs
+        self.learned = learned
         self._beside = BesideEncoder() if (spare_cpu() if beside is None else beside) else None
 
     @property
@@ -175,6 +181,11 @@ class RecallPipeline:
             start = time.perf_counter()
             self._rerank(query, scored, degraded)
             clock.lap("rerank", start)
+        # -- learned rank hook (issue 33): a model over the candidates' features reorders them --
+        if self.config.learned_rank and scored:
+            start = time.perf_counter()
+            self._learned_rank(query, scored, degraded)
+            clock.lap("learned_rank", start)
         start = time.perf_counter()
         kept = self._relevant(query, self._finish(query, scored), ranked, sole=bool(claimed))
         kept = kept if claimed else [s for s in kept if s.fused.timed or on_topic(query.text, s.record)]
@@ -308,6 +319,15 @@ class RecallPipeline:
                 blend=self.config.rerank_blend,
                 weight=self.config.rerank_weight,
             )
+
+    def _learned_rank(self, query: RecallQuery, scored: list[Scored], degraded: dict[str, str]) -> None:
+        """Scores from the learned rank model (a degradation boundary: the fused order stays)."""
+        try:
+            ranker = self.learned if self.learned is not None else packaged_model()
+            ranker.order(query, scored, self.config.rrf_k)
+        except Exception as exc:  # degradation boundary: keep the first-stage order
+            log.warning("learned rank failed: %s", exc)
+            degraded["learned_rank"] = f"{type(exc).__name__}: {exc}"
 
     def _finish(self, query: RecallQuery, scored: list[Scored]) -> list[Scored]:
         """Decay, per-layer floors, then order: score, newest first among equal scores."""
