@@ -58,7 +58,8 @@ def fit_logistic(
 ) -> LearnedRank:
     """An L2 logistic model of ``y`` on the named columns of ``x``; every group (question) weighs the same.
 
-    Within a question, the positives together weigh as much as the negatives together.
+    Within a question, the rows of each label value together weigh 1 (the positives as much as
+    the negatives; soft labels, such as other turns of an evidence session, as a class of their own).
     """
     columns = [FEATURES.index(f) for f in features]
     data = x[:, columns]
@@ -88,8 +89,8 @@ def fit_logistic(
 
 
 def _weights(y: npt.NDArray[np.float64], groups: Sequence[str]) -> npt.NDArray[np.float64]:
-    """Per row: 1 / (rows of its class in its group), so each question's two classes weigh 1 each."""
-    keys = np.asarray([f"{g}\x00{int(v)}" for g, v in zip(groups, y, strict=True)])
+    """Per row: 1 / (rows of its label in its group), so each label of a question weighs 1 in all."""
+    keys = np.asarray([f"{g}\x00{v}" for g, v in zip(groups, y, strict=True)])
     _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     return np.asarray(1.0 / counts[inverse], dtype=np.float64)
 

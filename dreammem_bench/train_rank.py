@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -27,7 +28,9 @@ from rich.table import Table
 
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.models import SentenceTransformerEmbedder
+from dreammem.recall.base import RecallQuery
 from dreammem.recall.learned_rank import FEATURES, LearnedRank
+from dreammem.recall.scored import Scored
 from dreammem_bench.lme_cli import DEFAULT_CACHE, DEFAULT_DATA, SPLITS
 from dreammem_bench.lme_methods import DreamMemHaystack, LmeMethod
 from dreammem_bench.lme_metrics import Item, mean_by_type
@@ -70,6 +73,7 @@ def record(
     dream = DreamMemHaystack(DreamMemConfig(), embedder)
     rows: list[np.ndarray] = []
     labels: list[float] = []
+    in_session: list[float] = []
     groups: list[str] = []
     kinds: list[str] = []
     start = time.perf_counter()
@@ -86,6 +90,10 @@ def record(
         gold = question.gold_turns
         rows.append(found.features)
         labels.extend(float(any(t in gold for t in turns)) for turns in found.turns)
+        sessions = question.answer_sessions
+        in_session.extend(
+            float(any(t.rpartition("#")[0] in sessions for t in turns)) for turns in found.turns
+        )
         groups.extend([question.question_id] * len(found.turns))
         kinds.extend([question.question_type] * len(found.turns))
         if number % 10 == 0:
@@ -97,6 +105,7 @@ def record(
         out,
         features=np.vstack(rows),
         labels=np.asarray(labels),
+        sessions=np.asarray(in_session),
         groups=np.asarray(groups),
         kinds=np.asarray(kinds),
         names=np.asarray(FEATURES),
@@ -104,11 +113,19 @@ def record(
     console.print(f"{len(labels)} candidates of {len(rows)} questions ({int(sum(labels))} evidence) -> {out}")
 
 
-def _load(path: Path) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _load(path: Path, session_label: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Features, training labels, evidence-turn labels and question ids of the recorded candidates.
+
+    ``session_label``: the label of a candidate that is not an evidence turn but lies in an
+    evidence session (0: only evidence turns are positive).
+    """
     held = np.load(path)
     if tuple(str(n) for n in held["names"]) != FEATURES:
         raise typer.BadParameter(f"{path} was recorded with other features: record again")
-    return held["features"], held["labels"].astype(np.float64), [str(g) for g in held["groups"]]
+    turns = held["labels"].astype(np.float64)
+    sessions = held["sessions"].astype(np.float64) if "sessions" in held else np.zeros_like(turns)
+    train = np.maximum(turns, session_label * sessions)
+    return held["features"], train, sessions, [str(g) for g in held["groups"]]
 
 
 def _by_question(
@@ -152,26 +169,28 @@ def fit(
     l2: Annotated[str, typer.Option(help="Comma-separated L2 strengths to compare by folds.")] = "0.1,1,10",
     folds: Annotated[int, typer.Option(min=2)] = 5,
     drop: Annotated[str, typer.Option(help="Features left out, e.g. '-term_share,-log_chars'.")] = "",
+    session_label: Annotated[float, typer.Option(help="Label of other turns of evidence sessions.")] = 0.0,
     out: Annotated[Path | None, typer.Option(help="Write the model fitted on every question here.")] = None,
 ) -> None:
     """Offline fold scores (evidence among the 5 best candidates, no gate); write the model."""
-    x, y, groups = _load(recorded)
+    x, y, sessions, groups = _load(recorded, session_label)
     features = _features(drop)
-    questions = _by_question(x, y, groups)
+    questions = _by_question(x, (y >= 1.0).astype(np.float64), groups)
+    in_session = [q[1] for q in _by_question(x, sessions, groups).values()]
     fused = FEATURES.index("fused_depth")
     base = [-q[0][:, fused] for q in questions.values()]
     labels = [q[1] for q in questions.values()]
-    console.print(
-        f"fused order: top-5 {top_hit_rate(base, labels):.3f}, top-10 {top_hit_rate(base, labels, 10):.3f}"
-    )
+
+    def line(scores: Sequence[np.ndarray]) -> str:
+        turns = f"top-5 {top_hit_rate(scores, labels):.3f}, top-10 {top_hit_rate(scores, labels, 10):.3f}"
+        return f"{turns}, evidence session in top-5 {top_hit_rate(scores, in_session):.3f}"
+
+    console.print(f"fused order: {line(base)}")
     strengths = [float(v) for v in l2.split(",")]
     for strength in strengths:
         models = _fold_models(x, y, groups, folds, strength, features)
         scores = [models[fold_of(g, folds)].probabilities(q[0]) for g, q in questions.items()]
-        console.print(
-            f"l2 {strength}: held-out top-5 {top_hit_rate(scores, labels):.3f}, "
-            f"top-10 {top_hit_rate(scores, labels, 10):.3f}"
-        )
+        console.print(f"l2 {strength}, held out: {line(scores)}")
     model = fit_logistic(x, y, groups, l2=strengths[0], features=features)
     table = Table(title=f"model on every question, l2 {strengths[0]}")
     table.add_column("feature")
@@ -184,14 +203,28 @@ def fit(
         console.print(f"model written to {out}")
 
 
+@dataclass(slots=True)
+class _Timed:
+    """A model whose every ``order`` call is timed (milliseconds, appended to ``spent``)."""
+
+    model: LearnedRank
+    spent: list[float]
+
+    def order(self, query: RecallQuery, scored: Sequence[Scored], rrf_k: int) -> None:
+        start = time.perf_counter()
+        self.model.order(query, scored, rrf_k)
+        self.spent.append((time.perf_counter() - start) * 1000)
+
+
 class FoldLearned:
-    """DreamMem's store recalled with the learned rank model of the question's fold."""
+    """DreamMem's store recalled with the learned rank model of the question's fold (each call timed)."""
 
     def __init__(self, base: DreamMemHaystack, models: Sequence[LearnedRank], recall: RecallConfig) -> None:
         self.name = "learned-folds"
         self._base = base
         self._models = models
         self._recall = recall
+        self.spent_ms: list[float] = []
 
     def index(self, question: LmeQuestion) -> None:
         """Nothing: the base method's store holds the haystack."""
@@ -200,7 +233,9 @@ class FoldLearned:
         """Recall with the model fitted without this question's fold."""
         assert self._base.memory is not None, "index the question first"
         pipeline = self._base.memory.pipeline
-        pipeline.learned = self._models[fold_of(question.question_id, len(self._models))]
+        pipeline.learned = _Timed(
+            self._models[fold_of(question.question_id, len(self._models))], self.spent_ms
+        )
         try:
             return self._base.rank(question, k, recall=self._recall)
         finally:
@@ -216,15 +251,17 @@ def folds_command(
     l2: Annotated[float, typer.Option(help="L2 strength.")] = 1.0,
     folds: Annotated[int, typer.Option(min=2)] = 5,
     drop: Annotated[str, typer.Option(help="Features left out, e.g. '-term_share'.")] = "",
+    session_label: Annotated[float, typer.Option(help="Label of other turns of evidence sessions.")] = 0.0,
     cache: Annotated[Path, typer.Option(help="File of vectors kept across runs.")] = DEFAULT_CACHE,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
 ) -> None:
     """Each fold's questions recalled with a model fitted on the other folds, beside the default."""
-    x, y, groups = _load(recorded)
+    x, y, _, groups = _load(recorded, session_label)
     models = _fold_models(x, y, groups, folds, l2, _features(drop))
     embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
     dream = DreamMemHaystack(DreamMemConfig(), embedder)
-    methods: list[LmeMethod] = [dream, FoldLearned(dream, models, _recall_config(variant))]
+    learned = FoldLearned(dream, models, _recall_config(variant))
+    methods: list[LmeMethod] = [dream, learned]
     outcomes = run_lme(_dev_questions(data, limit), methods)
     dream.close()
     embedder.close()
@@ -247,6 +284,10 @@ def folds_command(
                 f"{low:.3f}/{mid:.3f}/{high:.3f}",
             )
     console.print(table)
+    spent = sorted(learned.spent_ms)
+    p50, p95 = spent[len(spent) // 2], spent[min(len(spent) - 1, int(len(spent) * 0.95))]
+    console.print(f"learned rank stage: p50 {p50:.2f} ms, p95 {p95:.2f} ms over {len(spent)} recalls")
+    report["learned_rank_ms"] = {"p50": p50, "p95": p95, "recalls": len(spent)}
     if json_out is not None:
         json_out.write_text(json.dumps(report, indent=2))
 
