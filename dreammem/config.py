@@ -163,6 +163,12 @@ class RecallConfig(_Frozen):
         "model over what recall already computed for each (path ranks, cosine, BM25, role, age; "
         "dreammem.recall.learned_rank). Off by default.",
     )
+    learned_rank_weight: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
+        None,
+        description="With learned_rank: None orders the candidates by the model alone; a number fuses "
+        "the model's rank with the first-stage rank (reciprocal rank fusion), this weight against "
+        "the first stage's 1.",
+    )
     context_window_turns: int = Field(
         1,
         ge=0,

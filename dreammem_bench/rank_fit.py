@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.config import RecallConfig
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.learned_rank import FEATURES, LearnedRank, candidate_features
 from dreammem.recall.scored import Scored
@@ -38,7 +39,7 @@ class CandidateRecorder:
 
     recorded: list[Recorded] = field(default_factory=list)
 
-    def order(self, query: RecallQuery, scored: Sequence[Scored], rrf_k: int) -> None:
+    def order(self, query: RecallQuery, scored: Sequence[Scored], config: RecallConfig) -> None:
         """Keep the candidates' features and turn ids."""
         turns = tuple(
             tuple(str(r.metadata["turn_id"]) for r in (s.record, *s.twins) if "turn_id" in r.metadata)

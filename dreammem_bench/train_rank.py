@@ -210,17 +210,19 @@ class _Timed:
     model: LearnedRank
     spent: list[float]
 
-    def order(self, query: RecallQuery, scored: Sequence[Scored], rrf_k: int) -> None:
+    def order(self, query: RecallQuery, scored: Sequence[Scored], config: RecallConfig) -> None:
         start = time.perf_counter()
-        self.model.order(query, scored, rrf_k)
+        self.model.order(query, scored, config)
         self.spent.append((time.perf_counter() - start) * 1000)
 
 
 class FoldLearned:
     """DreamMem's store recalled with the learned rank model of the question's fold (each call timed)."""
 
-    def __init__(self, base: DreamMemHaystack, models: Sequence[LearnedRank], recall: RecallConfig) -> None:
-        self.name = "learned-folds"
+    def __init__(
+        self, base: DreamMemHaystack, models: Sequence[LearnedRank], recall: RecallConfig, name: str
+    ) -> None:
+        self.name = name
         self._base = base
         self._models = models
         self._recall = recall
@@ -247,7 +249,10 @@ def folds_command(
     recorded: Annotated[Path, typer.Option(help="Candidates from `record`.")] = DEFAULT_RECORD,
     data: Annotated[Path, typer.Option(help="LongMemEval JSON (.json or .json.gz).")] = DEFAULT_DATA,
     limit: Annotated[int | None, typer.Option(help="At most this many dev questions.", min=1)] = None,
-    variant: Annotated[str, typer.Option(help="Recall variant spec (bench --variants syntax).")] = "",
+    variants: Annotated[
+        str,
+        typer.Option(help="';'-separated recall variants (bench --variants syntax), each with the models."),
+    ] = "",
     l2: Annotated[float, typer.Option(help="L2 strength.")] = 1.0,
     folds: Annotated[int, typer.Option(min=2)] = 5,
     drop: Annotated[str, typer.Option(help="Features left out, e.g. '-term_share'.")] = "",
@@ -260,8 +265,9 @@ def folds_command(
     models = _fold_models(x, y, groups, folds, l2, _features(drop))
     embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
     dream = DreamMemHaystack(DreamMemConfig(), embedder)
-    learned = FoldLearned(dream, models, _recall_config(variant))
-    methods: list[LmeMethod] = [dream, learned]
+    specs = [s.strip() for s in variants.split(";") if s.strip()] or [""]
+    learned = [FoldLearned(dream, models, _recall_config(s), f"learned {s}".strip()) for s in specs]
+    methods: list[LmeMethod] = [dream, *learned]
     outcomes = run_lme(_dev_questions(data, limit), methods)
     dream.close()
     embedder.close()
@@ -269,7 +275,7 @@ def folds_command(
     for column in ("method", "metric", "all questions", "per fold (held out)", "min/median/max"):
         table.add_column(column)
     report: dict[str, object] = {}
-    for name in ("dreammem", "learned-folds"):
+    for name in [m.name for m in methods]:
         means = mean_by_type(outcomes[name])
         report[name] = {"by_type": means, "folds": {}}
         for metric in _METRICS:
@@ -284,7 +290,7 @@ def folds_command(
                 f"{low:.3f}/{mid:.3f}/{high:.3f}",
             )
     console.print(table)
-    spent = sorted(learned.spent_ms)
+    spent = sorted(t for method in learned for t in method.spent_ms)
     p50, p95 = spent[len(spent) // 2], spent[min(len(spent) - 1, int(len(spent) * 0.95))]
     console.print(f"learned rank stage: p50 {p50:.2f} ms, p95 {p95:.2f} ms over {len(spent)} recalls")
     report["learned_rank_ms"] = {"p50": p50, "p95": p95, "recalls": len(spent)}

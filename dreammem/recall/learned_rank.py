@@ -18,7 +18,8 @@ shipped in the package (:func:`packaged_model`) was trained only on the LongMemE
 development split (MIT) by ``python -m dreammem_bench.train_rank``. Its probability of
 "this memory is evidence" orders the candidates; each gets the 0..1 score
 ``(k + 1) / (k + learned rank)`` (the ``replace`` blend of :mod:`dreammem.recall.scoring`),
-so per-layer floors keep their meaning.
+so per-layer floors keep their meaning; with ``RecallConfig.learned_rank_weight`` the
+model's rank is fused with the first-stage rank instead (the ``rrf`` blend).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from dreammem.config import RecallConfig
 from dreammem.errors import ConfigError
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.recipe import PATHS, PathSpec, found_beside_only
@@ -84,7 +86,7 @@ _DEPTH = 30.0
 class CandidateRanker(Protocol):
     """Reorders a recall's fused candidates by setting their ``score`` (0..1)."""
 
-    def order(self, query: RecallQuery, scored: Sequence[Scored], rrf_k: int) -> None:
+    def order(self, query: RecallQuery, scored: Sequence[Scored], config: RecallConfig) -> None:
         """Give each candidate its new score."""
         ...
 
@@ -220,14 +222,16 @@ class LearnedRank:
         logits = x @ np.asarray(self.weights) + self.bias
         return np.asarray(1.0 / (1.0 + np.exp(-logits)), dtype=np.float64)
 
-    def order(self, query: RecallQuery, scored: Sequence[Scored], rrf_k: int) -> None:
-        """Score each candidate ``(k + 1) / (k + its rank by the model)``."""
+    def order(self, query: RecallQuery, scored: Sequence[Scored], config: RecallConfig) -> None:
+        """Score each candidate by its rank by the model (fused with its first-stage rank, if weighted)."""
         if not scored:
             return
         values = self.probabilities(candidate_features(query, scored, self.specs))
+        weight = config.learned_rank_weight or 1.0
+        blend = "replace" if config.learned_rank_weight is None else "rrf"
         # Ties keep the fused order (the candidates come in it).
         for item, rank in zip(scored, rank_order([float(v) for v in values]), strict=True):
-            item.score = rerank_score(item.fused_rank, rank, k=rrf_k, blend="replace", weight=1.0)
+            item.score = rerank_score(item.fused_rank, rank, k=config.rrf_k, blend=blend, weight=weight)
 
     def to_json(self) -> str:
         """The model as the JSON :meth:`from_json` reads."""

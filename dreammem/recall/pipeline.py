@@ -324,7 +324,7 @@ class RecallPipeline:
         """Scores from the learned rank model (a degradation boundary: the fused order stays)."""
         try:
             ranker = self.learned if self.learned is not None else packaged_model()
-            ranker.order(query, scored, self.config.rrf_k)
+            ranker.order(query, scored, self.config)
         except Exception as exc:  # degradation boundary: keep the first-stage order
             log.warning("learned rank failed: %s", exc)
             degraded["learned_rank"] = f"{type(exc).__name__}: {exc}"

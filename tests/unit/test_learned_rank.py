@@ -70,6 +70,17 @@ def test_learned_rank_reorders_recall_by_its_model(tmp_path: Path) -> None:
     assert "learned_rank" in after.timings_ms and not after.degraded
 
 
+@pytest.mark.parametrize(("weight", "first"), [(0.5, Role.USER), (2.0, Role.ASSISTANT)])
+def test_a_weighted_model_rank_is_fused_with_the_first_stage(
+    tmp_path: Path, weight: float, first: Role
+) -> None:
+    with _memory(tmp_path, learned_rank=True, learned_rank_weight=weight) as memory:
+        _chat(memory)
+        memory.pipeline.learned = _model(role_assistant=5.0)
+        found = memory.recall("where is my sister's wedding", user_id="u", k=2, now=NOW)
+    assert found.hits[0].record.role is first
+
+
 def test_shipped_model_runs_in_recall(tmp_path: Path) -> None:
     model = packaged_model()
     assert set(model.features) <= set(FEATURES) and any(model.weights)
@@ -92,7 +103,7 @@ def test_a_failing_model_keeps_the_fused_order(tmp_path: Path) -> None:
 
 
 class _Raising:
-    def order(self, query: RecallQuery, scored: object, rrf_k: int) -> None:
+    def order(self, query: RecallQuery, scored: object, config: RecallConfig) -> None:
         raise RuntimeError("model file is corrupt")
 
 
