@@ -164,10 +164,10 @@ class RecallConfig(_Frozen):
         "dreammem.recall.learned_rank). Off by default.",
     )
     learned_rank_weight: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
-        None,
-        description="With learned_rank: None orders the candidates by the model alone; a number fuses "
-        "the model's rank with the first-stage rank (reciprocal rank fusion), this weight against "
-        "the first stage's 1.",
+        0.5,
+        description="With learned_rank: the weight of the model's rank fused with the first-stage rank "
+        "(reciprocal rank fusion; the first stage weighs 1); None orders the candidates by the model "
+        "alone.",
     )
     context_window_turns: int = Field(
         1,

@@ -15,11 +15,13 @@ each fused candidate, so it costs well under a millisecond per recall:
 
 The model (weights, and each feature's mean and scale) is a small JSON file: the one
 shipped in the package (:func:`packaged_model`) was trained only on the LongMemEval
-development split (MIT) by ``python -m dreammem_bench.train_rank``. Its probability of
-"this memory is evidence" orders the candidates; each gets the 0..1 score
-``(k + 1) / (k + learned rank)`` (the ``replace`` blend of :mod:`dreammem.recall.scoring`),
-so per-layer floors keep their meaning; with ``RecallConfig.learned_rank_weight`` the
-model's rank is fused with the first-stage rank instead (the ``rrf`` blend).
+development split (MIT) by ``python -m dreammem_bench.train_rank``, on the features that
+name no path (fused score and rank, paths, cosine, BM25 and term share, role, length):
+the per-path ones fitted LongMemEval's shape and lost on LoCoMo. Its probability of
+"this memory is evidence" ranks the candidates; that rank is fused with the first-stage
+rank, weighted by ``RecallConfig.learned_rank_weight`` (the ``rrf`` blend of
+:mod:`dreammem.recall.scoring`; ``None``: ``(k + 1) / (k + learned rank)``, the model
+alone), so scores stay on the 0..1 scale and per-layer floors keep their meaning.
 """
 
 from __future__ import annotations

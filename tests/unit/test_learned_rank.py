@@ -57,7 +57,8 @@ def _chat(memory: DreamMemory) -> None:
 
 
 def test_learned_rank_reorders_recall_by_its_model(tmp_path: Path) -> None:
-    with _memory(tmp_path) as plain, _memory(tmp_path / "on", learned_rank=True) as learned:
+    on = {"learned_rank": True, "learned_rank_weight": None}  # the model's order alone
+    with _memory(tmp_path) as plain, _memory(tmp_path / "on", **on) as learned:
         for memory in (plain, learned):
             _chat(memory)
         learned.pipeline.learned = _model(role_assistant=5.0)
