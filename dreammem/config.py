@@ -160,7 +160,7 @@ class RecallConfig(_Frozen):
     learned_rank: bool = Field(
         False,
         description="Reorder the fused candidates with the shipped learned rank model, a logistic "
-        "model over what recall already computed for each (path ranks, cosine, BM25, role, age; "
+        "model over what recall already computed for each (fused rank, cosine, BM25, role, length; "
         "dreammem.recall.learned_rank). Off by default.",
     )
     learned_rank_weight: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
