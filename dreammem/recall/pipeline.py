@@ -75,6 +75,7 @@ from dreammem.recall.recipe import (
     stand_ins_for,
     word_rank,
 )
+from dreammem.recall.reference import ReferenceGate, reference_gate
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scored import Scored, dedupe
 from dreammem.recall.scoring import (
@@ -329,12 +330,13 @@ class RecallPipeline:
     ) -> list[Scored]:
         """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
         model = self.embedder.name if self.embedder is not None else None
-        floor = None if sole else floor_for(model, self.config)
+        reference = None if sole else reference_gate(self.embedder, self.config, query.text, query.embedding)
+        floor = reference.floor if reference is not None else None if sole else floor_for(model, self.config)
         if floor is None or not measures_similarity(
             ranked
         ):  # no cosines (vector path off or failed): no floor
             return kept
-        relative, background = self._relative(query)
+        relative, background = (reference.relative, None) if reference is not None else self._relative(query)
         # Under the relative floor a record condensed from several (a dream summary) stands out
         # only through its sources: its own embedding averages many topics and sits near every
         # query, so it would stand out from single memories for any question.
@@ -351,16 +353,22 @@ class RecallPipeline:
         inherited = self._inherited(query, kept, weak)
         similarities = [c.similarity for found in ranked.values() for c in found if c.similarity is not None]
         passes = query_passes(similarities, floor) or any(v >= floor for v in inherited.values())
-        cosines, misses = self._own_cosines(query, kept, condensed, background)
+        cosines, misses = self._own_cosines(query, kept, condensed, background, reference)
 
         def by_words(item: Scored) -> bool:
             rank = word_rank(item.fused.ranks, self.specs)
             return relative is None and rank is not None and rank <= self.config.lexical_evidence
 
+        def worded(item: Scored) -> bool:  # under the reference gate: words stand in for the query side
+            rank = word_rank(item.fused.ranks, self.specs)
+            found = rank is not None and rank <= self.config.lexical_evidence
+            return reference is not None and found and passes and item.record.id not in misses | condensed
+
         return [
             s
             for s in kept
-            if passes_relevance(
+            if worded(s)
+            or passes_relevance(
                 None if s.record.id in condensed or by_words(s) else s.fused.similarity,
                 floor=floor,
                 query_passes=passes,
@@ -389,13 +397,15 @@ class RecallPipeline:
         kept: Sequence[Scored],
         condensed: set[str],
         background: npt.NDArray[np.float32] | None,
+        reference: ReferenceGate | None = None,
     ) -> tuple[dict[str, float], set[str]]:
         """Own cosines of hits the vector path missed, and mutual-floor misses.
 
         Read from stored vectors (this user's records only): every such hit under a relative
         floor, else only the hits found beside other hits alone (the reply path; one
         without a stored vector gets -1, below any floor). A miss is a hit whose own cosine does
-        not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`).
+        not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`, or under the
+        reference gate its memory side, :mod:`dreammem.recall.reference`).
         """
         model = self.embedder.name if self.embedder is not None else None
         if model is None or query.embedding is None:
@@ -404,13 +414,16 @@ class RecallPipeline:
         beside = [s.record.id for s in judged if found_beside_only(s.fused.path_scores, self.specs)]
         mutual = None if background is None else mutual_floor_for(model, self.config)
         wanted = beside
-        if background is not None:
-            missed = [s for s in judged if mutual is not None or s.fused.similarity is None]
-            wanted = [s.record.id for s in missed]
+        if background is not None or reference is not None:
+            every = mutual is not None or reference is not None
+            wanted = [s.record.id for s in judged if every or s.fused.similarity is None]
         found = self._store.vectors_of(query.user_id, model, wanted) if wanted else {}
         own = {s.record.id: s.fused.similarity for s in judged if s.fused.similarity is not None}
         missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
         missing.update({rid: -1.0 for rid in beside if rid not in found})
+        if reference is not None:
+            texts = {s.record.id: s.record.content for s in judged}
+            return missing, reference.misses({**own, **missing}, found, texts)
         if mutual is None or background is None:
             return missing, set()
         return missing, mutual_misses({**own, **missing}, found, background, mutual)
