@@ -68,7 +68,9 @@ def collect(convs: Sequence[Conversation], embedder: Embedder, splits: Iterable[
         for conv in convs:
             write_conversation(mem, conv)
         for conv in convs:
-            asked = [(c.question, c.kind, c.first, c.second) for c in conv.cases if c.split in wanted]
+            asked: list[tuple[str, str, str, str]] = [
+                (c.question, c.kind, c.first, c.second) for c in conv.cases if c.split in wanted
+            ]
             asked += [(q, "none", "", "") for q, split in conv.unrelated if split in wanted]
             for question, kind, first, second in asked:
                 query = embedder.embed_query(question)
@@ -138,7 +140,7 @@ def choose(
         test = [a for a in questions if a.user in held]
         best = max(
             ((q, m) for q in GRID for m in GRID),
-            key=lambda pair: (round(objective(scores(train, *pair, lexical)), 6), -pair[0] - pair[1]),
+            key=lambda pair: (round(objective(scores(train, pair[0], pair[1], lexical)), 6), -sum(pair)),
         )
-        out.append((best[0], best[1], scores(test, *best, lexical)))
+        out.append((best[0], best[1], scores(test, best[0], best[1], lexical)))
     return out

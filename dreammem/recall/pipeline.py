@@ -353,30 +353,30 @@ class RecallPipeline:
         inherited = self._inherited(query, kept, weak)
         similarities = [c.similarity for found in ranked.values() for c in found if c.similarity is not None]
         passes = query_passes(similarities, floor) or any(v >= floor for v in inherited.values())
-        cosines, misses = self._own_cosines(query, kept, condensed, background, reference)
+        cosines, misses = self._own_cosines(query, kept, condensed, background, reference, inherited)
 
-        def by_words(item: Scored) -> bool:
+        def by_words(item: Scored, under: RelativeFloor | None = relative) -> bool:
             rank = word_rank(item.fused.ranks, self.specs)
-            return relative is None and rank is not None and rank <= self.config.lexical_evidence
+            return under is None and rank is not None and rank <= self.config.lexical_evidence
 
-        def worded(item: Scored) -> bool:  # under the reference gate: words stand in for the query side
-            rank = word_rank(item.fused.ranks, self.specs)
-            found = rank is not None and rank <= self.config.lexical_evidence
-            return reference is not None and found and passes and item.record.id not in misses | condensed
-
+        # Under the reference gate a hit fails when its memory side does (an inherited cosine included),
+        # and one of the keyword path's best hits needs no query side of its own when the query passes.
         return [
             s
             for s in kept
-            if worded(s)
-            or passes_relevance(
-                None if s.record.id in condensed or by_words(s) else s.fused.similarity,
-                floor=floor,
-                query_passes=passes,
-                inherited=inherited.get(s.record.id),
-                cosine=None if s.record.id in condensed else cosines.get(s.record.id),
-                relative=relative,
-                timed=s.fused.timed,
-                mutual=s.record.id not in misses,
+            if (reference is None or s.fused.timed or s.record.id not in misses)
+            and (
+                (reference is not None and passes and s.record.id not in condensed and by_words(s, None))
+                or passes_relevance(
+                    None if s.record.id in condensed or by_words(s) else s.fused.similarity,
+                    floor=floor,
+                    query_passes=passes,
+                    inherited=inherited.get(s.record.id),
+                    cosine=None if s.record.id in condensed else cosines.get(s.record.id),
+                    relative=relative,
+                    timed=s.fused.timed,
+                    mutual=reference is not None or s.record.id not in misses,
+                )
             )
         ]
 
@@ -398,6 +398,7 @@ class RecallPipeline:
         condensed: set[str],
         background: npt.NDArray[np.float32] | None,
         reference: ReferenceGate | None = None,
+        inherited: Mapping[str, float] | None = None,
     ) -> tuple[dict[str, float], set[str]]:
         """Own cosines of hits the vector path missed, and mutual-floor misses.
 
@@ -421,9 +422,10 @@ class RecallPipeline:
         own = {s.record.id: s.fused.similarity for s in judged if s.fused.similarity is not None}
         missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
         missing.update({rid: -1.0 for rid in beside if rid not in found})
-        if reference is not None:
+        if reference is not None:  # a cosine inherited from a replaced record is judged by this memory too
             texts = {s.record.id: s.record.content for s in judged}
-            return missing, reference.misses({**own, **missing}, found, texts)
+            best = {rid: max(c, (inherited or {}).get(rid, c)) for rid, c in {**own, **missing}.items()}
+            return missing, reference.misses(best, found, texts)
         if mutual is None or background is None:
             return missing, set()
         return missing, mutual_misses({**own, **missing}, found, background, mutual)
