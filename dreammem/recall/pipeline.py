@@ -332,9 +332,7 @@ class RecallPipeline:
         model = self.embedder.name if self.embedder is not None else None
         reference = None if sole else reference_gate(self.embedder, self.config, query.text, query.embedding)
         floor = reference.floor if reference is not None else None if sole else floor_for(model, self.config)
-        if floor is None or not measures_similarity(
-            ranked
-        ):  # no cosines (vector path off or failed): no floor
+        if floor is None or not measures_similarity(ranked):  # no cosines (vector path off or failed)
             return kept
         relative, background = (reference.relative, None) if reference is not None else self._relative(query)
         # Under the relative floor a record condensed from several (a dream summary) stands out
@@ -418,13 +416,17 @@ class RecallPipeline:
         if background is not None or reference is not None:
             every = mutual is not None or reference is not None
             wanted = [s.record.id for s in judged if every or s.fused.similarity is None]
+            wanted += sorted(condensed) if reference is not None else []
         found = self._store.vectors_of(query.user_id, model, wanted) if wanted else {}
         own = {s.record.id: s.fused.similarity for s in judged if s.fused.similarity is not None}
         missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
         missing.update({rid: -1.0 for rid in beside if rid not in found})
-        if reference is not None:  # a cosine inherited from a replaced record is judged by this memory too
-            texts = {s.record.id: s.record.content for s in judged}
+        if (
+            reference is not None
+        ):  # a cosine inherited (replaced or condensed records) is judged by this memory
+            texts = {s.record.id: s.record.content for s in kept}
             best = {rid: max(c, (inherited or {}).get(rid, c)) for rid, c in {**own, **missing}.items()}
+            best.update({rid: (inherited or {}).get(rid, -1.0) for rid in condensed})
             return missing, reference.misses(best, found, texts)
         if mutual is None or background is None:
             return missing, set()
