@@ -234,7 +234,7 @@ class RecallConfig(_Frozen):
         "standard deviations a hit's cosine must stand above the cosines of generic text the package ships "
         "(the query's to generic statements, the memory's to generic requests). Where it applies it takes "
         "the place of the absolute, relative and mutual floors. 'auto': the values calibrated for the "
-        "embedding model (the older floors for a model without them); None: off.",
+        "embedding model (multilingual-e5; MiniLM and other models keep the older floors); None: off.",
     )
     lexical_evidence: int = Field(
         3,

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from dreammem.recall.reference import REFERENCE_FLOORS
+from dreammem.recall.reference import MINILM_FLOORS, REFERENCE_FLOORS
 from dreammem_bench.reference_gate import Asked, choose, collect, scores
 from dreammem_bench.updates import build_conversations, load_suite
 
@@ -46,7 +46,7 @@ def bench_reference_gate(
         cells = [f"{found[k]:.3f}" if k in found else "-" for k in ("precision", "coverage", "injection")]
         table.add_row(str(n), f"{q:.2f}", f"{m:.2f}", *cells)
     console.print(table)
-    shipped = REFERENCE_FLOORS.get(embedder.name)
+    shipped = REFERENCE_FLOORS.get(embedder.name, None if use_e5 else MINILM_FLOORS)
     if shipped is not None:
         console.print(f"shipped {shipped}: {scores(questions, shipped.query, shipped.memory)}")
     console.print(f"no gate: {scores(questions, -99.0, -99.0)}")

@@ -19,6 +19,7 @@ from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.models import MINILM, E5Embedder
 from dreammem.recall.reference import (
+    MINILM_FLOORS,
     REFERENCE_FLOORS,
     ReferenceFloors,
     reference_floors_for,
@@ -67,8 +68,10 @@ def e5() -> E5Embedder:
     return E5Embedder()
 
 
-def _store(tmp_path: Path, embedder: Embedder, memories: tuple[str, ...]) -> Iterator[DreamMemory]:
-    with DreamMemory(tmp_path / "store", embedder=embedder) as memory:
+def _store(
+    tmp_path: Path, embedder: Embedder, memories: tuple[str, ...], config: DreamMemConfig | None = None
+) -> Iterator[DreamMemory]:
+    with DreamMemory(tmp_path / "store", embedder=embedder, config=config) as memory:
         start = datetime(2026, 11, 2, 9, tzinfo=UTC)
         for n, text in enumerate(memories):
             memory.add(text, user_id="u", event_time=start + timedelta(hours=n))
@@ -77,7 +80,9 @@ def _store(tmp_path: Path, embedder: Embedder, memories: tuple[str, ...]) -> Ite
 
 @pytest.fixture
 def english(tmp_path: Path, minilm: Embedder) -> Iterator[DreamMemory]:
-    yield from _store(tmp_path, minilm, ENGLISH)
+    """MiniLM with its reference thresholds opted in (not its default: docs/BENCHMARKS.md, Session 23)."""
+    floors = (MINILM_FLOORS.query, MINILM_FLOORS.memory)
+    yield from _store(tmp_path, minilm, ENGLISH, DreamMemConfig(recall=RecallConfig(reference_floor=floors)))
 
 
 @pytest.fixture
@@ -129,11 +134,12 @@ def test_standing_is_robust_to_one_reference_on_the_question_topic() -> None:
 
 
 def test_the_config_sets_or_switches_off_the_reference_gate() -> None:
-    assert reference_floors_for(MINILM, RecallConfig()) == REFERENCE_FLOORS[MINILM]
+    assert reference_floors_for(E5Embedder.name, RecallConfig()) == REFERENCE_FLOORS[E5Embedder.name]
+    assert reference_floors_for(MINILM, RecallConfig()) is None
     assert reference_floors_for("hashing-256", RecallConfig()) is None
     chosen = RecallConfig(reference_floor=(1.0, 2.0))
     assert reference_floors_for("hashing-256", chosen) == ReferenceFloors(1.0, 2.0)
-    assert reference_floors_for(MINILM, RecallConfig(reference_floor=None)) is None
-    assert reference_floors_for(MINILM, RecallConfig(relevance_floor=0.3)) is None
-    assert reference_floors_for(MINILM, RecallConfig(relevance_floor=None)) is None
+    assert reference_floors_for(E5Embedder.name, RecallConfig(reference_floor=None)) is None
+    assert reference_floors_for(E5Embedder.name, RecallConfig(relevance_floor=0.83)) is None
+    assert reference_floors_for(E5Embedder.name, RecallConfig(relevance_floor=None)) is None
     assert DreamMemConfig(recall=chosen).recall.reference_floor == (1.0, 2.0)
