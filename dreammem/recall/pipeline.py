@@ -330,7 +330,10 @@ class RecallPipeline:
     ) -> list[Scored]:
         """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
         model = self.embedder.name if self.embedder is not None else None
-        reference = None if sole else reference_gate(self.embedder, self.config, query.text, query.embedding)
+        found = [s.record.content for s in kept]  # the reference gate reads their language
+        reference = (
+            None if sole else reference_gate(self.embedder, self.config, query.text, query.embedding, found)
+        )
         floor = reference.floor if reference is not None else None if sole else floor_for(model, self.config)
         if floor is None or not measures_similarity(ranked):  # no cosines (vector path off or failed)
             return kept
@@ -357,8 +360,7 @@ class RecallPipeline:
             rank = word_rank(item.fused.ranks, self.specs)
             return under is None and rank is not None and rank <= self.config.lexical_evidence
 
-        # Under the reference gate a hit fails when its memory side does (an inherited cosine included),
-        # and one of the keyword path's best hits needs no query side of its own when the query passes.
+        # Reference gate: the memory side must pass; a best keyword hit needs no query side of its own.
         return [
             s
             for s in kept
@@ -400,11 +402,10 @@ class RecallPipeline:
     ) -> tuple[dict[str, float], set[str]]:
         """Own cosines of hits the vector path missed, and mutual-floor misses.
 
-        Read from stored vectors (this user's records only): every such hit under a relative
-        floor, else only the hits found beside other hits alone (the reply path; one
-        without a stored vector gets -1, below any floor). A miss is a hit whose own cosine does
-        not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`, or under the
-        reference gate its memory side, :mod:`dreammem.recall.reference`).
+        Read from stored vectors (this user's records only): every such hit under a relative floor, else
+        only the hits found beside other hits alone (the reply path; one without a stored vector gets -1,
+        below any floor). A miss is a hit whose own cosine does not stand out for the memory itself
+        (:func:`~dreammem.recall.gate.mutual_misses`; the reference gate: :mod:`dreammem.recall.reference`).
         """
         model = self.embedder.name if self.embedder is not None else None
         if model is None or query.embedding is None:
@@ -424,10 +425,9 @@ class RecallPipeline:
         if (
             reference is not None
         ):  # a cosine inherited (replaced or condensed records) is judged by this memory
-            texts = {s.record.id: s.record.content for s in kept}
             best = {rid: max(c, (inherited or {}).get(rid, c)) for rid, c in {**own, **missing}.items()}
             best.update({rid: (inherited or {}).get(rid, -1.0) for rid in condensed})
-            return missing, reference.misses(best, found, texts)
+            return missing, reference.misses(best, found)
         if mutual is None or background is None:
             return missing, set()
         return missing, mutual_misses({**own, **missing}, found, background, mutual)

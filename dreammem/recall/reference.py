@@ -23,7 +23,7 @@ a model without them keeps the older gate (:mod:`dreammem.recall.gate`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +65,7 @@ class ReferenceFloors:
 
 
 REFERENCE_FLOORS: Mapping[str, ReferenceFloors] = {
-    E5Embedder.name: ReferenceFloors(query=3.0, memory=2.0),
+    E5Embedder.name: ReferenceFloors(query=3.0, memory=1.5),
 }
 """Per embedding model, chosen by five folds over ``bench updates`` (docs/BENCHMARKS.md, "Session 23")."""
 
@@ -102,23 +102,27 @@ class ReferenceSet:
         }
 
     def query_floor(self, text: str, vector: Vectors, z: float) -> RelativeFloor:
-        """The query-side floor: the query's cosines to generic statements of its language."""
+        """The query-side floor: the query's cosines to generic statements of ``text``'s language.
+
+        ``text`` is what the query is compared with (the memories), so a cross-lingual question is
+        measured against unrelated memories in their language.
+        """
         centre, spread = standing(self._statements[_lang(text)] @ vector)
         return RelativeFloor(centre, spread, z)
 
     def memory_floor(self, text: str, vector: Vectors, z: float) -> float:
-        """The cosine a question needs to stand ``z`` above generic requests for this memory."""
+        """The cosine a question in `text`'s language needs: `z` above generic requests, for this memory."""
         centre, spread = standing(self._requests[_lang(text)] @ vector)
         return centre + z * spread
 
     def misses(
-        self, cosines: Mapping[str, float], vectors: Mapping[str, Vectors], texts: Mapping[str, str], z: float
+        self, cosines: Mapping[str, float], vectors: Mapping[str, Vectors], query: str, z: float
     ) -> set[str]:
-        """The ids whose cosine to the query does not clear their memory-side floor."""
+        """The ids whose cosine misses their memory-side floor (requests in the query's language)."""
         return {
             rid
             for rid, cosine in cosines.items()
-            if rid in vectors and rid in texts and cosine < self.memory_floor(texts[rid], vectors[rid], z)
+            if rid in vectors and cosine < self.memory_floor(query, vectors[rid], z)
         }
 
 
@@ -161,27 +165,37 @@ class ReferenceGate:
     relative: RelativeFloor
     floors: ReferenceFloors
     refs: ReferenceSet
+    query: str
 
     @property
     def floor(self) -> float:
         """The cosine this query's hits need (the query side as an absolute floor)."""
         return self.relative.mean + self.relative.z * self.relative.sd
 
-    def misses(
-        self, cosines: Mapping[str, float], vectors: Mapping[str, Vectors], texts: Mapping[str, str]
-    ) -> set[str]:
+    def misses(self, cosines: Mapping[str, float], vectors: Mapping[str, Vectors]) -> set[str]:
         """The ids whose cosine does not clear their memory side."""
-        return self.refs.misses(cosines, vectors, texts, self.floors.memory)
+        return self.refs.misses(cosines, vectors, self.query, self.floors.memory)
 
 
 def reference_gate(
-    embedder: Embedder | None, config: RecallConfig, text: str, vector: Vectors | None
+    embedder: Embedder | None,
+    config: RecallConfig,
+    text: str,
+    vector: Vectors | None,
+    found: Sequence[str] = (),
 ) -> ReferenceGate | None:
-    """The reference gate for this query, or None (no embedding, no calibrated thresholds)."""
+    """The reference gate for this query, or None (no embedding, no calibrated thresholds).
+
+    ``found`` are the texts of the candidate memories: the query side uses the statements of their
+    language (most of them), else of the query's.
+    """
     if embedder is None or vector is None:
         return None
     floors = reference_floors_for(embedder.name, config)
     if floors is None:
         return None
     refs = reference_set(embedder)
-    return ReferenceGate(refs.query_floor(text, vector, floors.query), floors, refs)
+    langs = [_lang(t) for t in found]
+    majority = max(sorted(set(langs)), key=langs.count) if langs else _lang(text)
+    side = text if majority == _lang(text) else found[langs.index(majority)]
+    return ReferenceGate(refs.query_floor(side, vector, floors.query), floors, refs, text)
