@@ -234,6 +234,21 @@ class RecallConfig(_Frozen):
             "calibrated for the embedding model; a number: that value; None: off (dreammem.recall.gate).",
         )
     )
+    reference_floor: (
+        tuple[
+            Annotated[float, Field(ge=-10.0, le=10.0, allow_inf_nan=False)],
+            Annotated[float, Field(ge=-10.0, le=10.0, allow_inf_nan=False)],
+        ]
+        | Literal["auto"]
+        | None
+    ) = Field(
+        "auto",
+        description="The reference gate (dreammem.recall.reference): (query side, memory side), in robust "
+        "standard deviations a hit's cosine must stand above the cosines of generic text the package ships "
+        "(the query's to generic statements, the memory's to generic requests). Where it applies it takes "
+        "the place of the absolute, relative and mutual floors. 'auto': the values calibrated for the "
+        "embedding model (multilingual-e5; MiniLM and other models keep the older floors); None: off.",
+    )
     lexical_evidence: int = Field(
         3,
         ge=0,

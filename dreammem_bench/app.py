@@ -17,6 +17,7 @@ from dreammem_bench.graph_cli import bench_graph
 from dreammem_bench.latency_cli import bench_latency
 from dreammem_bench.lme_cli import bench_longmemeval
 from dreammem_bench.moves_cli import bench_moves
+from dreammem_bench.reference_gate_cli import bench_reference_gate
 from dreammem_bench.train_cli import train_reranker
 from dreammem_bench.updates_cli import bench_updates
 
@@ -30,6 +31,7 @@ bench_app.command("moves")(bench_moves)
 bench_app.command("longmemeval")(bench_longmemeval)
 bench_app.command("gate")(bench_gate)
 bench_app.command("relative-gate")(bench_relative_gate)
+bench_app.command("reference-gate")(bench_reference_gate)
 _train_app = typer.Typer(add_completion=False)
 _train_app.command("train-reranker")(train_reranker)
 

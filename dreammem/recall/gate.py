@@ -53,6 +53,10 @@ side and the memory's side alike, as mutual nearest neighbours do, and is calibr
 the relative floor (``dreammem bench relative-gate``). It judges a hit's own cosine; a
 cosine a current value inherits is judged by the relative floor alone.
 
+For MiniLM and multilingual-e5 the **reference gate** (:mod:`dreammem.recall.reference`) takes
+the place of these floors: the same tests, with cosines judged against generic text the package
+ships instead of a fixed number or the user's own memories (``RecallConfig.reference_floor``).
+
 Cosines are not comparable across models, so the floor is calibrated per embedding
 model (``dreammem bench gate``, docs/BENCHMARKS.md) and looked up by the embedder's
 name; ``RecallConfig.relevance_floor`` overrides it (a number) or switches it off

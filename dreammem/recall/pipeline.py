@@ -77,6 +77,7 @@ from dreammem.recall.recipe import (
     stand_ins_for,
     word_rank,
 )
+from dreammem.recall.reference import ReferenceGate, reference_gate
 from dreammem.recall.result import Hit, RecallResult
 from dreammem.recall.scored import Scored, dedupe
 from dreammem.recall.scoring import (
@@ -349,12 +350,14 @@ class RecallPipeline:
     ) -> list[Scored]:
         """The hits that clear the relevance floor (pinned ones may come back from their budget)."""
         model = self.embedder.name if self.embedder is not None else None
-        floor = None if sole else floor_for(model, self.config)
-        if floor is None or not measures_similarity(
-            ranked
-        ):  # no cosines (vector path off or failed): no floor
+        found = [s.record.content for s in kept]  # the reference gate reads their language
+        reference = (
+            None if sole else reference_gate(self.embedder, self.config, query.text, query.embedding, found)
+        )
+        floor = reference.floor if reference is not None else None if sole else floor_for(model, self.config)
+        if floor is None or not measures_similarity(ranked):  # no cosines (vector path off or failed)
             return kept
-        relative, background = self._relative(query)
+        relative, background = (reference.relative, None) if reference is not None else self._relative(query)
         # Under the relative floor a record condensed from several (a dream summary) stands out
         # only through its sources: its own embedding averages many topics and sits near every
         # query, so it would stand out from single memories for any question.
@@ -371,24 +374,29 @@ class RecallPipeline:
         inherited = self._inherited(query, kept, weak)
         similarities = [c.similarity for found in ranked.values() for c in found if c.similarity is not None]
         passes = query_passes(similarities, floor) or any(v >= floor for v in inherited.values())
-        cosines, misses = self._own_cosines(query, kept, condensed, background)
+        cosines, misses = self._own_cosines(query, kept, condensed, background, reference, inherited)
 
-        def by_words(item: Scored) -> bool:
+        def by_words(item: Scored, under: RelativeFloor | None = relative) -> bool:
             rank = word_rank(item.fused.ranks, self.specs)
-            return relative is None and rank is not None and rank <= self.config.lexical_evidence
+            return under is None and rank is not None and rank <= self.config.lexical_evidence
 
+        # Reference gate: the memory side must pass; a best keyword hit needs no query side of its own.
         return [
             s
             for s in kept
-            if passes_relevance(
-                None if s.record.id in condensed or by_words(s) else s.fused.similarity,
-                floor=floor,
-                query_passes=passes,
-                inherited=inherited.get(s.record.id),
-                cosine=None if s.record.id in condensed else cosines.get(s.record.id),
-                relative=relative,
-                timed=s.fused.timed,
-                mutual=s.record.id not in misses,
+            if (reference is None or s.fused.timed or s.record.id not in misses)
+            and (
+                (reference is not None and passes and s.record.id not in condensed and by_words(s, None))
+                or passes_relevance(
+                    None if s.record.id in condensed or by_words(s) else s.fused.similarity,
+                    floor=floor,
+                    query_passes=passes,
+                    inherited=inherited.get(s.record.id),
+                    cosine=None if s.record.id in condensed else cosines.get(s.record.id),
+                    relative=relative,
+                    timed=s.fused.timed,
+                    mutual=reference is not None or s.record.id not in misses,
+                )
             )
         ]
 
@@ -409,13 +417,15 @@ class RecallPipeline:
         kept: Sequence[Scored],
         condensed: set[str],
         background: npt.NDArray[np.float32] | None,
+        reference: ReferenceGate | None = None,
+        inherited: Mapping[str, float] | None = None,
     ) -> tuple[dict[str, float], set[str]]:
         """Own cosines of hits the vector path missed, and mutual-floor misses.
 
-        Read from stored vectors (this user's records only): every such hit under a relative
-        floor, else only the hits found beside other hits alone (the reply path; one
-        without a stored vector gets -1, below any floor). A miss is a hit whose own cosine does
-        not stand out for the memory itself (:func:`~dreammem.recall.gate.mutual_misses`).
+        Read from stored vectors (this user's records only): every such hit under a relative floor, else
+        only the hits found beside other hits alone (the reply path; one without a stored vector gets -1,
+        below any floor). A miss is a hit whose own cosine does not stand out for the memory itself
+        (:func:`~dreammem.recall.gate.mutual_misses`; the reference gate: :mod:`dreammem.recall.reference`).
         """
         model = self.embedder.name if self.embedder is not None else None
         if model is None or query.embedding is None:
@@ -424,13 +434,20 @@ class RecallPipeline:
         beside = [s.record.id for s in judged if found_beside_only(s.fused.path_scores, self.specs)]
         mutual = None if background is None else mutual_floor_for(model, self.config)
         wanted = beside
-        if background is not None:
-            missed = [s for s in judged if mutual is not None or s.fused.similarity is None]
-            wanted = [s.record.id for s in missed]
+        if background is not None or reference is not None:
+            every = mutual is not None or reference is not None
+            wanted = [s.record.id for s in judged if every or s.fused.similarity is None]
+            wanted += sorted(condensed) if reference is not None else []
         found = self._store.vectors_of(query.user_id, model, wanted) if wanted else {}
         own = {s.record.id: s.fused.similarity for s in judged if s.fused.similarity is not None}
         missing = {rid: float(v @ query.embedding) for rid, v in found.items() if rid not in own}
         missing.update({rid: -1.0 for rid in beside if rid not in found})
+        if (
+            reference is not None
+        ):  # a cosine inherited (replaced or condensed records) is judged by this memory
+            best = {rid: max(c, (inherited or {}).get(rid, c)) for rid, c in {**own, **missing}.items()}
+            best.update({rid: (inherited or {}).get(rid, -1.0) for rid in condensed})
+            return missing, reference.misses(best, found)
         if mutual is None or background is None:
             return missing, set()
         return missing, mutual_misses({**own, **missing}, found, background, mutual)
