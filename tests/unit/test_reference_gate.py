@@ -87,7 +87,7 @@ def english(tmp_path: Path, minilm: Embedder) -> Iterator[DreamMemory]:
 
 @pytest.fixture
 def chinese(tmp_path: Path, e5: E5Embedder) -> Iterator[DreamMemory]:
-    """Multilingual e5 with its calibrated thresholds opted in (``reference_floor="auto"``; off by default)."""
+    """Multilingual e5, calibrated thresholds opted in (``reference_floor="auto"``, off by default)."""
     yield from _store(tmp_path, e5, CHINESE, DreamMemConfig(recall=RecallConfig(reference_floor="auto")))
 
 
