@@ -319,12 +319,7 @@ class DreamConfig(_Frozen):
     """Dreaming triggers and budgets (docs/concepts.md, "Dreaming")."""
 
     queue_limit: int = Field(200, ge=1, description="Queue size that triggers a dream.")
-    max_records: int = Field(
-        2000,
-        ge=1,
-        description="Queued records one dream consumes, oldest first; the rest wait for the next dream "
-        "(DreamReport.left_queued).",
-    )
+    max_records: int = Field(2000, ge=1, description="Queued records one dream takes, oldest first.")
     interval_hours: float = Field(24.0, gt=0, description="Time since last dream that triggers one.")
     time_first: bool = Field(False, description="Trigger on time, with the queue size only as a backstop.")
     max_llm_calls: int = Field(12, ge=0, description="LLM calls a dream may spend.")

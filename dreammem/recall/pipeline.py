@@ -133,7 +133,6 @@ class RecallPipeline:
         self.specs = specs
         self.learned = learned
         self._beside = BesideEncoder() if (spare_cpu() if beside is None else beside) else None
-        self._judge = RelevanceJudge(store, config, embedder, specs)
 
     @property
     def beside_encoder(self) -> bool:
@@ -173,7 +172,8 @@ class RecallPipeline:
             self._learned_rank(query, scored, degraded)
             clock.lap("learned_rank", start)
         start = time.perf_counter()
-        kept = self._judge.relevant(query, self._finish(query, scored), ranked, sole=bool(claimed))
+        judge = RelevanceJudge(self._store, self.config, self.embedder, self.specs)  # as configured now
+        kept = judge.relevant(query, self._finish(query, scored), ranked, sole=bool(claimed))
         kept = kept if claimed else [s for s in kept if s.fused.timed or on_topic(query.text, s.record)]
         twin_marks = {s.record.id: newer_ids([Hit(t, 0.0, ()) for t in s.twins]) for s in kept if s.twins}
         aliases = {t.id: s.record.id for s in kept for t in s.twins}
