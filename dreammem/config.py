@@ -242,13 +242,13 @@ class RecallConfig(_Frozen):
         | Literal["auto"]
         | None
     ) = Field(
-        "auto",
+        None,
         description="The reference gate (dreammem.recall.reference): (query side, memory side), in robust "
         "standard deviations a hit's cosine must stand above the cosines of generic text the package ships "
         "(the query's to generic statements, the memory's to generic requests). Where it applies it takes "
         "the place of the absolute, relative and mutual floors. 'auto': the values calibrated for the "
-        "embedding model (the default: multilingual-e5 uses it; MiniLM and other models keep the older "
-        "floors); None: off, the older floors judge.",
+        "embedding model (multilingual-e5; MiniLM and other models keep the older floors); None (the "
+        "default): off, the older floors judge.",
     )
     lexical_evidence: int = Field(
         3,

@@ -87,8 +87,8 @@ def english(tmp_path: Path, minilm: Embedder) -> Iterator[DreamMemory]:
 
 @pytest.fixture
 def chinese(tmp_path: Path, e5: E5Embedder) -> Iterator[DreamMemory]:
-    """Multilingual e5 as shipped: its calibrated thresholds are the default (``reference_floor="auto"``)."""
-    yield from _store(tmp_path, e5, CHINESE)
+    """Multilingual e5, calibrated thresholds opted in (``reference_floor="auto"``, off by default)."""
+    yield from _store(tmp_path, e5, CHINESE, DreamMemConfig(recall=RecallConfig(reference_floor="auto")))
 
 
 @pytest.mark.parametrize("question", UNRELATED["en"])
@@ -135,8 +135,10 @@ def test_standing_is_robust_to_one_reference_on_the_question_topic() -> None:
 
 
 def test_the_config_sets_or_switches_off_the_reference_gate() -> None:
-    assert reference_floors_for(E5Embedder.name, RecallConfig()) == REFERENCE_FLOORS[E5Embedder.name]
-    assert reference_floors_for(MINILM, RecallConfig()) is None
+    auto = RecallConfig(reference_floor="auto")
+    assert reference_floors_for(E5Embedder.name, RecallConfig()) is None  # off by default
+    assert reference_floors_for(E5Embedder.name, auto) == REFERENCE_FLOORS[E5Embedder.name]
+    assert reference_floors_for(MINILM, auto) is None
     assert reference_floors_for("hashing-256", RecallConfig()) is None
     chosen = RecallConfig(reference_floor=(1.0, 2.0))
     assert reference_floors_for("hashing-256", chosen) == ReferenceFloors(1.0, 2.0)
