@@ -11,9 +11,7 @@ reads the *shape* of each sentence rather than a list of phrasings:
    the polite form of a request ("Could you keep in mind that ...?", "能帮我记住 ... 吗");
 3. **what follows the verb is information**, not a thing or an errand:
 
-   * a colon or a comma, "this:" or "the following" ("Remember: ...", "记住，..."), followed in
-     English by something of the user's world: the user ("I", "my", "our"), a number or a name
-     ("Remember, Anna is allergic to nuts"), not a saying ("Remember, practice makes perfect");
+   * a colon or a comma, "this:" or "the following" ("Remember: ...", "记住，...");
    * a clause about the user ("that I ...", "my ...", "I ...", "我 ...", "我的 ...");
    * "that" + a clause that does not read as a question ("remember that the gate code
      is 4411");
@@ -40,15 +38,9 @@ _EN = re.compile(
     r"(?P<rest>.*)$",
     _I | re.DOTALL,
 )
-_EN_MARK = re.compile(
-    r"^\s*(?:(?:this|it|for\s+(?:later|the\s+future|me))\s*)*[:,;-](?P<said>.*)$", _I | re.DOTALL
-)
-# What follows "Remember," must name something of the user's world: the user, a number, a name.
-# "Remember, the most important thing is to have fun" is advice to the listener, not a fact to keep.
-_EN_OWN = re.compile(r"\b(?:i|i'?m|i'?ve|i'?ll|i'?d|me|my|mine|we|we'?re|our|us)\b|\d", _I)
-_EN_NAME = re.compile(r"(?<=[\w,]\s)[A-Z]\w*")  # a capital after a comma or mid-clause, not after ":"
 _EN_INFO = re.compile(
-    r"^\s*(?:this|the\s+following)\s*[:,]?\s*$|^\s*the\s+following\b"
+    r"^\s*(?:(?:this|it|for\s+(?:later|the\s+future|me))\s*)*[:,;-]"
+    r"|^\s*(?:this|the\s+following)\s*[:,]?\s*$|^\s*the\s+following\b"
     r"|^\s*(?:that\s+)?(?:i|i'?m|i'?ve|i'?ll|i'?d|my|mine|we|we'?re|our|me)\b"
     r"|^\s*to\s+(?:remind|tell|ask|ping|notify|alert|let)\s+me\b",
     _I,
@@ -77,9 +69,6 @@ def _english(sentence: str) -> bool:
     if _question(sentence) and not polite.endswith("you"):
         return False
     rest = found.group("rest")
-    if (marked := _EN_MARK.match(rest)) is not None:
-        said = marked.group("said")
-        return not said.strip() or bool(_EN_OWN.search(said) or _EN_NAME.search(rest))
     return bool(_EN_INFO.match(rest)) or (bool(_EN_THAT_CLAUSE.match(rest)) and not _question(sentence))
 
 

@@ -90,30 +90,6 @@ def test_remember_opening_a_recollection_or_a_reminder_does_not_pin(text: str) -
     assert not _pins(text)
 
 
-ADVICE = [
-    "You're welcome! Remember, the most important thing is to have fun.",
-    "Remember, practice makes perfect.",
-    "Remember: slow and steady wins the race.",
-    "Don't forget, the journey matters more than the destination.",
-]
-MARKED_FACTS = [
-    "Remember, Anna is allergic to nuts.",
-    "Remember: the gate code is 4411.",
-    "Don't forget, we moved the standup to Tuesdays.",
-    "Remember: the invoices go to Berlin, not Munich.",
-]
-
-
-@pytest.mark.parametrize("text", ADVICE)
-def test_remember_before_a_saying_is_advice_and_does_not_pin(text: str) -> None:
-    assert not _pins(text)
-
-
-@pytest.mark.parametrize("text", MARKED_FACTS)
-def test_remember_before_a_fact_of_the_users_world_pins(text: str) -> None:
-    assert _pins(text)
-
-
 def test_held_out_phrasings_score() -> None:
     right = [t for t in HELD_OUT_PIN if _pins(t)] + [t for t in HELD_OUT_NO_PIN if not _pins(t)]
     wrong = (set(HELD_OUT_PIN) | set(HELD_OUT_NO_PIN)) - set(right)
