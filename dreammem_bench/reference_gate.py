@@ -13,17 +13,15 @@ maximising coverage + precision - 2 x injection is chosen and scored on the fold
 from __future__ import annotations
 
 import tempfile
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.memory import DreamMemory
 from dreammem.recall.reference import reference_set
+from dreammem_bench.relative_gate import injected_scores
 from dreammem_bench.updates import Conversation
 from dreammem_bench.updates_run import write_conversation
 
@@ -107,20 +105,12 @@ def passes(hit: Seen, q: float, m: float, *, lexical: int = 0, query: bool = Tru
 
 def scores(questions: Sequence[Asked], q: float, m: float, lexical: int = 0) -> dict[str, float]:
     """Injection (no-memory questions), coverage and precision of the injected top 5."""
-    values: dict[str, list[float]] = defaultdict(list)
-    for asked in questions:
+
+    def injected(asked: Asked) -> list[Seen]:
         query = any(h.zq >= q for h in asked.hits)
-        kept = [h for h in asked.hits if passes(h, q, m, lexical=lexical, query=query)][:_K]
-        if asked.kind == "none":
-            values["injection"].append(float(bool(kept)))
-            continue
-        if kept:
-            values["precision"].append(sum(h.relevant for h in kept) / len(kept))
-        if asked.kind == "update":
-            values["coverage"].append(float(any(h.states[1] for h in kept)))
-        else:
-            values["coverage"].append(sum(any(h.states[i] for h in kept) for i in (0, 1)) / 2)
-    return {name: float(np.mean(v)) for name, v in values.items() if v}
+        return [h for h in asked.hits if passes(h, q, m, lexical=lexical, query=query)][:_K]
+
+    return injected_scores((asked.kind, injected(asked)) for asked in questions)
 
 
 def objective(found: dict[str, float]) -> float:

@@ -21,9 +21,10 @@ from __future__ import annotations
 import statistics
 import tempfile
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -34,7 +35,19 @@ from dreammem.recall.gate import CALIBRATED_FLOORS, memory_standing, relative_fl
 from dreammem_bench.updates import Conversation
 from dreammem_bench.updates_run import write_conversation
 
-__all__ = ["GRID", "MUTUAL_GRID", "Asked", "Fold", "Seen", "choose", "collect", "scores", "spread"]
+__all__ = [
+    "GRID",
+    "MUTUAL_GRID",
+    "Asked",
+    "Fold",
+    "Judged",
+    "Seen",
+    "choose",
+    "collect",
+    "injected_scores",
+    "scores",
+    "spread",
+]
 
 GRID = tuple(round(0.25 * n, 2) for n in range(17))
 """Relative floors tried: 0 to 4 standard deviations."""
@@ -122,15 +135,31 @@ def scores(
     questions: Sequence[Asked], z: float, floor: float, mutual: float | None = None
 ) -> dict[str, float]:
     """Precision, coverage and unrelated injection of the injected top 5 at these floors."""
+    return injected_scores((asked.kind, _kept(asked, z, mutual, floor)) for asked in questions)
+
+
+class Judged(Protocol):
+    """A recalled hit as the gate benches label it."""
+
+    @property
+    def relevant(self) -> bool:
+        """Whether the hit is a memory the question is about."""
+
+    @property
+    def states(self) -> tuple[bool, ...]:
+        """Per statement of the case (first, second): whether the hit holds it."""
+
+
+def injected_scores(injected: Iterable[tuple[str, Sequence[Judged]]]) -> dict[str, float]:
+    """Precision, coverage and unrelated injection over (question kind, hits injected) pairs."""
     values: dict[str, list[float]] = defaultdict(list)
-    for asked in questions:
-        kept = _kept(asked, z, mutual, floor)
-        if asked.kind == "none":
+    for kind, kept in injected:
+        if kind == "none":
             values["injection"].append(float(bool(kept)))
             continue
         if kept:
             values["precision"].append(sum(h.relevant for h in kept) / len(kept))
-        if asked.kind == "update":
+        if kind == "update":
             values["coverage"].append(float(any(h.states[1] for h in kept)))
         else:
             values["coverage"].append(sum(any(h.states[i] for h in kept) for i in (0, 1)) / 2)
