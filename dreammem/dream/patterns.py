@@ -38,11 +38,12 @@ from pydantic import BaseModel
 
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
-from dreammem.dream.guard import HARD_LIMITS, protected_tokens
+from dreammem.dream.guard import protected_tokens
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.replacement import Replacement, distilled_record, guarded, normalize_text
 from dreammem.dream.score import Scored
 from dreammem.errors import LLMError
+from dreammem.text.vocabulary import HARD_LIMITS
 from dreammem.types import Kind, Layer, MemoryRecord, Role
 from dreammem.write.relations import possibly_outdated_by
 from dreammem.write.rules import detect_explicit
