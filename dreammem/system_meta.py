@@ -11,7 +11,8 @@ returned as given and never read by the library (issue 35, item 3).
 :class:`SystemMeta` names every key the library writes, with its type; it is the one
 list (:data:`SYSTEM_KEYS`). Before schema 17 (SQLite) and 4 (Neo4j) these notes lived in
 ``metadata`` under the names of :data:`LEGACY_KEYS`; opening an older store, or
-importing an export written before the move, takes them out with :func:`split_legacy`.
+importing an export written before the move, takes them out with :func:`split_legacy`
+(:func:`moved_out` for a record written as a dict: an export line, a dream's undo log).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing_extensions import TypedDict
 
 from dreammem.errors import ValidationError
 
-__all__ = ["LEGACY_KEYS", "SYSTEM_KEYS", "SystemMeta", "check_system", "split_legacy"]
+__all__ = ["LEGACY_KEYS", "SYSTEM_KEYS", "SystemMeta", "check_system", "moved_out", "split_legacy"]
 
 
 class SystemMeta(TypedDict, total=False):
@@ -110,6 +111,20 @@ def split_legacy(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], SystemMet
     """
     caller = {k: v for k, v in metadata.items() if k not in LEGACY_KEYS}
     return caller, cast(SystemMeta, {k: metadata[k] for k in LEGACY_KEYS if k in metadata})
+
+
+def moved_out(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's dict (:meth:`MemoryRecord.to_dict`) with the notes out of its metadata.
+
+    A dict written before the move has no ``system``: its notes move out of ``metadata``
+    (:func:`split_legacy`). A newer one, which always has ``system``, is returned as is,
+    whatever its ``metadata`` names.
+    """
+    metadata = data.get("metadata")
+    if "system" in data or not isinstance(metadata, Mapping):
+        return dict(data)
+    caller, system = split_legacy(metadata)
+    return {**data, "metadata": caller, "system": system}
 
 
 @cache

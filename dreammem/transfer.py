@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from dreammem.errors import ValidationError
-from dreammem.system_meta import check_system, split_legacy
+from dreammem.system_meta import check_system, moved_out
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_content, check_event_time, check_metadata, check_speaker, require_id
 
@@ -175,9 +175,8 @@ def _record(
         raise ValidationError(f"line {number}: a record lacks {missing}")
     if not all(isinstance(fields.get(name, []), list) for name in ("provenance", "entities")):
         raise ValidationError(f"line {number}: provenance and entities must be lists")
-    if legacy and isinstance(fields.get("metadata"), dict):  # version 1: the notes inside metadata
-        caller, system = split_legacy(fields["metadata"])
-        fields = {**fields, "metadata": caller, "system": system}
+    if legacy:  # version 1: the notes inside metadata
+        fields = moved_out({k: v for k, v in fields.items() if k != "system"})
     try:
         record = MemoryRecord.from_dict({**fields, "user_id": user_id})
     except (KeyError, ValueError, TypeError, AttributeError) as exc:

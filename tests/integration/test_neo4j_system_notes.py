@@ -59,8 +59,8 @@ def test_a_schema_3_database_moves_the_notes_out_of_the_metadata_on_open(neo4j_s
             record, metadata={"topic": "tea"}, system={OUTDATED_BY_KEY: [other], OUTDATED_WHY_KEY: why}
         )
         memory.store.update([marked])
-        records = memory.get_all(user_id=user, status=None)
         seen = _seen(memory, user)
+        records = memory.get_all(user_id=user, status=None)  # as recall left them (access times)
         assert "possibly outdated" in seen[1]
         for r in records:  # what schema 3 wrote: the notes inside the metadata, no system property
             memory.store.client.run(

@@ -126,3 +126,21 @@ def test_an_import_refuses_system_notes_of_another_shape(memory: DreamMemory, sy
     with pytest.raises(ValidationError, match="line 2"):
         memory.import_(_text(rows), user_id="u9")
     assert memory.get_all(user_id="u9") == []
+
+
+def test_undoing_a_dream_logged_before_the_move_puts_the_notes_back_in_system(memory: DreamMemory) -> None:
+    chat = memory.add("lol", user_id="u1", metadata={"mine": 1})
+    memory.add("ok thanks", user_id="u1")
+    (stored,) = memory.store.get("u1", [chat.id])
+    noted = replace(stored, system={SUSPECT_KEY: True, OUTDATED_BY_KEY: ["0" * 32]})
+    memory.store.update([noted])
+    report = memory.dream(user_id="u1")
+    assert chat.id in {c.id for c in report.archived}
+    (row,) = memory.store.fetchall("SELECT undo FROM dreams WHERE id = ?", (report.dream_id,))
+    undo = json.loads(row[0])
+    for before in undo["before"]:  # as the log was written before the move
+        before["metadata"] = {**before["metadata"], **before.pop("system")}
+    memory.store.execute("UPDATE dreams SET undo = ? WHERE id = ?", (json.dumps(undo), report.dream_id))
+    memory.undo_dream(report.dream_id, user_id="u1")
+    back = memory.get(chat.id, user_id="u1")
+    assert back.is_active and back.metadata == {"mine": 1} and back.system == noted.system
