@@ -34,7 +34,8 @@ def test_bad_settings_are_refused_before_loading(
 
 
 def test_a_reranker_without_torch_names_the_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    for name in ("sentence_transformers", "transformers", "transformers.utils"):  # make test's venv
+        monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ConfigError, match=r"dreammem\[torch\]"):
         CrossEncoderReranker(tmp_path / "model", max_length=32)
 
