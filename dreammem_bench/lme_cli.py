@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dreammem.config import DreamMemConfig, load_config
-from dreammem.embed.models import SentenceTransformerEmbedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem_bench.lme_methods import (
     BM25Turns,
     DreamMemHaystack,
@@ -92,7 +92,7 @@ def bench_longmemeval(
         raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
     questions = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][:limit]
     cfg = load_config(config) if config is not None else DreamMemConfig()
-    embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
+    embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(cfg, embedder)
     methods: list[LmeMethod] = []
     if baselines:

@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from dreammem.embed.caching import CachingEmbedder
-from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder
+from dreammem.embed.models import E5Embedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem_bench.updates import SOURCES, Conversation, Suite, build_conversations, load_suite
 from dreammem_bench.updates_run import METRICS, CaseResult, Row, run_updates
 
@@ -77,7 +78,7 @@ def bench_updates(
 ) -> None:
     """Natural-language updates: current value first, stale ones suppressed, compatible ones kept."""
     wanted = [lang.strip() for lang in langs.split(",") if lang.strip()]
-    models = {"en": SentenceTransformerEmbedder, "zh": E5Embedder}
+    models = {"en": NumpyBertEmbedder, "zh": E5Embedder}
     embedders = {
         lang: CachingEmbedder(models[lang](), cache_queries=False) for lang in wanted if lang in models
     }
