@@ -118,6 +118,7 @@ def bench_longmemeval(
         "methods": {n: mean_by_type(o) for n, o in outcomes.items()},
         "seconds": time.perf_counter() - start,
         "encoded": embedder.misses,
+        "pinned_hit_questions": sorted(dream.pinned_hits),
     }
     if named:
         folds_table = Table(title=f"{folds} folds by question over dreammem + {', '.join(named)}")
@@ -148,6 +149,7 @@ def bench_longmemeval(
                 "chosen": choice.chosen,
             }  # type: ignore[index]
         console.print(folds_table)
+    console.print(f"{len(dream.pinned_hits)} questions recalled a pinned memory")
     console.print(f"{time.perf_counter() - start:.0f} s, {embedder.misses} texts encoded")
     embedder.close()
     if json_out is not None:
