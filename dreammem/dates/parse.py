@@ -12,7 +12,9 @@ misreads month-day dates ("10月3日" came back as 17 December) and drops weekda
 what handles everything dateparser misses or gets wrong (checked on dateparser 1.5):
 
 * ordering words: "last time", "recently", "上次", "最近" (the most recent matching
-  memory), "first time", "第一次" (the earliest);
+  memory), "first time", "第一次" (the earliest); a question about the present state
+  ("currently", "now", "so far", "目前", "现在") asks for the most recent too: what holds
+  now is the newest thing said about it;
 * "before X" / "after X" / "X之前" / "X以后": an open window when X is a date, an
   event anchor otherwise (the recall path looks up when X happened); with nothing
   to anchor on ("what did I say before?", "我之前说的") it means "previously";
@@ -96,13 +98,17 @@ _GATE = re.compile(
     r"earliest|first|before|after|since|until|till|prior|when|week(?:end)?s?|months?|years?|days?|"
     r"morning|evening|night|mon|tue|wed|thu|fri|sat|sun|spring|summer|autumn|fall|winter|"
     rf"{MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-    r"|[年月日号周天昨前后次期拜春夏秋冬假]|什么时候|何时|几点|最近|近来",
+    r"|\b(?:currently|current|now|nowadays|so\s+far|these\s+days|at\s+the\s+moment|at\s+present)\b"
+    r"|[年月日号周天昨前后次期拜春夏秋冬假]|什么时候|何时|几点|最近|近来|目前|现在|如今|当前|至今",
     re.IGNORECASE,
 )
 
 _LATEST = re.compile(
     r"\b(?:the\s+)?(?:last|previous)\s+time\b|\bmost\s+recent(?:ly)?\b|\brecent(?:ly)?\b|\blately\b"
-    r"|\blatest\b|上次|上回|上一次|最近|近来|最新",
+    r"|\blatest\b|上次|上回|上一次|最近|近来|最新"
+    # the present state: what holds now is the newest of what was said about it
+    r"|\b(?:currently|current|now|nowadays|so\s+far|these\s+days|at\s+the\s+moment|at\s+present)\b"
+    r"|目前|现在|如今|当前|至今",
     re.IGNORECASE,
 )
 _EARLIEST = re.compile(

@@ -104,6 +104,7 @@ def test_open_windows(query: str, start: date | None, end: date | None) -> None:
         "Tell me about my dog",
         "我的宠物叫什么名字",
         "日本的首都是哪里",
+        "I know the answer, and the snow melted",  # "now" inside another word is no time
     ],
 )
 def test_no_time_means_none(query: str) -> None:
@@ -121,6 +122,13 @@ def test_no_time_means_none(query: str) -> None:
         ("我之前说的预算是多少", "latest"),
         ("the first time I went hiking", "earliest"),
         ("我第一次去北京", "earliest"),
+        # the present state: what holds now is the newest thing said about it
+        ("How many bikes do I currently own?", "latest"),
+        ("Which team am I on now?", "latest"),
+        ("How long have I been in my current role?", "latest"),
+        ("How many chapters have I written so far?", "latest"),
+        ("我现在住在哪里？", "latest"),
+        ("目前我用什么手机？", "latest"),
     ],
 )
 def test_order_words(query: str, order: str) -> None:
