@@ -21,6 +21,7 @@ from typing import Any
 from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_versions import SCHEMA_VERSION, WRITER_GUARD, refuse_older_writer
+from dreammem.system_meta import MESSAGE_KEY, NOTES_VERSION
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
 __all__ = [
@@ -38,7 +39,10 @@ _MUTABLE = (
     "scope",
     "message_key",
 )
-"""The properties an update rewrites: the record's changeable fields and the two derived from them."""
+"""The properties an update rewrites: the record's changeable fields and the two derived from them.
+
+``notes_version`` (where a node keeps the library's notes, :data:`~dreammem.system_meta.NOTES_VERSION`)
+is set on insert and by the upgrade only: an update of a node not yet upgraded leaves it to the upgrade."""
 
 CONTENT_HEAD_CHARS = 32
 """Characters of a record's text kept in ``content_head``, which the ``(user_id, content_head)`` index
@@ -79,8 +83,8 @@ def to_props(record: MemoryRecord) -> dict[str, Any]:
     props["metadata"] = json.dumps(dict(record.metadata), ensure_ascii=False)
     props["system"] = json.dumps(dict(record.system), ensure_ascii=False)
     props["scope"] = scope_of(record.user_id) if record.is_active else None
-    key = record.metadata.get("message_key")
-    props["message_key"] = None if key is None else str(key)
+    props["message_key"] = record.system.get(MESSAGE_KEY)
+    props["notes_version"] = NOTES_VERSION
     return props
 
 
@@ -406,7 +410,7 @@ class RecordNodes:
         return {str(r["id"]) for r in rows}
 
     def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
-        """Which of these adapter message keys (``metadata["message_key"]``) are stored."""
+        """Which of these adapter message keys (``system["message_key"]``, a node property) are stored."""
         if not keys:
             return set()
         rows = self.client.run(

@@ -35,7 +35,7 @@ from dreammem.stores.neo4j_versions import (
     raise_min_writer,
 )
 from dreammem.stores.sqlite.erasure import scrub_text
-from dreammem.system_meta import split_legacy
+from dreammem.system_meta import MESSAGE_KEY, NOTES_VERSION, split_later, split_legacy
 from dreammem.types import MemoryRecord
 
 __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
@@ -120,7 +120,9 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         get FTS5's. Version 3: nodes without ``content_head`` get it (the index that finds
         same-text records holds it). Version 4: nodes without ``system`` get the library's
         notes moved out of their ``metadata`` (:func:`~dreammem.system_meta.split_legacy`,
-        as SQLite's migration 17). ``_RETOKENISE_BATCH`` nodes per transaction; a node
+        as SQLite's migration 17). Version 5: nodes without ``notes_version`` get an adapter
+        message's key and a keyed entry moved too (:func:`~dreammem.system_meta.split_later`,
+        as SQLite's migration 18). ``_RETOKENISE_BATCH`` nodes per transaction; a node
         converted already is never converted again, so processes opening the database at
         once may share the work, and an interrupted upgrade resumes on the next open.
         """
@@ -161,6 +163,8 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
             pass
         while self._move_system_notes():
             pass
+        while self._move_later_notes():
+            pass
         self.set_meta("schema_version", str(self.client_version))
 
     def _move_system_notes(self) -> int:
@@ -182,6 +186,32 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
                     "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) WHERE r.system IS NULL "
                     "SET r.metadata = row.metadata, r.system = row.system",
                     rows=moved,
+                )
+        return len(rows)
+
+    def _move_later_notes(self) -> int:
+        """Move message keys and keyed entries into ``system`` on up to a batch of older nodes; how many."""
+        with self.transaction():
+            rows = self.client.run(
+                "upgrade",
+                "MATCH (r:DMRecord) WHERE r.notes_version IS NULL "
+                "RETURN r.rowid AS rowid, r.metadata AS metadata, r.system AS system LIMIT $batch",
+                batch=_RETOKENISE_BATCH,
+            )
+            moved = []
+            for row in rows:
+                caller, later = split_later(json.loads(row["metadata"] or "{}"))
+                system = {**json.loads(row["system"] or "{}"), **later}
+                fields = {"metadata": _json(caller), "system": _json(system), "key": system.get(MESSAGE_KEY)}
+                moved.append({"rowid": row["rowid"], **fields})
+            if moved:  # only nodes still unconverted: another process may share the work
+                self.client.run(
+                    "upgrade",
+                    "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) WHERE r.notes_version IS NULL "
+                    "SET r.metadata = row.metadata, r.system = row.system, r.message_key = row.key, "
+                    "r.notes_version = $version",
+                    rows=moved,
+                    version=NOTES_VERSION,
                 )
         return len(rows)
 
