@@ -76,7 +76,7 @@ class SearchMemo:
         self._by_id.update((record.id, record) for record in found.records.values())
         self._by_id.update((i, found.by_id.get(i)) for i in found.pointed_at)
         self._around.update((r, found.neighbours.get(r)) for r in found.seeds)
-        self._replaced = (frozenset(found.replaced_of), found.replaced)
+        self._replaced = (found.replaced_of, found.replaced)
         if found.pinned is not None:
             self._once[("pinned",)] = list(found.pinned)
 

@@ -85,7 +85,7 @@ class SurroundingNodes:
             records=records,
             seeds=tuple(wanted),
             neighbours=around,
-            replaced_of=tuple(dict.fromkeys(r.id for r in found)),
+            replaced_of=frozenset(r.id for r in found),
             replaced=tuple(from_props(props) for props in row["replaced"]),
             pointed_at=tuple(pointers(found)),
             by_id={(r := from_props(props)).id: r for props in row["pointed"]},

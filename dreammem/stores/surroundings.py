@@ -47,7 +47,7 @@ class Surroundings:
     records: dict[int, MemoryRecord]
     seeds: tuple[int, ...] = ()
     neighbours: dict[int, tuple[int | None, int | None]] = field(default_factory=dict)
-    replaced_of: tuple[str, ...] = ()
+    replaced_of: frozenset[str] = frozenset()
     replaced: tuple[MemoryRecord, ...] = ()
     pointed_at: tuple[str, ...] = ()
     by_id: dict[str, MemoryRecord] = field(default_factory=dict)
@@ -71,7 +71,7 @@ def read_one_by_one(
     around = store.session_neighbours(user_id, wanted) if wanted else {}
     near = [n for pair in around.values() for n in pair if n is not None]
     records = store.get_by_rowids(user_id, list(dict.fromkeys([*asked, *near])))
-    ids = tuple(dict.fromkeys(r.id for r in records.values()))
+    ids = frozenset(r.id for r in records.values())
     pointed = tuple(pointers(list(records.values())))
     return Surroundings(
         rowids=tuple(dict.fromkeys([*asked, *near])),
@@ -79,7 +79,7 @@ def read_one_by_one(
         seeds=wanted,
         neighbours=around,
         replaced_of=ids,
-        replaced=tuple(store.superseded_by_any(user_id, ids)) if ids else (),
+        replaced=tuple(store.superseded_by_any(user_id, sorted(ids))) if ids else (),
         pointed_at=pointed,
         by_id={r.id: r for r in store.get(user_id, pointed)} if pointed else {},
         pinned=tuple(store.find(user_id, pinned=True)) if pinned else None,
