@@ -9,7 +9,7 @@ driver, whatever thread or pooled connection made them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -43,7 +43,8 @@ class RoundTrips:
 def counting_round_trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[RoundTrips]:
     """Count the round trips of every Bolt socket while the block runs."""
     trips = RoundTrips()
-    send, receive = BoltSocketBase.sendall, BoltSocketBase.recv_into
+    send: Callable[..., Any] = BoltSocketBase.sendall
+    receive: Callable[..., Any] = BoltSocketBase.recv_into
 
     def sendall(self: BoltSocketBase, data: Any) -> Any:
         trips.wrote(self)

@@ -19,6 +19,8 @@ import pytest
 
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
+from dreammem.stores.neo4j_keyword import TEXT_INDEX
+from dreammem.stores.neo4j_keyword_stats import UserKeywordCounts
 from dreammem.stores.neo4j_store import Neo4jRecordStore
 from dreammem.stores.surroundings import read_one_by_one
 from tests.bolt_trips import counting_round_trips
@@ -129,8 +131,27 @@ def test_the_gathered_surroundings_are_the_single_reads(neo4j_server: Neo4jServe
         store = memory.store
         records = store.find(user, statuses=None)
         rowids = sorted(store.rowids(user, [r.id for r in records]).values())
-        asked, seeds = [*rowids[::3], 10**9], rowids[1::4]
+        asked, seeds = [*rowids[::3], *rowids[-3:], 10**9], rowids[1::4]  # last: tea, coffee, correction
         gathered = store.surroundings(user, asked, seeds, pinned=True)
         single = read_one_by_one(store, user, asked, seeds, pinned=True)
         assert gathered == single
         assert gathered.neighbours and gathered.replaced and gathered.records
+
+
+def test_a_keyword_search_counts_all_its_phrases_in_one_round_trip(
+    neo4j_server: Neo4jServer, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as memory:
+        _fill(memory, user)
+        assert isinstance(memory.store, Neo4jRecordStore)
+        client = memory.store.client
+        phrases = {w: f'terms:"{w}" context:"{w}"^0.5' for w in ("mental", "health", "paint", "zebra")}
+        alone = {}
+        for phrase, lucene in phrases.items():
+            corpus, found = UserKeywordCounts(client, TEXT_INDEX).counts(user, {phrase: lucene})
+            alone.update(found)
+        with counting_round_trips(monkeypatch) as trips:
+            together = UserKeywordCounts(client, TEXT_INDEX).counts(user, phrases)
+        assert trips.count == 1
+        assert together == (corpus, alone)
+        assert alone["mental"] > 0 and alone["zebra"] == 0
