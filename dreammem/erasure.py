@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from typing import Final
 
 from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord, Status
 
 __all__ = ["EDITED", "edit_target", "erasure_set", "restorable", "restored_by_erasure"]
 
-EDITED = "edited"
-"""Metadata key of an earlier text kept by ``update``: ``{"into": id, "at": iso time}``."""
+EDITED: Final = "edited"
+"""System key of an earlier text kept by ``update``: ``{"into": id, "at": iso time}``."""
 
 
 def edit_target(record: MemoryRecord) -> str | None:
     """The id of the memory this record is an earlier text of (None: not one)."""
-    note = record.metadata.get(EDITED)
+    note: object = record.system.get(EDITED)
     target = note.get("into") if isinstance(note, dict) else None
     return target if isinstance(target, str) else None
 
@@ -61,11 +62,12 @@ def restorable(sources: Collection[MemoryRecord], purged: Collection[str]) -> li
     for record in sources:
         if record.id in purged:
             continue
-        note = record.metadata.get("archived")
+        note: object = record.system.get("archived")
         by = note.get("by") if isinstance(note, dict) else None
         if record.status is Status.ARCHIVED and by in purged:
-            metadata = {k: v for k, v in record.metadata.items() if k != "archived"}
-            out.append(dataclasses.replace(record, status=Status.ACTIVE, metadata=metadata))
+            system = record.system.copy()
+            system.pop("archived", None)
+            out.append(dataclasses.replace(record, status=Status.ACTIVE, system=system))
         elif record.status is Status.SUPERSEDED and record.superseded_by in purged:
             out.append(dataclasses.replace(record, status=Status.ACTIVE, superseded_by=None, valid_to=None))
     return out

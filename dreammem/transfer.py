@@ -6,12 +6,18 @@ records included: they are records with another status, linked by
 ``superseded_by`` and ``provenance``) and whether it waits for the next dream; then
 one line per saved task state::
 
-    {"format": "dreammem-export", "version": 1, "user_id": "alice", "records": 2}
-    {"record": {"id": "...", "content": "...", ...}, "queued": true}
+    {"format": "dreammem-export", "version": 2, "user_id": "alice", "records": 2}
+    {"record": {"id": "...", "content": "...", "metadata": {...}, "system": {...}, ...}, "queued": true}
     {"task_state": {"session_id": "s1", "state": {"goal": "..."}}}
 
 Pure functions: the facade reads and writes the store. Parsing validates every line
 before anything is written, so a bad file changes nothing.
+
+Version 2 carries the library's notes on each record in ``system``, apart from the
+caller's ``metadata`` (:mod:`dreammem.system_meta`). A record's ``system`` must hold only
+the keys of :class:`~dreammem.system_meta.SystemMeta`, each of its type. A version 1
+export (written before the move) kept them in ``metadata``: reading one moves them out
+as opening an older store does (:func:`~dreammem.system_meta.split_legacy`).
 """
 
 from __future__ import annotations
@@ -23,11 +29,13 @@ from datetime import datetime
 from typing import Any
 
 from dreammem.errors import ValidationError
+from dreammem.system_meta import check_system, moved_out
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_content, check_event_time, check_metadata, check_speaker, require_id
 
 __all__ = [
     "FORMAT",
+    "READS",
     "VERSION",
     "ExportedRecord",
     "ParsedExport",
@@ -37,7 +45,10 @@ __all__ = [
 ]
 
 FORMAT = "dreammem-export"
-VERSION = 1
+VERSION = 2
+"""The version :func:`export_lines` writes (2: the library's notes in ``system``)."""
+READS = (1, 2)
+"""The versions :func:`parse_export` reads (1: the library's notes inside ``metadata``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +111,7 @@ def parse_export(lines: Iterable[str], *, user_id: str, max_chars: int) -> Parse
             header = _header(data, number)
             continue
         if "record" in data:
-            item = _record(data, number, user_id, max_chars)
+            item = _record(data, number, user_id, max_chars, legacy=header["version"] == 1)
             if item.record.id in seen:
                 raise ValidationError(f"line {number}: record id {item.record.id} appears twice")
             seen.add(item.record.id)
@@ -145,17 +156,18 @@ def _loads(line: str, number: int) -> dict[str, Any]:
 def _header(data: Mapping[str, Any], number: int) -> dict[str, Any]:
     if data.get("format") != FORMAT:
         raise ValidationError(f"line {number}: not a DreamMem export (no {FORMAT!r} header)")
-    if data.get("version") != VERSION:
-        raise ValidationError(
-            f"line {number}: export version {data.get('version')!r}; this DreamMem reads {VERSION}"
-        )
+    version = data.get("version")
+    if isinstance(version, bool) or version not in READS:
+        raise ValidationError(f"line {number}: export version {version!r}; this DreamMem reads {list(READS)}")
     count = data.get("records")
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValidationError(f"line {number}: the header's record count must be an int >= 0")
     return dict(data)
 
 
-def _record(data: Mapping[str, Any], number: int, user_id: str, max_chars: int) -> ExportedRecord:
+def _record(
+    data: Mapping[str, Any], number: int, user_id: str, max_chars: int, *, legacy: bool
+) -> ExportedRecord:
     fields, queued = data["record"], data.get("queued", False)
     if not isinstance(fields, dict) or not isinstance(queued, bool):
         raise ValidationError(f"line {number}: a record line holds an object and a bool 'queued'")
@@ -163,6 +175,8 @@ def _record(data: Mapping[str, Any], number: int, user_id: str, max_chars: int) 
         raise ValidationError(f"line {number}: a record lacks {missing}")
     if not all(isinstance(fields.get(name, []), list) for name in ("provenance", "entities")):
         raise ValidationError(f"line {number}: provenance and entities must be lists")
+    if legacy:  # version 1: the notes inside metadata
+        fields = moved_out({k: v for k, v in fields.items() if k != "system"})
     try:
         record = MemoryRecord.from_dict({**fields, "user_id": user_id})
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
@@ -175,6 +189,7 @@ def _record(data: Mapping[str, Any], number: int, user_id: str, max_chars: int) 
             content=check_content(record.content, max_chars=max_chars),
             speaker=check_speaker(record.speaker),
             metadata=check_metadata(record.metadata, max_chars=max_chars),
+            system=check_system(fields.get("system", {})),
             created_at=_utc(record.created_at),
             event_time=_utc(record.event_time),
             last_accessed_at=None if record.last_accessed_at is None else _utc(record.last_accessed_at),

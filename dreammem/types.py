@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
+
+from dreammem.system_meta import SystemMeta
 
 __all__ = [
     "FIXED_FIELDS",
@@ -153,7 +155,11 @@ class MemoryRecord:
         entities: Names, ids, amounts and dates found in it.
         slot: ``subject/attribute`` key; a newer active record with the same slot
             supersedes an older one.
-        metadata: Free JSON-serialisable data (e.g. the source turn id).
+        metadata: The caller's own JSON-serialisable data: stored and returned as given,
+            never read by the library.
+        system: What the library notes about the record for itself (update relations,
+            the instruction flag, the dream's notes; :class:`~dreammem.system_meta.SystemMeta`).
+            No public write takes it; recall, the dream and history read it.
     """
 
     user_id: str
@@ -180,6 +186,7 @@ class MemoryRecord:
     entities: tuple[str, ...] = ()
     slot: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    system: SystemMeta = field(default_factory=lambda: SystemMeta())
     id: str = field(default_factory=new_id)
 
     @property
@@ -235,8 +242,8 @@ def _member(kind: type[_E], value: str) -> _E:
 _PRIORITIES: dict[int, Priority] = {member.value: member for member in Priority}
 
 
-_LATER_FIELDS = ("speaker",)
-"""Fields whose column a later migration added (15): a row of an older layout reads them as None."""
+_LATER_FIELDS = ("speaker", "system")
+"""Fields whose column a later migration added (15, 17): a row of an older layout reads them as None."""
 
 
 class RecordDecoder:
@@ -251,7 +258,7 @@ class RecordDecoder:
         names: The column names, in the order of each row's values (extra columns are
             ignored; every field of :class:`MemoryRecord` must be there but those of
             ``_LATER_FIELDS``, which read as None).
-        loads: Parses the stored text of ``provenance``, ``entities`` and ``metadata``.
+        loads: Parses the stored text of ``provenance``, ``entities``, ``metadata`` and ``system``.
 
     Raises:
         ValueError: a field has no column.
@@ -283,7 +290,7 @@ class RecordDecoder:
         (
             user_id, content, layer, kind, source, role, speaker, agent_id, session_id, confidence,
             importance, priority, pinned, created_at, event_time, last_accessed_at, access_count, status,
-            superseded_by, valid_to, provenance, entities, slot, metadata, record_id,
+            superseded_by, valid_to, provenance, entities, slot, metadata, system, record_id,
         ) = self._values(row)  # fmt: skip
         if not created_at or not event_time:
             raise ValueError("a record needs created_at and event_time")
@@ -314,6 +321,7 @@ class RecordDecoder:
             tuple(loads(entities) or ()),
             slot,
             dict(loads(metadata) or {}),
+            cast(SystemMeta, dict(loads(system))) if system and system != "{}" else SystemMeta(),
             record_id,
         )
 

@@ -14,12 +14,14 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from dreammem.config import DreamMemConfig, load_config
 from dreammem.embed.base import Embedder
-from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder, resolve_embedder
+from dreammem.embed.models import E5Embedder, resolve_embedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem.errors import ConfigError
 from dreammem.recall.pipeline import Reranker
 from dreammem.rerank.training import TrainingConfig, mine_pairs, train_cross_encoder
@@ -196,7 +198,7 @@ def locomo(
     if embedder is not None:
         cfg = cfg.model_copy(update={"embedding": cfg.embedding.model_copy(update={"model": embedder})})
     conversations = load_locomo(data, limit=limit_conversations)
-    baseline = SentenceTransformerEmbedder()
+    baseline = NumpyBertEmbedder()
     own = _dreammem_embedder(cfg, baseline)
 
     weights = _parse_weights(rerank_weights)
@@ -271,7 +273,7 @@ def locomo(
         console.print(f"report written to {json_out}")
 
 
-def _dreammem_embedder(cfg: DreamMemConfig, baseline: SentenceTransformerEmbedder) -> Embedder:
+def _dreammem_embedder(cfg: DreamMemConfig, baseline: NumpyBertEmbedder) -> Embedder:
     model = cfg.embedding.model
     if model in {"auto", "minilm", baseline.name}:
         return baseline  # English data: auto picks MiniLM; share the loaded model
@@ -413,7 +415,7 @@ def compare_runtimes(runtimes: Sequence[str], count: int, batch_size: int) -> li
     """Time the packaged MiniLM on each runtime that loads, print the table; the results."""
     embedders, missing = runtime_embedders(runtimes, batch_size=batch_size)
     for runtime, reason in missing.items():
-        console.print(f"runtime {runtime} not timed: {reason}")
+        console.print(f"runtime {runtime} not timed: {escape(reason)}")  # keeps "dreammem[torch]"
     if not embedders:
         return []
     sets = runtime_sets(count)
@@ -432,7 +434,7 @@ def compare_runtimes(runtimes: Sequence[str], count: int, batch_size: int) -> li
 def chinese() -> None:
     """Chinese recall: MiniLM vs multilingual e5, and jieba vs character n-gram BM25."""
     pairs = load_pairs()
-    rows = [score_embedder(SentenceTransformerEmbedder(), pairs), score_embedder(E5Embedder(), pairs)]
+    rows = [score_embedder(NumpyBertEmbedder(), pairs), score_embedder(E5Embedder(), pairs)]
     rows += [score_tokenizer(name, pairs) for name in TOKENIZERS]
     table = Table(title=f"Chinese recall on {len(pairs)} shipped question/memory pairs")
     for column in ("system", "hit@1", "hit@3", "index docs/s"):

@@ -33,7 +33,7 @@ from typing import Any
 from dreammem.config import DreamConfig, DreamMemConfig
 from dreammem.embed.base import Embedder
 from dreammem.embed.caching import CachingEmbedder
-from dreammem.embed.models import SentenceTransformerEmbedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem.memory import DreamMemory
 from dreammem.types import Source, Status
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
@@ -191,7 +191,7 @@ def run_benchmark(
         progress: Called with a line per finished run.
     """
     if embedder is None:
-        embedder = SentenceTransformerEmbedder()
+        embedder = NumpyBertEmbedder()
     cached = CachingEmbedder(embedder)  # the modes embed the same turns
     start = time.perf_counter()
     results: list[ModeResult] = []

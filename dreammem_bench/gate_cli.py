@@ -53,10 +53,11 @@ def bench_gate(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the folds as JSON.")] = None,
 ) -> None:
     """Calibrate the recall relevance floor: leave-one-conversation-out (MiniLM), 5 folds (e5)."""
-    from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder  # noqa: PLC0415 - loads torch only when the command runs
+    from dreammem.embed.models import E5Embedder  # noqa: PLC0415 - the models load only when the command runs
+    from dreammem.embed.numpy_bert import NumpyBertEmbedder  # noqa: PLC0415 - the models load only when the command runs
 
     absent = load_absent()
-    minilm = SentenceTransformerEmbedder()
+    minilm = NumpyBertEmbedder()
     queries = collect_locomo(load_locomo(data), absent["en"], embedder=minilm)
     english = leave_one_out(queries, tolerance=tolerance)
     chinese = zh_folds(E5Embedder(), keep=keep)
@@ -84,9 +85,10 @@ def bench_relative_gate(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the folds as JSON.")] = None,
 ) -> None:
     """Choose the relative and mutual floors by leave-one-conversation-out on the update suite's dev split."""
-    from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder  # noqa: PLC0415 - loads torch only when the command runs
+    from dreammem.embed.models import E5Embedder  # noqa: PLC0415 - the models load only when the command runs
+    from dreammem.embed.numpy_bert import NumpyBertEmbedder  # noqa: PLC0415 - the models load only when the command runs
 
-    embedder = E5Embedder() if lang == "zh" else SentenceTransformerEmbedder()
+    embedder = E5Embedder() if lang == "zh" else NumpyBertEmbedder()
     convs = [c for c in build_conversations(load_suite()) if c.lang == lang]
     questions = collect(convs, embedder)
     report: dict[str, object] = {"lang": lang}

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dreammem.config import DreamMemConfig, load_config
-from dreammem.embed.models import SentenceTransformerEmbedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem_bench.lme_methods import (
     BM25Turns,
     DreamMemHaystack,
@@ -92,7 +92,7 @@ def bench_longmemeval(
         raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
     questions = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][:limit]
     cfg = load_config(config) if config is not None else DreamMemConfig()
-    embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
+    embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(cfg, embedder)
     methods: list[LmeMethod] = []
     if baselines:
@@ -118,6 +118,7 @@ def bench_longmemeval(
         "methods": {n: mean_by_type(o) for n, o in outcomes.items()},
         "seconds": time.perf_counter() - start,
         "encoded": embedder.misses,
+        "pinned_hit_questions": sorted(dream.pinned_hits),
     }
     if named:
         folds_table = Table(title=f"{folds} folds by question over dreammem + {', '.join(named)}")
@@ -148,6 +149,7 @@ def bench_longmemeval(
                 "chosen": choice.chosen,
             }  # type: ignore[index]
         console.print(folds_table)
+    console.print(f"{len(dream.pinned_hits)} questions recalled a pinned memory")
     console.print(f"{time.perf_counter() - start:.0f} s, {embedder.misses} texts encoded")
     embedder.close()
     if json_out is not None:

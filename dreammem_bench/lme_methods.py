@@ -183,6 +183,8 @@ class DreamMemHaystack:
         self._embedder = embedder
         self.memory: DreamMemory | None = None
         self._turns: dict[str, tuple[str, str]] = {}
+        self.pinned_hits: set[str] = set()
+        """Ids of the questions whose recall returned a pinned memory (left out of the ranking)."""
 
     def index(self, question: LmeQuestion) -> None:
         """Write the haystack session by session through ``add_many``."""
@@ -215,6 +217,7 @@ class DreamMemHaystack:
         items: list[Item] = []
         for hit in hits:
             if hit.record.pinned:
+                self.pinned_hits.add(question.question_id)
                 continue
             found = self._source(hit.record)
             if found is not None:

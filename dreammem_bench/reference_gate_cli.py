@@ -28,10 +28,11 @@ def bench_reference_gate(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the folds as JSON.")] = None,
 ) -> None:
     """Choose the reference gate's thresholds by five folds over the update suites' dev parts."""
-    from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder  # noqa: PLC0415 - loads torch only when the command runs
+    from dreammem.embed.models import E5Embedder  # noqa: PLC0415 - the models load only when the command runs
+    from dreammem.embed.numpy_bert import NumpyBertEmbedder  # noqa: PLC0415 - the models load only when the command runs
 
     use_e5 = model == "e5" or (not model and lang == "zh")
-    embedder = E5Embedder() if use_e5 else SentenceTransformerEmbedder()
+    embedder = E5Embedder() if use_e5 else NumpyBertEmbedder()
     questions: list[Asked] = []
     for source, splits in _SPLITS.items():
         for per_user in (6, 2):

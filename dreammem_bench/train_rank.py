@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dreammem.config import DreamMemConfig, RecallConfig
-from dreammem.embed.models import SentenceTransformerEmbedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.learned_rank import FEATURES, LearnedRank
 from dreammem.recall.scored import Scored
@@ -69,7 +69,7 @@ def record(
 ) -> None:
     """Recall each dev question and keep its fused candidates' features and labels."""
     recall = _recall_config(variant)
-    embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
+    embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(DreamMemConfig(), embedder)
     rows: list[np.ndarray] = []
     labels: list[float] = []
@@ -263,7 +263,7 @@ def folds_command(
     """Each fold's questions recalled with a model fitted on the other folds, beside the default."""
     x, y, _, groups = _load(recorded, session_label)
     models = _fold_models(x, y, groups, folds, l2, _features(drop))
-    embedder = DiskCachedEmbedder(SentenceTransformerEmbedder(), cache)
+    embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(DreamMemConfig(), embedder)
     specs = [s.strip() for s in variants.split(";") if s.strip()] or [""]
     learned = [FoldLearned(dream, models, _recall_config(s), f"learned {s}".strip()) for s in specs]

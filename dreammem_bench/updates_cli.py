@@ -14,9 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from dreammem.embed.caching import CachingEmbedder
-from dreammem.embed.models import E5Embedder, SentenceTransformerEmbedder
+from dreammem.embed.models import E5Embedder
+from dreammem.embed.numpy_bert import NumpyBertEmbedder
+from dreammem_bench.lme_cli import DEFAULT_CACHE, DEFAULT_DATA
 from dreammem_bench.updates import SOURCES, Conversation, Suite, build_conversations, load_suite
+from dreammem_bench.updates_lme import LME_SOURCE, LME_SPLIT, load_lme_updates, run_lme_updates
 from dreammem_bench.updates_run import METRICS, CaseResult, Row, run_updates
+from dreammem_bench.vector_cache import DiskCachedEmbedder
 
 __all__ = ["bench_updates"]
 
@@ -37,6 +41,7 @@ _TITLES = {
     "held": "shipped cases, held-back split",
     "indep": "independent cases (written before tuning, issue 34)",
     "indep-held": "independent cases, HELD-BACK part (score once)",
+    LME_SPLIT: "LongMemEval dev knowledge-update questions (latest evidence turn current)",
 }
 
 
@@ -63,10 +68,15 @@ def bench_updates(
     sources: Annotated[
         str,
         typer.Option(
-            help=f"Case sources, comma-separated ({', '.join(SOURCES)}); independent-held is scored "
-            "once, at the end of a change, so it is only run when named."
+            help=f"Case sources, comma-separated ({', '.join([*SOURCES, LME_SOURCE])}); independent-held "
+            f"is scored once, at the end of a change, so it is only run when named; {LME_SOURCE} reads "
+            "the dev knowledge-update questions of --lme-data."
         ),
     ] = "shipped,independent",
+    lme_data: Annotated[Path, typer.Option(help="LongMemEval JSON of the lme source.")] = DEFAULT_DATA,
+    lme_cache: Annotated[
+        Path | None, typer.Option(help="Vector cache of the lme source (bench longmemeval's).")
+    ] = DEFAULT_CACHE,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write every row as JSON.")] = None,
     cases_out: Annotated[
         Path | None,
@@ -77,15 +87,19 @@ def bench_updates(
 ) -> None:
     """Natural-language updates: current value first, stale ones suppressed, compatible ones kept."""
     wanted = [lang.strip() for lang in langs.split(",") if lang.strip()]
-    models = {"en": SentenceTransformerEmbedder, "zh": E5Embedder}
+    models = {"en": NumpyBertEmbedder, "zh": E5Embedder}
     embedders = {
         lang: CachingEmbedder(models[lang](), cache_queries=False) for lang in wanted if lang in models
     }
     cases: list[CaseResult] | None = [] if cases_out is not None else None
     rows: list[Row] = []
     for source in [s.strip() for s in sources.split(",") if s.strip()]:
+        if source == LME_SOURCE:
+            rows += _lme_rows(lme_data, lme_cache, cases)
+            continue
         if source not in SOURCES:
-            raise typer.BadParameter(f"unknown source {source!r}; known: {', '.join(SOURCES)}")
+            known = ", ".join([*SOURCES, LME_SOURCE])
+            raise typer.BadParameter(f"unknown source {source!r}; known: {known}")
         suite = load_suite(source)
         convs = build_conversations(suite, prefix="" if source == "shipped" else f"{source}-")
         with tempfile.TemporaryDirectory() as tmp:
@@ -105,6 +119,17 @@ def bench_updates(
     if cases_out is not None and cases is not None:
         text = json.dumps([dataclasses.asdict(c) for c in cases], ensure_ascii=False, indent=1)
         cases_out.write_text(text, encoding="utf-8")
+
+
+def _lme_rows(data: Path, cache: Path | None, cases: list[CaseResult] | None) -> list[Row]:
+    """The lme source's rows; the vectors come from (and go to) ``bench longmemeval``'s cache."""
+    updates = load_lme_updates(data)
+    console.print(f"{LME_SOURCE}: {len(updates)} knowledge-update questions of the dev split of {data.name}")
+    embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
+    try:
+        return run_lme_updates(updates, embedder, progress=_progress(LME_SOURCE), cases=cases)
+    finally:
+        embedder.close()
 
 
 def _progress(source: str) -> Callable[[str], None]:

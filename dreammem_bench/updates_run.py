@@ -34,7 +34,7 @@ from dreammem.write.relations import possibly_outdated_by
 from dreammem_bench.scripted_llm import ScriptedDreamLLM
 from dreammem_bench.updates import Case, Conversation, Suite
 
-__all__ = ["METRICS", "CaseResult", "Row", "run_updates", "score_case", "write_conversation"]
+__all__ = ["METRICS", "CaseResult", "Row", "marked", "run_updates", "score_case", "write_conversation"]
 
 METRICS = (
     "current@3",
@@ -211,18 +211,19 @@ def write_conversation(memory: DreamMemory, conv: Conversation) -> None:
         )
 
 
-def _marked(memory: DreamMemory, conv: Conversation, record: MemoryRecord) -> bool:
+def marked(memory: DreamMemory, user_id: str, record: MemoryRecord) -> bool:
+    """Whether a recalled record carries a possibly-outdated mark naming an active record."""
     newer = possibly_outdated_by(record)
     if not newer:
         return False
-    found = memory.store.get(conv.user_id, list(newer))
+    found = memory.store.get(user_id, list(newer))
     return any(r.status is Status.ACTIVE for r in found)
 
 
 def _dreammem_recaller(memory: DreamMemory) -> Recaller:
     def recall(conv: Conversation, question: str) -> list[Shown]:
         result = memory.recall(question, user_id=conv.user_id, k=_K, now=conv.asked_at)
-        return [Shown(h.record.content, _marked(memory, conv, h.record)) for h in result.hits]
+        return [Shown(h.record.content, marked(memory, conv.user_id, h.record)) for h in result.hits]
 
     return recall
 

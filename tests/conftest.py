@@ -12,7 +12,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from dreammem import DreamMemory
-from dreammem.embed import HashingEmbedder, SentenceTransformerEmbedder
+from dreammem.embed import HashingEmbedder, NumpyBertEmbedder
 from tests.neo4j_server import neo4j_server, newer_neo4j_server  # noqa: F401 - session fixtures
 
 
@@ -31,7 +31,10 @@ def memory(tmp_path: Path) -> Iterator[DreamMemory]:
 
 
 @pytest.fixture(scope="session")
-def minilm():  # type: ignore[no-untyped-def]
-    """The real all-MiniLM-L6-v2, loaded once from the installed package."""
+def minilm() -> NumpyBertEmbedder:
+    """The real all-MiniLM-L6-v2, loaded once from the installed package, on the numpy runtime.
 
-    return SentenceTransformerEmbedder()
+    The runtime every store uses by default; its vectors are checked against
+    sentence-transformers' in tests/integration/test_numpy_bert.py (stored reference).
+    """
+    return NumpyBertEmbedder()

@@ -11,6 +11,6 @@ from dreammem.write.relations import OUTDATED_BY_KEY
 
 def mark_outdated(memory: DreamMemory, record: MemoryRecord, *newer_ids: str) -> MemoryRecord:
     """``record`` marked as possibly outdated by ``newer_ids``, as the write path marks it."""
-    marked = dataclasses.replace(record, metadata={**record.metadata, OUTDATED_BY_KEY: list(newer_ids)})
+    marked = dataclasses.replace(record, system={**record.system, OUTDATED_BY_KEY: list(newer_ids)})
     memory.store.update([marked])
     return marked

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dreammem.text.literal_gate import GatedText, LiteralGate
+from dreammem.text.vocabulary import MONTHS
 
 __all__ = ["MONTH", "TimeWindow", "add_months", "month_number", "period_window", "rule_windows"]
 
@@ -57,7 +58,6 @@ class TimeWindow:
 
 # -- vocabulary ---------------------------------------------------------------------------
 
-_MONTH_NAMES = "january february march april may june july august september october november december".split()
 MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
@@ -196,7 +196,7 @@ _GATE = LiteralGate(
 def month_number(name: str) -> int:
     """The month (1-12) of an English month name or its abbreviation."""
     prefix = name[:3].lower()
-    return next(n for n, m in enumerate(_MONTH_NAMES, 1) if m.startswith(prefix))
+    return next(n for n, m in enumerate(MONTHS, 1) if m.startswith(prefix))
 
 
 def add_months(d: datetime, months: int) -> datetime:

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from dreammem.dates.rules import MONTH, TimeWindow, add_months, month_number, period_window
 from dreammem.text.literal_gate import LiteralGate
+from dreammem.text.vocabulary import WEEKDAYS
 
 __all__ = ["english_windows"]
 
@@ -43,7 +44,6 @@ _NUMBERS = {
     "nine": 9,
     "ten": 10,
 }
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_WORDS = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}
 
 _EXPRESSION = re.compile(
@@ -52,7 +52,7 @@ _EXPRESSION = re.compile(
     r"|(?P<n>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
     r"(?P<unit>day|week|month|year)s?\s+ago"
     r"|(?P<rel>last|this|next)\s+(?P<period>week|month|year)"
-    rf"|last\s+(?P<weekday>{'|'.join(_WEEKDAYS)})"
+    rf"|last\s+(?P<weekday>{'|'.join(WEEKDAYS)})"
     rf"|(?P<d>\d{{1,2}})\s+(?P<m>{MONTH})\s+(?P<y>\d{{4}})"
     rf"|(?P<m2>{MONTH})\s+(?P<d2>\d{{1,2}}),?\s+(?P<y2>\d{{4}})"
     rf"|(?P<m3>{MONTH})\s+(?P<y3>\d{{4}}))\b",
@@ -68,7 +68,7 @@ _LEFTOVER = re.compile(
     r"day|week|weekend|fortnight|month|year|decade|century|centuries|"
     r"hours?|hrs?|minutes?|mins?|seconds?|secs?|am|pm|"
     r"mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|"
-    rf"{'|'.join(_WEEKDAYS)}|{MONTH})s?\b",
+    rf"{'|'.join(WEEKDAYS)}|{MONTH})s?\b",
     re.IGNORECASE,
 )
 """Words that mean the text holds more than the forms above: dateparser has to read it."""
@@ -95,7 +95,7 @@ def _window(m: re.Match[str], now: datetime) -> TimeWindow:
         return period_window(datetime(int(year), month_number(month), int(day), tzinfo=now.tzinfo), "day")
     if m["y3"]:
         return period_window(datetime(int(m["y3"]), month_number(m["m3"]), 1, tzinfo=now.tzinfo), "month")
-    weekday = _WEEKDAYS.index(m["weekday"].lower())
+    weekday = WEEKDAYS.index(m["weekday"].lower())
     back = (now.weekday() - weekday) % 7 or 7  # the latest one before today
     return period_window(now - timedelta(days=back), "day")
 

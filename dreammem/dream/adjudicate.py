@@ -56,7 +56,7 @@ def unsure_pairs(
     """``(newer, older, marked id)`` for each active older record marked possibly outdated.
 
     A newer turn this dream archives into a summary or a semantic record is followed to
-    that record (``metadata["archived"]["by"]``), which now says what it said.
+    that record (``system["archived"]["by"]``), which now says what it said.
     """
     pairs: list[tuple[MemoryRecord, MemoryRecord, str]] = []
     for old in pool:
@@ -75,7 +75,7 @@ def _follow(store: RecordStore, user_id: str, plan: WritePlan, record: MemoryRec
     for _ in range(3):
         if current.is_active:
             return current
-        note = current.metadata.get("archived")
+        note: object = current.system.get("archived")
         by = note.get("by") if isinstance(note, dict) else None
         if not isinstance(by, str):
             return None
@@ -107,4 +107,4 @@ def unmarked(plan: WritePlan, pairs: Sequence[tuple[MemoryRecord, MemoryRecord, 
 
 def with_decision(record: MemoryRecord, note: dict[str, str]) -> MemoryRecord:
     """``record`` with its ``update_decision`` note."""
-    return dataclasses.replace(record, metadata={**dict(record.metadata), DECISION_KEY: note})
+    return dataclasses.replace(record, system={**record.system, DECISION_KEY: note})

@@ -48,6 +48,7 @@ from dreammem.dream.replacement import (
 )
 from dreammem.dream.score import Scored
 from dreammem.errors import LLMError
+from dreammem.system_meta import SystemMeta
 from dreammem.types import Kind, Layer, MemoryRecord, Role
 
 __all__ = ["DistillPlan", "compress_line", "distill"]
@@ -139,7 +140,7 @@ def distill(
         llm: Improves summaries and pattern phrasing when given.
         context: Anchors the LLM.
         now: Creation time of new records.
-        dream_id: Written into new records' metadata.
+        dream_id: Written into new records' system notes.
         linked: Ids of records in an update relation (:func:`dreammem.dream.linked.linked_ids`).
     """
     plan = DistillPlan()
@@ -259,6 +260,9 @@ def _summary_record(
     plan.guard_kept.extend(notes)
     if not replaceable:
         return None
+    system: SystemMeta = {"dream_id": dream_id, "summarizes": len(replaceable)}
+    if verbatim:
+        system["verbatim_lines_for"] = list(verbatim)
     record = distilled_record(
         content,
         replaceable,
@@ -266,11 +270,7 @@ def _summary_record(
         kind=Kind.SUMMARY,
         importance=importance,
         now=now,
-        metadata={
-            "dream_id": dream_id,
-            "summarizes": len(replaceable),
-            **({"verbatim_lines_for": list(verbatim)} if verbatim else {}),
-        },
+        system=system,
     )
     return Replacement(record, tuple(replaceable), tuple(replaceable))
 

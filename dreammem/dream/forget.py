@@ -1,6 +1,6 @@
 """Forget by archiving: out of recall, kept for audit, never destroyed.
 
-An archived record keeps its content; its metadata says why, when and by which
+An archived record keeps its content; its system notes say why, when and by which
 dream, and which record (if any) now carries what it said.
 """
 
@@ -18,13 +18,11 @@ __all__ = ["archived", "expired"]
 def archived(
     record: MemoryRecord, *, reason: str, dream_id: str, now: datetime, by: str | None = None
 ) -> MemoryRecord:
-    """The record archived: status ``archived``, with why, when and by what in its metadata."""
+    """The record archived: status ``archived``, with why, when and by what in its system notes."""
     note: dict[str, str] = {"reason": reason, "dream_id": dream_id, "at": now.isoformat()}
     if by is not None:
         note["by"] = by
-    return dataclasses.replace(
-        record, status=Status.ARCHIVED, metadata={**dict(record.metadata), "archived": note}
-    )
+    return dataclasses.replace(record, status=Status.ARCHIVED, system={**record.system, "archived": note})
 
 
 def expired(records: Iterable[MemoryRecord], now: datetime) -> list[MemoryRecord]:

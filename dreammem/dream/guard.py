@@ -18,9 +18,9 @@ from functools import lru_cache
 
 from dreammem.text.entities import Entity, extract_entities
 from dreammem.text.tokenize import contains_cjk, query_terms, tokenize
+from dreammem.text.vocabulary import HARD_LIMITS
 
 __all__ = [
-    "HARD_LIMITS",
     "contains",
     "entities",
     "invented_numbers",
@@ -30,44 +30,6 @@ __all__ = [
     "uncarried_words",
 ]
 
-HARD_LIMITS: tuple[str, ...] = (
-    "not exceed",
-    "no more than",
-    "no later than",
-    "no less than",
-    "at most",
-    "at least",
-    "must not",
-    "mustn't",
-    "must",
-    "never",
-    "only",
-    "cannot",
-    "can't",
-    "do not",
-    "don't",
-    "maximum",
-    "minimum",
-    "forbidden",
-    "prohibited",
-    "不超过",
-    "不得",
-    "不能",
-    "不可",
-    "不要",
-    "只能",
-    "只用",
-    "仅",
-    "必须",
-    "务必",
-    "禁止",
-    "绝不",
-    "至少",
-    "最多",
-    "上限",
-    "以内",
-)
-"""Hard-limit words: English ones match case-insensitively on word boundaries."""
 
 CARRY_SHARE = 0.5
 """Least share of a source's content words a summary must carry to stand in for it."""

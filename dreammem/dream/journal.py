@@ -15,6 +15,7 @@ from typing import Any
 from dreammem.dream.report import DreamReport
 from dreammem.errors import NotFoundError
 from dreammem.stores.base import DreamLogRow, RecordStore
+from dreammem.system_meta import moved_out
 
 __all__ = [
     "UndoData",
@@ -62,11 +63,11 @@ class UndoData:
 
     @classmethod
     def from_json(cls, text: str) -> UndoData:
-        """Read back :meth:`to_json`."""
+        """Read back :meth:`to_json` (a log written before ``MemoryRecord.system``: notes moved out)."""
         data = json.loads(text)
         return cls(
             inserted=list(data["inserted"]),
-            before=list(data["before"]),
+            before=[moved_out(before) for before in data["before"]],
             after_status=dict(data["after_status"]),
             queue=[(q[0], q[1]) for q in data["queue"]],
         )

@@ -6,7 +6,7 @@ supersedes the older one (``superseded_by``) or, unsure, marks it possibly outda
 to put the newer value first and mark the older one. A summary is a new record that
 nobody links to: compressing either side of a link into one would drop it, and the
 old value would come back unmarked (or the new value would sink among chit-chat).
-So both sides stay as they are, and the dream says why in their metadata.
+So both sides stay as they are, and the dream says why in their system notes.
 
 A mark between two statements of which one states no value (a report of talk or thought
 about a topic, an undecided one: :attr:`~dreammem.write.statements.Statement.states_value`)
@@ -17,6 +17,7 @@ dream summarises like any other.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from dreammem.stores.base import RecordStore
 from dreammem.types import MemoryRecord, Status
@@ -26,8 +27,8 @@ from dreammem.write.statements import analyse
 
 __all__ = ["KEPT_WHY_KEY", "LINKED_REASON", "linked_ids"]
 
-KEPT_WHY_KEY = "dream_kept_why"
-"""Metadata key on a record the dream kept verbatim for a reason other than its score."""
+KEPT_WHY_KEY: Final = "dream_kept_why"
+"""System key on a record the dream kept verbatim for a reason other than its score."""
 
 LINKED_REASON = "in an update relation (newer or possibly outdated value): not summarised"
 

@@ -32,6 +32,7 @@ from dreammem.dream.plan import WritePlan
 from dreammem.dream.report import DreamReport
 from dreammem.embed.base import normalize_rows
 from dreammem.errors import BackendError
+from dreammem.system_meta import SystemMeta
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, MemoryRecord
 
@@ -53,10 +54,10 @@ def plan_writes(
     plan = WritePlan(dequeue=[r.id for r in queued])
     for item in distilled.kept:
         record = item.record
-        meta = {**dict(record.metadata), "dream_id": dream_id}
+        system: SystemMeta = {**record.system, "dream_id": dream_id}
         if record.id in distilled.held:
-            meta[KEPT_WHY_KEY] = distilled.held[record.id]
-        plan.change(dataclasses.replace(record, importance=item.score, metadata=meta), before=record)
+            system[KEPT_WHY_KEY] = distilled.held[record.id]
+        plan.change(dataclasses.replace(record, importance=item.score, system=system), before=record)
     for replacement in [*distilled.patterns, *distilled.summaries]:
         new = replacement.record
         plan.inserts.append(new)

@@ -38,11 +38,12 @@ from pydantic import BaseModel
 
 from dreammem.config import DreamConfig
 from dreammem.dream.context import DreamContext
-from dreammem.dream.guard import HARD_LIMITS, protected_tokens
+from dreammem.dream.guard import protected_tokens
 from dreammem.dream.llm_calls import StructuredLLM, build_prompt
 from dreammem.dream.replacement import Replacement, distilled_record, guarded, normalize_text
 from dreammem.dream.score import Scored
 from dreammem.errors import LLMError
+from dreammem.text.vocabulary import HARD_LIMITS
 from dreammem.types import Kind, Layer, MemoryRecord, Role
 from dreammem.write.relations import possibly_outdated_by
 from dreammem.write.rules import detect_explicit
@@ -75,7 +76,7 @@ def _slot(record: MemoryRecord) -> str | None:
 def observed_text(record: MemoryRecord) -> str:
     """What a record observed: a pattern's verbatim observation, else its content."""
     if record.kind is Kind.PATTERN:
-        value = record.metadata.get("observation")
+        value = record.system.get("observation")
         if isinstance(value, str):
             return value
     return record.content
@@ -185,7 +186,7 @@ def find_patterns(
         llm: Phrases patterns when given.
         context: Anchors the LLM.
         now: Creation time of the pattern records.
-        dream_id: Written into each pattern's metadata.
+        dream_id: Written into each pattern's system notes.
 
     Returns:
         The patterns and notes on anything that degraded.
@@ -227,7 +228,7 @@ def find_patterns(
             kind=Kind.PATTERN,
             importance=max([scores.get(r.id, r.importance if r.kind is Kind.PATTERN else 4) for r in group]),
             now=now,
-            metadata={
+            system={
                 "support": sum(_support(r) for r in group),
                 "observation": newest_active.content,
                 "dream_id": dream_id,
@@ -262,7 +263,7 @@ def _with_history(
 def _support(record: MemoryRecord) -> int:
     """How many observations a record stands for (a pattern: its support)."""
     if record.kind is Kind.PATTERN:
-        value = record.metadata.get("support", 1)
+        value = record.system.get("support", 1)
         return value if isinstance(value, int) and value > 0 else 1
     return 1
 

@@ -16,12 +16,13 @@ when its own text reads like an instruction.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from dreammem.dream.guard import invented_numbers, missing_tokens
+from dreammem.system_meta import SystemMeta
 from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Role, Source
 from dreammem.write.instructions import SUSPECT_KEY, looks_like_instruction
 
@@ -109,7 +110,7 @@ def distilled_record(
     kind: Kind,
     importance: int,
     now: datetime,
-    metadata: Mapping[str, Any],
+    system: SystemMeta,
     slot: str | None = None,
     pinned: bool = False,
 ) -> MemoryRecord:
@@ -121,15 +122,16 @@ def distilled_record(
     """
     newest = max(sources, key=lambda s: s.event_time)
     expiries = [s.metadata.get("expires_at") for s in sources]
+    metadata: dict[str, Any] = {}
     if all(isinstance(e, str) for e in expiries):
         # What it stands for all expires: so does it, with the last of them.
-        metadata = {**dict(metadata), "expires_at": max(str(e) for e in expiries)}
+        metadata["expires_at"] = max(str(e) for e in expiries)
     role = _non_user_role(sources)
     if role is not None:
         pinned = False
         kind = Kind.FACT if kind in _USER_ONLY_KINDS else kind
-        if any(s.metadata.get(SUSPECT_KEY) is True for s in sources) or looks_like_instruction(content):
-            metadata = {**dict(metadata), SUSPECT_KEY: True}
+        if any(s.system.get(SUSPECT_KEY) is True for s in sources) or looks_like_instruction(content):
+            system = {**system, SUSPECT_KEY: True}
     return MemoryRecord(
         user_id=newest.user_id,
         content=content,
@@ -150,5 +152,6 @@ def distilled_record(
         # The sources' entities that the content carries (no second entity pass).
         entities=tuple(dict.fromkeys(e for s in sources for e in s.entities if e in content)),
         slot=slot,
-        metadata=dict(metadata),
+        metadata=metadata,
+        system=system,
     )

@@ -135,7 +135,7 @@ def _twins(store: RecordStore, user_id: str, queued: Sequence[MemoryRecord]) -> 
     since = min(r.event_time for r in queued)
     out: dict[str, MemoryRecord] = {}
     for record in store.find(user_id, layers=[Layer.SEMANTIC], since=since):
-        turn = record.metadata.get("from_turn")
+        turn = record.system.get("from_turn")
         if isinstance(turn, str) and turn in ids:
             out[turn] = record
     return out

@@ -34,6 +34,7 @@ from dreammem.errors import LLMError
 from dreammem.text.entities import KEY_KINDS
 from dreammem.text.filler import is_filler, is_tool_echo
 from dreammem.text.tokenize import query_terms, tokenize
+from dreammem.text.vocabulary import HARD_LIMITS, word_pattern
 from dreammem.types import Kind, MemoryRecord, Priority, Role, Source
 from dreammem.write.rules import detect_explicit
 
@@ -53,11 +54,7 @@ _FILLER = re.compile(
 _FILLER_MAX_TOKENS = 14
 _USER_FILLER_TERMS = 1
 _GLUE = " ,.;:!?，。；：！？、"
-_HARD_LIMIT = re.compile(
-    r"\b(?:must|never|only|not exceed|no more than|at most|at least|no later than|mandatory|forbidden"
-    r"|prohibited)\b|不超过|只能|必须|禁止|绝不|不得|至少|最多|上限|不能",
-    re.IGNORECASE,
-)
+_HARD_LIMIT = re.compile(word_pattern(HARD_LIMITS), re.IGNORECASE)
 _META_REASONS = frozenset({"pinned or explicit", "user input", "error output", "normal priority"})
 
 

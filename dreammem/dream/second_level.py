@@ -8,7 +8,7 @@
    embed at cosine >= ``duplicate_similarity`` with exactly the same protected tokens,
    collapse onto one keeper (pinned, then semantic, then most important, then newest).
    The others are archived with ``by`` = the keeper; the keeper's
-   ``metadata["merged"]`` lists them (the merge log, also in the report).
+   ``system["merged"]`` lists them (the merge log, also in the report).
 
 Everything is committed in one transaction with the dream log, like a first-level
 dream, and can be undone the same way.
@@ -157,7 +157,8 @@ def _merge(
                 archived(other, reason="duplicate", dream_id=dream_id, now=now, by=keeper.id), before=other
             )
             log.append(Change(other.id, keeper.id, "duplicate"))
-        merged_ids = [*keeper.metadata.get("merged", []), *(o.id for o in ok)]
-        meta = {**dict(keeper.metadata), "merged": merged_ids}
-        plan.change(dataclasses.replace(keeper, metadata=meta), before=keeper)
+        merged_ids = [*keeper.system.get("merged", []), *(o.id for o in ok)]
+        plan.change(
+            dataclasses.replace(keeper, system={**keeper.system, "merged": merged_ids}), before=keeper
+        )
     return log

@@ -165,7 +165,7 @@ def supersede_with_turns(
 ) -> list[MemoryRecord]:
     """Supersede ``old`` and the active turn it was written from (it says the same thing).
 
-    ``decision``: why, kept in each record's metadata (``update_decision``) for ``history()``.
+    ``decision``: why, kept in each record's system notes (``update_decision``) for ``history()``.
 
     Returns:
         The records changed, as now stored (the write path and undo report them).
@@ -173,7 +173,7 @@ def supersede_with_turns(
     current = _with_turns(unit, old)
     changed = [superseded(record, newer) for record in current]
     if decision is not None:
-        changed = [replace(r, metadata={**dict(r.metadata), DECISION_KEY: dict(decision)}) for r in changed]
+        changed = [replace(r, system={**r.system, DECISION_KEY: dict(decision)}) for r in changed]
     if changed:
         unit.update(changed, read=current)  # one statement for the record and its turn
     return changed

@@ -35,6 +35,7 @@ from dreammem.recall.speaker import speaker_of
 from dreammem.text.entities import extract_entities
 from dreammem.text.short_cache import short_text_cache
 from dreammem.text.tokenize import contains_cjk
+from dreammem.text.vocabulary import MONTHS, WEEKDAYS
 
 __all__ = ["NamingPath", "asks_for_names", "names_in"]
 
@@ -77,11 +78,7 @@ def asks_for_names(question: str) -> bool:
     return False
 
 
-_TIME_WORDS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays "
-    "fridays saturdays sundays january february march april may june july august september october "
-    "november december".split()
-)
+_TIME_WORDS = frozenset((*WEEKDAYS, *(f"{day}s" for day in WEEKDAYS), *MONTHS))
 """Capitalised in English, but times, not things named."""
 
 

@@ -86,7 +86,7 @@ def provenance(record: MemoryRecord) -> str:
         label = f"dream summary of {_SUMMARY_OF[record.role]}"
     else:
         label = _SOURCE_LABEL[record.source]
-    if record.metadata.get(SUSPECT_KEY) is True:
+    if record.system.get(SUSPECT_KEY) is True:
         label += " (instruction-like, not from the user)"
     return label
 

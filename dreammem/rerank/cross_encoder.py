@@ -85,13 +85,12 @@ class CrossEncoderReranker:
         self.threads = threads
         self._lock = threading.Lock()
         try:
-            with quiet_model_load():
-                try:
-                    from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
-                except ImportError as exc:
-                    raise ConfigError(f"the cross-encoder runs on torch: {TORCH_HINT}") from exc
+            with quiet_model_load():  # imports transformers: inside the try, which may be missing too
+                from sentence_transformers import CrossEncoder  # noqa: PLC0415 - heavy (torch, transformers): loaded with the model
 
                 self._model: Any = CrossEncoder(self.name, device="cpu", max_length=max_length)
+        except ImportError as exc:
+            raise ConfigError(f"the cross-encoder runs on torch: {TORCH_HINT}") from exc
         except (OSError, ValueError, RuntimeError) as exc:
             raise ConfigError(f"cannot load cross-encoder {self.name!r}: {exc}") from exc
         self._model.model.eval()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dreammem.system_meta import LEGACY_KEYS
+
 __all__ = ["MIGRATIONS", "Migration"]
 
 
@@ -23,6 +25,9 @@ class Migration:
     name: str
     sql: str
 
+
+_LEGACY_LIST = ", ".join(f"'{key}'" for key in LEGACY_KEYS)
+_LEGACY_PATHS = ", ".join(f"'$.{key}'" for key in LEGACY_KEYS)
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -368,6 +373,28 @@ MIGRATIONS: tuple[Migration, ...] = (
         INSERT INTO keyword_users (user_id, rows, tokens, writes)
         SELECT r.user_id, count(*), sum(dm_fts_tokens(d.sz)), 0
         FROM records_fts_docsize d JOIN records r ON r.rowid = d.id GROUP BY r.user_id;
+        """,
+    ),
+    Migration(
+        17,
+        "system_column",
+        # The library's notes on a record (MemoryRecord.system; dreammem/system_meta.py) move
+        # out of the caller's metadata into their own column, so caller metadata never steers
+        # recall, the dream or history (issue 35, item 3). Every key of LEGACY_KEYS found in a
+        # row's metadata moves, with its JSON value as it was (json_each gives booleans, null,
+        # objects and arrays as SQL values: each is turned back into JSON).
+        f"""
+        ALTER TABLE records ADD COLUMN system TEXT NOT NULL DEFAULT '{{}}';
+        UPDATE records SET
+            system = (
+                SELECT json_group_object(j.key, CASE j.type
+                    WHEN 'true' THEN json('true') WHEN 'false' THEN json('false')
+                    WHEN 'null' THEN json('null') WHEN 'object' THEN json(j.value)
+                    WHEN 'array' THEN json(j.value) ELSE j.value END)
+                FROM json_each(records.metadata) AS j WHERE j.key IN ({_LEGACY_LIST})
+            ),
+            metadata = json_remove(metadata, {_LEGACY_PATHS})
+        WHERE EXISTS (SELECT 1 FROM json_each(records.metadata) AS j WHERE j.key IN ({_LEGACY_LIST}));
         """,
     ),
 )

@@ -1,7 +1,8 @@
 """Records of the Neo4j record store: ``(:DMRecord)`` nodes, written and read by user.
 
 One node per record holds the record's fields (the same values as a SQLite row:
-times as ISO text, the metadata as JSON text, provenance and entities as lists),
+times as ISO text, the metadata and the system notes as JSON text, provenance and
+entities as lists),
 its integer ``rowid`` (the vector index's id, from a counter node), its keyword
 ``terms`` and ``context``, a ``scope`` (the hashed user id while the record is
 active, which the full-text query requires), its embedding and its dream-queue
@@ -77,6 +78,7 @@ def to_props(record: MemoryRecord) -> dict[str, Any]:
     props = record.to_dict()
     props["priority"] = int(record.priority)
     props["metadata"] = json.dumps(dict(record.metadata), ensure_ascii=False)
+    props["system"] = json.dumps(dict(record.system), ensure_ascii=False)
     props["scope"] = scope_of(record.user_id) if record.is_active else None
     key = record.metadata.get("message_key")
     props["message_key"] = None if key is None else str(key)
@@ -87,6 +89,7 @@ def from_props(props: Any) -> MemoryRecord:
     """A node's properties as a record (through :meth:`MemoryRecord.from_dict`)."""
     data = dict(props)
     data["metadata"] = json.loads(data.get("metadata") or "{}")
+    data["system"] = json.loads(data.get("system") or "{}")
     data["provenance"] = list(data.get("provenance") or [])
     data["entities"] = list(data.get("entities") or [])
     return MemoryRecord.from_dict(data)

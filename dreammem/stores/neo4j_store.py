@@ -17,6 +17,7 @@ where the contract passes one).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -38,6 +39,7 @@ from dreammem.stores.neo4j_versions import (
 )
 from dreammem.stores.sqlite.erasure import scrub_text
 from dreammem.stores.touch_behind import TouchBehind
+from dreammem.system_meta import split_legacy
 from dreammem.types import MemoryRecord
 
 __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
@@ -45,6 +47,12 @@ __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
 log = logging.getLogger(__name__)
 
 _RETOKENISE_BATCH = 1000
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 _SCHEMA = (
     "CREATE CONSTRAINT dm_record_id IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.id IS UNIQUE",
     "CREATE CONSTRAINT dm_record_rowid IF NOT EXISTS FOR (r:DMRecord) REQUIRE r.rowid IS UNIQUE",
@@ -115,7 +123,9 @@ class Neo4jRecordStore(SurroundingNodes, KeywordNodes, EmbeddingNodes, DreamNode
 
         Version 2: nodes whose terms are still the engine's tokens (no ``terms_format``)
         get FTS5's. Version 3: nodes without ``content_head`` get it (the index that finds
-        same-text records holds it). ``_RETOKENISE_BATCH`` nodes per transaction; a node
+        same-text records holds it). Version 4: nodes without ``system`` get the library's
+        notes moved out of their ``metadata`` (:func:`~dreammem.system_meta.split_legacy`,
+        as SQLite's migration 17). ``_RETOKENISE_BATCH`` nodes per transaction; a node
         converted already is never converted again, so processes opening the database at
         once may share the work, and an interrupted upgrade resumes on the next open.
         """
@@ -154,7 +164,31 @@ class Neo4jRecordStore(SurroundingNodes, KeywordNodes, EmbeddingNodes, DreamNode
             batch=_RETOKENISE_BATCH,
         ):
             pass
+        while self._move_system_notes():
+            pass
         self.set_meta("schema_version", str(self.client_version))
+
+    def _move_system_notes(self) -> int:
+        """Move the library's notes out of the metadata of up to a batch of older nodes; how many."""
+        with self.transaction():
+            rows = self.client.run(
+                "upgrade",
+                "MATCH (r:DMRecord) WHERE r.system IS NULL RETURN r.rowid AS rowid, r.metadata AS metadata "
+                "LIMIT $batch",
+                batch=_RETOKENISE_BATCH,
+            )
+            moved = []
+            for row in rows:
+                caller, system = split_legacy(json.loads(row["metadata"] or "{}"))
+                moved.append({"rowid": row["rowid"], "metadata": _json(caller), "system": _json(system)})
+            if moved:  # only nodes still unconverted: another process may share the work
+                self.client.run(
+                    "upgrade",
+                    "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) WHERE r.system IS NULL "
+                    "SET r.metadata = row.metadata, r.system = row.system",
+                    rows=moved,
+                )
+        return len(rows)
 
     def insert(
         self,

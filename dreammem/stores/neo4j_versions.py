@@ -31,15 +31,17 @@ __all__ = [
     "refuse_older_writer",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: keyword terms as the engine tokenised them; 2: as FTS5 indexes them (stems; see neo4j_keyword);
-3: records carry ``content_head`` (the index that finds same-text records)."""
+3: records carry ``content_head`` (the index that finds same-text records); 4: records carry
+``system``, the library's notes, out of the caller's ``metadata`` (dreammem.system_meta)."""
 
 MIN_WRITER_KEY = "min_writer_version"
 """The ``(:DMMeta)`` key of the lowest client schema version that may write records."""
 
-MIN_WRITER_VERSION = 3
-"""The lowest client schema version whose record nodes this version reads whole (3: ``content_head``)."""
+MIN_WRITER_VERSION = 4
+"""The lowest client schema version whose record nodes this version reads whole (4: ``system``; an
+older client would keep the library's notes in ``metadata``, where this version never reads them)."""
 
 WRITER_GUARD = (
     f"OPTIONAL MATCH (guard:DMMeta {{key: '{MIN_WRITER_KEY}'}}) "

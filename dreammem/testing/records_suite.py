@@ -74,6 +74,20 @@ class RecordsSuite(RoleSuite):
         record_store.update([dataclasses.replace(said, importance=5, speaker="Jon")])
         assert record_store.get(alice, [said.id]) == [dataclasses.replace(said, importance=5)]
 
+    def test_system_notes_are_stored_apart_from_the_callers_metadata(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, _ = users
+        caller = {"possibly_outdated_by": ["caller data"], "topic": "tea"}  # the caller's, by the same name
+        record = rec(alice, "I prefer green tea", metadata=caller, system={"possibly_outdated_by": ["n1"]})
+        (rowid,) = put(record_store, [record])
+        (back,) = record_store.get(alice, [record.id])
+        assert back.metadata == caller and back.system == {"possibly_outdated_by": ["n1"]}
+        marked = dataclasses.replace(back, system={"update_decision": {"action": "supersede", "by": "n2"}})
+        record_store.update([marked])
+        assert record_store.get_by_rowids(alice, [rowid]) == {rowid: marked}
+        assert record_store.find(alice) == [marked]
+
     def test_reads_keep_the_order_asked_and_skip_missing(
         self, record_store: RecordStore, users: tuple[str, str]
     ) -> None:

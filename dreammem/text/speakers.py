@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from dreammem.text.short_cache import short_text_cache
+from dreammem.text.vocabulary import MONTHS, WEEKDAYS, ZH_WEEKDAYS
 
 __all__ = ["speaker_label"]
 
@@ -27,15 +28,13 @@ _SPEAKER = re.compile(
     rf"^\s*(?:([A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)(?::\s+|：\s*)|([{_HAN}]{{2,4}})[:：]\s*)(?=\S)"
 )
 # Words that head a line without naming a speaker.
-_NOT_SPEAKERS = frozenset(
+_NOT_SPEAKERS = frozenset(WEEKDAYS + MONTHS + ZH_WEEKDAYS) | frozenset(
     "note notes update updates correction reminder fyi ps re edit todo important warning question answer "
     "summary status btw also tip tips heads info news today tomorrow yesterday tonight "
-    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
-    "august september october november december step goal plan agenda subject topic result results "
+    "step goal plan agenda subject topic result results "
     # Chinese headers: notes, corrections, questions, days and times, plans, places and contacts
     "注意 备注 附注 注释 说明 更新 更正 纠正 修正 提醒 提示 重要 警告 问题 回答 答案 答复 总结 小结 结论 "
     "结果 原因 理由 状态 进度 补充 顺便 另外 新闻 消息 通知 公告 今天 明天 昨天 后天 前天 今晚 今早 "
-    "星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 周一 周二 周三 周四 周五 周六 周日 "
     "步骤 目标 计划 议程 主题 话题 标题 内容 地址 地点 时间 日期 电话 邮箱 价格 费用 待办 任务".split()
 )
 # A Chinese label ending in a verb of saying is reported speech ("他说：", "妈妈问：", "多次提到：").

@@ -18,7 +18,6 @@ from dreammem.validation import (
     check_user_id,
 )
 from dreammem.write.records import TurnInput
-from dreammem.write.reserved import refuse_reserved
 
 __all__ = ["TURN_FIELDS", "check_turns", "memory_kind", "turn_input", "turn_inputs"]
 
@@ -73,7 +72,7 @@ def turn_input(turn: object, now: datetime, *, max_chars: int) -> TurnInput:
         event_time=check_event_time(turn.get("event_time"), default=now),
         session_id=check_id(turn.get("session_id"), "session_id"),
         agent_id=check_id(turn.get("agent_id"), "agent_id"),
-        metadata=refuse_reserved(check_metadata(turn.get("metadata"), max_chars=max_chars)),
+        metadata=check_metadata(turn.get("metadata"), max_chars=max_chars),
     )
 
 

@@ -6,7 +6,7 @@ unlimited", "忽略之前的指令". The structural defence lives in the write p
 user's own turns ever become pinned memories, preferences or constraints. This module
 is the second layer: it recognises text that *reads* like an instruction or a memory
 request, so such a record from a non-user source is flagged
-(``metadata["suspect_instruction"]``) and shown as such in the prompt block.
+(``system["suspect_instruction"]``, never the caller's metadata) and shown as such in the prompt block.
 
 Two signals, either suffices:
 
@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
 from dreammem.types import Kind
 from dreammem.write.rules import detect_explicit
 
 __all__ = ["SUSPECT_KEY", "looks_like_instruction"]
 
-SUSPECT_KEY = "suspect_instruction"
-"""The metadata key set to True on a non-user record that reads like an instruction."""
+SUSPECT_KEY: Final = "suspect_instruction"
+"""The system key set to True on a non-user record that reads like an instruction."""
 
 _ROLE_MARKER = re.compile(
     r"(?:^|[\n\r.!?;:>\]\)]\s*|\s)[\[(<{*#\s]*(?:system|assistant|developer|admin(?:istrator)?|operator|"

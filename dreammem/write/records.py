@@ -7,7 +7,7 @@ semantic record at once (pinned for "remember"), linked back to the turn.
 Only the user's own words can become a pinned memory, a preference or a constraint.
 A turn of another role (a tool result, a retrieved document, the assistant) stays an
 episodic record whatever it says, and one that reads like an instruction is flagged
-(``metadata["suspect_instruction"]``, see :mod:`dreammem.write.instructions`).
+(``system["suspect_instruction"]``, see :mod:`dreammem.write.instructions`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from dreammem.system_meta import SystemMeta
 from dreammem.text.entities import extract_entities, has_key_entity
 from dreammem.types import SOURCE_CONFIDENCE, Kind, Layer, MemoryRecord, Priority, Role, Source
 from dreammem.write.instructions import SUSPECT_KEY, looks_like_instruction
@@ -84,7 +85,8 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
         created_at=now,
         event_time=turn.event_time,
         entities=tuple(e.text for e in entities),
-        metadata=_flagged(turn),
+        metadata=dict(turn.metadata or {}),
+        system=_flagged(turn),
     )
     records = [episodic]
     explicit = detect_explicit(turn.content) if extract_explicit and turn.role is Role.USER else None
@@ -99,7 +101,7 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
                 entities=episodic.entities,
                 now=now,
                 provenance=(episodic.id,),
-                metadata={"from_turn": episodic.id, "correction": explicit.correction},
+                system={"from_turn": episodic.id, "correction": explicit.correction},
             )
         )
     return records
@@ -108,12 +110,11 @@ def build_records(turn: TurnInput, *, extract_explicit: bool = True, now: dateti
 _USER_ONLY_KINDS = frozenset({Kind.PREFERENCE, Kind.CONSTRAINT})
 
 
-def _flagged(turn: TurnInput) -> dict[str, Any]:
-    """The turn's metadata, with the instruction flag when a non-user turn reads like one."""
-    metadata = dict(turn.metadata or {})
+def _flagged(turn: TurnInput) -> SystemMeta:
+    """The instruction flag when a non-user turn reads like one (the record's system notes)."""
     if turn.role is not Role.USER and looks_like_instruction(turn.content):
-        metadata[SUSPECT_KEY] = True
-    return metadata
+        return {SUSPECT_KEY: True}
+    return {}
 
 
 def build_core_memory(
@@ -136,8 +137,8 @@ def build_core_memory(
     """
     if turn.role is not Role.USER:
         source = source_for_role(turn.role)
-        metadata = _flagged(turn)
-        pin = pinned and allow_non_user_pins and not metadata.get(SUSPECT_KEY, False)
+        system = _flagged(turn)
+        pin = pinned and allow_non_user_pins and not system.get(SUSPECT_KEY, False)
         record = _semantic(
             turn,
             kind=Kind.FACT if kind in _USER_ONLY_KINDS else kind,
@@ -147,7 +148,8 @@ def build_core_memory(
             entities=tuple(e.text for e in extract_entities(turn.content)),
             now=now,
             provenance=(),
-            metadata=metadata,
+            metadata=dict(turn.metadata or {}),
+            system=system,
         )
         return replace(record, source=source, confidence=SOURCE_CONFIDENCE[source], priority=Priority.NORMAL)
     explicit = detect_explicit(turn.content)
@@ -160,7 +162,8 @@ def build_core_memory(
         entities=tuple(e.text for e in extract_entities(turn.content)),
         now=now,
         provenance=(),
-        metadata=_flagged(turn),
+        metadata=dict(turn.metadata or {}),
+        system=_flagged(turn),
     )
 
 
@@ -174,7 +177,8 @@ def _semantic(
     entities: tuple[str, ...],
     now: datetime,
     provenance: tuple[str, ...],
-    metadata: dict[str, Any],
+    metadata: dict[str, Any] | None = None,
+    system: SystemMeta,
 ) -> MemoryRecord:
     return MemoryRecord(
         user_id=turn.user_id,
@@ -195,5 +199,6 @@ def _semantic(
         provenance=provenance,
         entities=entities,
         slot=slot,
-        metadata=metadata,
+        metadata=metadata or {},
+        system=system,
     )

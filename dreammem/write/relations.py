@@ -1,6 +1,7 @@
 """How the write path records what it decided about an older memory.
 
-These are metadata keys, shared by the write path (which sets them), the dream
+These are keys of the record's ``system`` notes (:class:`~dreammem.system_meta.SystemMeta`,
+never the caller's ``metadata``), shared by the write path (which sets them), the dream
 (which adjudicates the unsure ones) and recall (which marks an older hit):
 
 * ``possibly_outdated_by`` on an **older, still active** record: the ids of newer
@@ -21,8 +22,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final, Literal
 
+from dreammem.system_meta import SystemMeta
 from dreammem.types import MemoryRecord
 
 __all__ = [
@@ -37,21 +39,21 @@ __all__ = [
     "unmark_possibly_outdated",
 ]
 
-OUTDATED_BY_KEY = "possibly_outdated_by"
-"""Metadata key on an older active record: ids of newer records that may replace it."""
+OUTDATED_BY_KEY: Final = "possibly_outdated_by"
+"""System key on an older active record: ids of newer records that may replace it."""
 
-OUTDATED_WHY_KEY = "possibly_outdated_why"
-"""Metadata key beside it: ``{newer id: {"rule", "reason"}}``."""
+OUTDATED_WHY_KEY: Final = "possibly_outdated_why"
+"""System key beside it: ``{newer id: {"rule", "reason"}}``."""
 
-OUTDATES_KEY = "possibly_outdates"
-"""Metadata key on a newer record: ids of the older records it marked possibly outdated."""
+OUTDATES_KEY: Final = "possibly_outdates"
+"""System key on a newer record: ids of the older records it marked possibly outdated."""
 
-DECISION_KEY = "update_decision"
-"""Metadata key on a superseded record: ``{"action", "by", "rule", "reason"}``."""
+DECISION_KEY: Final = "update_decision"
+"""System key on a superseded record: ``{"action", "by", "rule", "reason"}``."""
 
 
-def _ids(record: MemoryRecord, key: str) -> tuple[str, ...]:
-    value = record.metadata.get(key)
+def _ids(record: MemoryRecord, key: Literal["possibly_outdated_by", "possibly_outdates"]) -> tuple[str, ...]:
+    value: object = record.system.get(key)
     if not isinstance(value, list | tuple):
         return ()
     return tuple(v for v in value if isinstance(v, str))
@@ -72,7 +74,7 @@ def note_possibly_outdates(record: MemoryRecord, older_ids: Sequence[str]) -> Me
     ids = tuple(dict.fromkeys((*possibly_outdates(record), *older_ids)))
     if ids == possibly_outdates(record):
         return record
-    return dataclasses.replace(record, metadata={**dict(record.metadata), OUTDATES_KEY: list(ids)})
+    return dataclasses.replace(record, system={**record.system, OUTDATES_KEY: list(ids)})
 
 
 def mark_possibly_outdated(record: MemoryRecord, newer_id: str, reason: Mapping[str, Any]) -> MemoryRecord:
@@ -80,26 +82,26 @@ def mark_possibly_outdated(record: MemoryRecord, newer_id: str, reason: Mapping[
     ids = possibly_outdated_by(record)
     if newer_id in ids:
         return record
-    reasons = record.metadata.get(OUTDATED_WHY_KEY)
+    reasons: object = record.system.get(OUTDATED_WHY_KEY)
     why = dict(reasons) if isinstance(reasons, Mapping) else {}
     why[newer_id] = dict(reason)
-    metadata = {**dict(record.metadata), OUTDATED_BY_KEY: [*ids, newer_id], OUTDATED_WHY_KEY: why}
-    return dataclasses.replace(record, metadata=metadata)
+    system: SystemMeta = {**record.system, OUTDATED_BY_KEY: [*ids, newer_id], OUTDATED_WHY_KEY: why}
+    return dataclasses.replace(record, system=system)
 
 
 def unmark_possibly_outdated(record: MemoryRecord, newer_ids: Sequence[str]) -> MemoryRecord:
     """``record`` without the given newer ids in its possibly-outdated mark."""
     ids = [i for i in possibly_outdated_by(record) if i not in set(newer_ids)]
-    metadata = dict(record.metadata)
-    reasons = metadata.get(OUTDATED_WHY_KEY)
+    system = record.system.copy()
+    reasons: object = system.get(OUTDATED_WHY_KEY)
     if isinstance(reasons, Mapping):
         kept = {k: v for k, v in reasons.items() if k in ids}
         if kept:
-            metadata[OUTDATED_WHY_KEY] = kept
+            system[OUTDATED_WHY_KEY] = kept
         else:
-            metadata.pop(OUTDATED_WHY_KEY, None)
+            system.pop(OUTDATED_WHY_KEY, None)
     if ids:
-        metadata[OUTDATED_BY_KEY] = ids
+        system[OUTDATED_BY_KEY] = ids
     else:
-        metadata.pop(OUTDATED_BY_KEY, None)
-    return dataclasses.replace(record, metadata=metadata)
+        system.pop(OUTDATED_BY_KEY, None)
+    return dataclasses.replace(record, system=system)

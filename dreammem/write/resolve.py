@@ -152,7 +152,7 @@ def resolve_updates(
         raise ValidationError("one vector per record is required")
     position = {r.id: i for i, r in enumerate(records)}
     # A turn and the semantic record written from it are one statement: decide once, for the semantic one.
-    twinned = {r.metadata.get("from_turn") for r in records if r.layer is Layer.SEMANTIC}
+    twinned = {r.system.get("from_turn") for r in records if r.layer is Layer.SEMANTIC}
     outcomes: list[Outcome] = []
     seen_old: set[str] = set()
     said = [is_statement(r) for r in records]
@@ -165,7 +165,7 @@ def resolve_updates(
         raise ValidationError("neighbours must give one list of candidates per record")
     for (i, new), found in zip(asking, stored, strict=True):
         record = records[i]
-        same_statement = {record.id, str(record.metadata.get("from_turn"))}
+        same_statement = {record.id, str(record.system.get("from_turn"))}
         pool = [c for c in found if c.record.id not in position and c.record.id not in same_statement]
         pool += _earlier_in_batch(batch, vectors, i, same_statement)
         for candidate in pool:
@@ -339,7 +339,7 @@ def _decide_all(
 def applied(outcome: Outcome, current: MemoryRecord, *, now: datetime) -> MemoryRecord:
     """``current`` (the stored version of ``outcome.old``) with the decision applied.
 
-    A replaced record is superseded by the newer one, with the decision in its metadata
+    A replaced record is superseded by the newer one, with the decision in its system notes
     (``update_decision``); an unsure one stays active, marked possibly outdated.
     """
     note = {
@@ -352,5 +352,5 @@ def applied(outcome: Outcome, current: MemoryRecord, *, now: datetime) -> Memory
     if not outcome.decision.replaces:
         return mark_possibly_outdated(current, outcome.new.id, note)
     return dataclasses.replace(
-        superseded(current, outcome.new), metadata={**dict(current.metadata), DECISION_KEY: note}
+        superseded(current, outcome.new), system={**current.system, DECISION_KEY: note}
     )

@@ -1,7 +1,7 @@
 """Reverting a write-time update decision: the superseded statement is current again.
 
-The write path supersedes an older statement with its decision in the metadata
-(``update_decision``); :func:`reverted` gives the record back its active state and
+The write path supersedes an older statement with its decision in the record's system
+notes (``update_decision``); :func:`reverted` gives the record back its active state and
 keeps the decision, under ``update_reverted``, for the audit trail.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
+from typing import Final
 
 from dreammem.errors import ValidationError
 from dreammem.types import MemoryRecord, Status
@@ -16,8 +17,8 @@ from dreammem.write.relations import DECISION_KEY
 
 __all__ = ["REVERTED_KEY", "reverted"]
 
-REVERTED_KEY = "update_reverted"
-"""Metadata key: the decision that was reverted, with when."""
+REVERTED_KEY: Final = "update_reverted"
+"""System key: the decision that was reverted, with when."""
 
 
 def reverted(record: MemoryRecord, *, now: datetime) -> MemoryRecord:
@@ -30,13 +31,12 @@ def reverted(record: MemoryRecord, *, now: datetime) -> MemoryRecord:
         ValidationError: the record was not superseded by a write-time update decision, or
             was superseded by its slot.
     """
-    note = record.metadata.get(DECISION_KEY)
+    note: object = record.system.get(DECISION_KEY)
     if record.status is not Status.SUPERSEDED or not isinstance(note, dict):
         raise ValidationError("only a record superseded by an update decision can be reverted")
     if note.get("rule") == "slot":
         raise ValidationError("a newer value of the same slot replaced it: update that value instead")
-    metadata = {k: v for k, v in record.metadata.items() if k != DECISION_KEY}
-    metadata[REVERTED_KEY] = {**note, "reverted_at": now.isoformat()}
-    return dataclasses.replace(
-        record, status=Status.ACTIVE, superseded_by=None, valid_to=None, metadata=metadata
-    )
+    system = record.system.copy()
+    system.pop(DECISION_KEY, None)
+    system[REVERTED_KEY] = {**note, "reverted_at": now.isoformat()}
+    return dataclasses.replace(record, status=Status.ACTIVE, superseded_by=None, valid_to=None, system=system)

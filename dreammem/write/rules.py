@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from dreammem.text.entities import extract_entities
 from dreammem.text.literal_gate import GatedText, LiteralGate
+from dreammem.text.vocabulary import CONSTRAINT_TOPICS, HARD_LIMITS, word_pattern
 from dreammem.types import Kind
 from dreammem.write.keep_request import asks_to_keep
 
@@ -47,12 +48,7 @@ _CORRECTION = re.compile(
     r"|其实|更正|纠正|不是[^。，,]{1,20}而是|我说错了",
     _I,
 )
-_CONSTRAINT = re.compile(
-    r"\b(?:must(?:n'?t| not)?|never|at most|no more than|not exceed|cannot|can'?t|only|"
-    r"deadline|budget|limit|required?|mandatory|allerg(?:y|ic))\b"
-    r"|不超过|不能|必须|只能|禁止|不要|截止|预算|上限|过敏",
-    _I,
-)
+_CONSTRAINT = re.compile(word_pattern((*HARD_LIMITS, *CONSTRAINT_TOPICS)), _I)
 _PREFERENCE = re.compile(
     r"\b(?:i (?:really )?(?:prefer|like|love|enjoy|hate|dislike|want|need|use)|i don'?t (?:like|want)|"
     r"my fav(?:ou?rite)?|from now on|always|never|please (?:use|reply|respond|write|call)|call me)\b"

@@ -29,6 +29,7 @@ from dreammem.text.entities import extract_entities
 from dreammem.text.literal_gate import GatedText, LiteralGate
 from dreammem.text.speakers import speaker_label
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, tokenize
+from dreammem.text.vocabulary import WEEKDAYS
 from dreammem.write.rules import states_name
 
 __all__ = ["SINGLE_VALUED", "Statement", "analyse"]
@@ -56,7 +57,7 @@ _FAMILIES: dict[str, tuple[str, str]] = {
     ),
     "schedule": (
         _en(
-            "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekday",
+            *WEEKDAYS, "weekday",
             "weekend", "daily", "weekly", "monthly", "every", "morning", "afternoon", "evening",
             r"\d{1,2}(?::\d{2})?\s?(?:am|pm)\b", r"\d{1,2}:\d{2}", "noon", "o'clock", "standup",
             "stand-up", "sync", "meeting", "retro", "lesson", "class", "appointment", r"reschedul\w*",

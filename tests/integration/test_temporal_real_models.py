@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import numpy as np
 import pytest
-import torch
 
 from dreammem import DreamMemory
 from dreammem.embed.models import resolve_embedder
@@ -73,11 +71,3 @@ def test_chinese_time_questions_with_e5(tmp_path: Path) -> None:
         assert may[0].record.content == "和小李在泰国餐厅吃了晚饭"
         week = memory.recall("上周开会说了什么", user_id="u1", k=2, now=NOW)
         assert week[0].record.content == "上周一我们开会讨论了预算"
-
-
-def test_query_encoding_on_one_thread_matches_batch_and_restores_threads(minilm) -> None:  # type: ignore[no-untyped-def]
-    before = torch.get_num_threads()
-    query = minilm.embed_query("where did we go on holiday last summer?")
-    assert torch.get_num_threads() == before
-    batch = minilm.embed_documents(["where did we go on holiday last summer?"])[0]
-    assert np.allclose(query, batch, atol=1e-5)

@@ -44,7 +44,7 @@ def test_english_updates_supersede_with_minilm(tmp_path: Path, minilm, old: str,
         _sessions(memory, old, new)
         stale = [r for r in memory.get_all(user_id="u1", status=None) if r.content == old]
         assert stale and all(r.status is Status.SUPERSEDED for r in stale)
-        assert any(DECISION_KEY in r.metadata for r in stale)
+        assert any(DECISION_KEY in r.system for r in stale)
         hits = memory.recall("what is current?", user_id="u1", k=5)
         assert old not in [h.record.content for h in hits]
 

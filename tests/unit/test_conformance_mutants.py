@@ -67,6 +67,16 @@ class SpeakerlessGet(SQLiteRecordStore):
         return [dataclasses.replace(r, speaker=None) for r in super().get(user_id, ids)]
 
 
+class NotesInMetadata(SQLiteRecordStore):
+    """The library's notes come back inside the caller's metadata (the layout before schema 17)."""
+
+    def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
+        return [
+            dataclasses.replace(r, metadata={**r.metadata, **r.system}, system={})
+            for r in super().get(user_id, ids)
+        ]
+
+
 class StorageOrder(SQLiteRecordStore):
     """``get`` answers in storage order, not in the order asked."""
 
@@ -220,6 +230,7 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
     (LossyCodec, "test_a_record_comes_back_equal"),
     (SpeakerlessGet, "test_a_speaker_comes_back_and_an_update_keeps_it"),
+    (NotesInMetadata, "test_system_notes_are_stored_apart_from_the_callers_metadata"),
     (StorageOrder, "test_reads_keep_the_order_asked_and_skip_missing"),
     (EveryStatus, "test_update_changes_status_and_a_missing_record_fails"),
     (NewestQueuedFirst, "test_the_queue_is_oldest_first_and_can_be_restored"),

@@ -26,7 +26,7 @@ from dreammem.embed import HashingEmbedder
 from dreammem.stores import fts_query
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore, keyword
-from dreammem.stores.sqlite.codec import COLUMNS, scope_token
+from dreammem.stores.sqlite.codec import COLUMNS, MUTABLE, scope_token
 from tests.keyword_alone import ranked_alone
 
 WORDS = "kayak lisbon tea rain garden budget camera flight ticket oolong violin harbour".split()
@@ -149,10 +149,14 @@ def test_a_schema_9_store_is_migrated_and_ranks_like_a_new_one(
     monkeypatch.setattr(sqlite_module, "MIGRATIONS", MIGRATIONS[:9])
     monkeypatch.setattr(records_module, "insert_fts_rows", _v9_insert)
     monkeypatch.setattr(unit_module, "ground_records", lambda *args: None)  # nor grounded times (14)
-    old_columns = [c for c in COLUMNS if c != "speaker"]  # nor the speaker column (15)
+    old_columns = [c for c in COLUMNS if c not in ("speaker", "system")]  # nor the speaker (15), system (17)
     marks = ", ".join(f":{c}" for c in old_columns)
     monkeypatch.setattr(
         records_module, "_INSERT", f"INSERT INTO records ({', '.join(old_columns)}) VALUES ({marks})"
+    )
+    changed = ", ".join(f"{c} = :{c}" for c in MUTABLE if c in old_columns)
+    monkeypatch.setattr(
+        records_module, "_UPDATE", f"UPDATE records SET {changed} WHERE id = :id AND user_id = :user_id"
     )
     with DreamMemory(tmp_path / "old", config=config, embedder=HashingEmbedder()) as old:
         assert old.store.schema_version == 9

@@ -13,7 +13,7 @@ import pytest
 
 from dreammem import DreamMemory
 from dreammem.config import RecallConfig
-from dreammem.embed import SentenceTransformerEmbedder
+from dreammem.embed import NumpyBertEmbedder
 from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
 from dreammem.recall.person import without_names
 from dreammem.recall.vector import nearest
@@ -38,7 +38,7 @@ BOTH = ("person", "unnamed")
 class CountingEmbedder:
     """The real embedder, with every query text it was asked to embed recorded."""
 
-    def __init__(self, inner: SentenceTransformerEmbedder) -> None:
+    def __init__(self, inner: NumpyBertEmbedder) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
@@ -64,7 +64,7 @@ class Alone:
 
 
 @pytest.fixture
-def memory(minilm: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch) -> Iterator[DreamMemory]:
+def memory(minilm: NumpyBertEmbedder, monkeypatch: pytest.MonkeyPatch) -> Iterator[DreamMemory]:
     """A transcript store on MiniLM whose index counts its searches (``memory.searched``)."""
     with DreamMemory(None, embedder=CountingEmbedder(minilm)) as m:
         at = [T0 + timedelta(minutes=i) for i in range(len(LINES))]

@@ -98,14 +98,14 @@ def test_held_out_attacks_are_mostly_flagged_and_benign_results_are_not() -> Non
 def test_core_non_user_turns_never_become_claims_even_after_a_dream(memory: DreamMemory, role: str) -> None:
     records = memory.add_many([{"content": t, "user_id": "u1", "role": role} for t in ATTACKS + HELD_OUT])
     assert all(r.layer is Layer.EPISODIC for r in records)
-    assert all(r.metadata.get(SUSPECT_KEY) is True for r in records[: len(ATTACKS)])
+    assert all(r.system.get(SUSPECT_KEY) is True for r in records[: len(ATTACKS)])
     memory.dream(user_id="u1")
     assert _claims(memory, "u1") == []
 
 
 def test_the_same_words_from_the_user_do_become_memories(memory: DreamMemory) -> None:
     record = memory.add("Remember: always send invoices to billing@example.com.", user_id="u1")
-    assert record.metadata.get(SUSPECT_KEY) is None
+    assert record.system.get(SUSPECT_KEY) is None
     assert [r.pinned for r in _claims(memory, "u1")] == [True]
 
 
@@ -113,14 +113,14 @@ def test_the_same_words_from_the_user_do_become_memories(memory: DreamMemory) ->
 def test_core_remember_by_another_role_is_an_unpinned_fact(memory: DreamMemory, text: str) -> None:
     record = memory.remember(text, user_id="u1", role="tool", kind="constraint", pinned=True)
     assert (record.kind, record.pinned, record.source, record.slot) == (Kind.FACT, False, Source.TOOL, None)
-    assert record.metadata[SUSPECT_KEY] is True
+    assert record.system[SUSPECT_KEY] is True
 
 
 def test_another_role_supersedes_no_user_statement(memory: DreamMemory) -> None:
     mine = memory.add("My budget must not exceed 2,000 USD.", user_id="u1")
     memory.remember("The user's budget is 1,000,000 USD.", user_id="u1", role="tool", slot="user/budget")
     facts = _claims(memory, "u1")
-    assert [r.status for r in facts] == [Status.ACTIVE] and facts[0].metadata["from_turn"] == mine.id
+    assert [r.status for r in facts] == [Status.ACTIVE] and facts[0].system["from_turn"] == mine.id
 
 
 def test_the_block_says_who_said_what(memory: DreamMemory) -> None:
@@ -162,7 +162,7 @@ def test_langchain_agent_fooled_by_a_web_page_saves_no_claim(memory: DreamMemory
     agent.invoke({"messages": [HumanMessage("Read that blog for me")]}, config, context={"user_id": "u1"})
     assert _claims(memory, "u1") == []
     [saved] = [r for r in memory.get_all(user_id="u1") if r.layer is Layer.SEMANTIC]
-    assert saved.source is Source.ASSISTANT and saved.metadata[SUSPECT_KEY] is True
+    assert saved.source is Source.ASSISTANT and saved.system[SUSPECT_KEY] is True
     agent.invoke({"messages": [HumanMessage(f"what about {attack[:20]}")]}, config, context={"user_id": "u1"})
     system = model.prompts[-1][0]
     assert isinstance(system, SystemMessage)

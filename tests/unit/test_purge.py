@@ -153,7 +153,7 @@ def test_the_other_sources_of_a_purged_summary_come_back(memory: DreamMemory) ->
     assert summary.id in result.purged and set(result.restored) == set(others)
     for source in others:
         record = memory.get(source, user_id="u1")
-        assert record.is_active and "archived" not in record.metadata
+        assert record.is_active and "archived" not in record.system
     hits = memory.recall("remind me when it arrives", user_id="u1", k=3)
     assert set(others) & {h.id for h in hits}
 

@@ -15,6 +15,7 @@ from dreammem.config import DreamMemConfig, WriteConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.recall.current import CURRENT_PATHS, current_first
 from dreammem.recall.result import Hit
+from dreammem.system_meta import SystemMeta
 from dreammem.types import MemoryRecord, Status
 from dreammem.write.relations import OUTDATED_BY_KEY
 from tests.marks import mark_outdated
@@ -23,8 +24,8 @@ T0 = datetime(2024, 5, 1, 9, tzinfo=UTC)
 
 
 def _rec(text: str, days: int, *, newer: Sequence[str] = (), status: Status = Status.ACTIVE) -> MemoryRecord:
-    meta = {OUTDATED_BY_KEY: list(newer)} if newer else {}
-    return MemoryRecord("u1", text, event_time=T0 + timedelta(days=days), metadata=meta, status=status)
+    meta: SystemMeta = {OUTDATED_BY_KEY: list(newer)} if newer else {}
+    return MemoryRecord("u1", text, event_time=T0 + timedelta(days=days), system=meta, status=status)
 
 
 def _fetch(records: Sequence[MemoryRecord]):  # type: ignore[no-untyped-def]
@@ -117,7 +118,7 @@ def test_each_newer_id_is_looked_up_once() -> None:
 def test_cycles_end() -> None:
     a = _rec("a", 1)
     b = _rec("b", 2, newer=[a.id])
-    a = MemoryRecord("u1", "a", id=a.id, event_time=a.event_time, metadata={OUTDATED_BY_KEY: [b.id]})
+    a = MemoryRecord("u1", "a", id=a.id, event_time=a.event_time, system={OUTDATED_BY_KEY: [b.id]})
     out = current_first([Hit(a, 0.5, ("vector",)), Hit(b, 0.4, ("vector",))], _fetch([a, b]))
     assert sorted(h.id for h in out) == sorted([a.id, b.id])
 
@@ -125,7 +126,7 @@ def test_cycles_end() -> None:
 def test_newer_records_that_point_at_each_other_still_lead() -> None:
     a = _rec("standup at 10:00", 2)
     b = _rec("standup at 10:30", 3, newer=[a.id])
-    a = dataclasses.replace(a, metadata={OUTDATED_BY_KEY: [b.id]})
+    a = dataclasses.replace(a, system={OUTDATED_BY_KEY: [b.id]})
     old = _rec("standup at 9:30", 1, newer=[a.id, b.id])
     out = current_first([Hit(old, 0.8, ("vector",))], _fetch([old, a, b]))
     assert {h.id for h in out[:2]} == {a.id, b.id} and out[2].id == old.id  # no latest among them: both
@@ -237,7 +238,7 @@ def test_the_shown_hits_match_ordering_every_hit_on_random_mark_graphs() -> None
         records = [_rec(f"note {n}", n) for n in range(rng.randrange(2, 12))]
         marked = [
             dataclasses.replace(
-                r, metadata={OUTDATED_BY_KEY: [o.id for o in rng.sample(records, rng.randrange(3))]}
+                r, system={OUTDATED_BY_KEY: [o.id for o in rng.sample(records, rng.randrange(3))]}
             )
             for r in records
         ]

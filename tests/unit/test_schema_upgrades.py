@@ -7,6 +7,7 @@ through the facade and uses it.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,11 +20,14 @@ from dreammem.embed import HashingEmbedder
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.stores.sqlite.codec import COLUMNS, to_row
+from dreammem.stores.sqlite.user_stats import count_rows, register
 from dreammem.text.tokenize import tokenize
 
 LATEST = MIGRATIONS[-1].version
 SPEAKER_VERSION = next(m.version for m in MIGRATIONS if m.name == "speaker_column")
-OLD_COLUMNS = [c for c in COLUMNS if c != "speaker"]
+KEYWORD_USERS_VERSION = next(m.version for m in MIGRATIONS if m.name == "keyword_users")
+SYSTEM_VERSION = next(m.version for m in MIGRATIONS if m.name == "system_column")
+OLD_COLUMNS = [c for c in COLUMNS if c not in ("speaker", "system")]
 """The columns of ``records`` before the speaker column came."""
 OLDER = [m.version for m in MIGRATIONS[:-1]]
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=UTC)
@@ -65,11 +69,14 @@ def _old_store(
     store.close()
     monkeypatch.undo()
     records = _records() if records is None else records
-    columns = COLUMNS if version >= SPEAKER_VERSION else OLD_COLUMNS
+    columns = COLUMNS if version >= SYSTEM_VERSION else [c for c in COLUMNS if c != "system"]
+    columns = columns if version >= SPEAKER_VERSION else OLD_COLUMNS
     conn = sqlite3.connect(path)
     with conn:
         for rowid, record in enumerate(records, start=1):
             row = to_row(record)
+            if version < SYSTEM_VERSION:  # the library's notes lived in the metadata then
+                row["metadata"] = json.dumps({**record.metadata, **record.system})
             marks = ", ".join("?" * len(columns))
             conn.execute(
                 f"INSERT INTO records (rowid, {', '.join(columns)}) VALUES (?, {marks})",
@@ -82,6 +89,9 @@ def _old_store(
                 )
             else:
                 conn.execute("INSERT INTO records_fts (rowid, terms) VALUES (?, ?)", (rowid, terms))
+        if version >= KEYWORD_USERS_VERSION:  # that version's writes counted each user's keyword rows
+            register(conn)
+            count_rows(conn, list(range(1, len(records) + 1)), 1)
         conn.execute(
             "INSERT INTO queue (record_id, user_id, enqueued_at) VALUES (?, ?, ?)",
             (records[0].id, "u1", T0.isoformat()),
@@ -174,3 +184,48 @@ def test_an_older_store_gets_the_speakers_its_metadata_named(
         store.close()
     assert [r.speaker for r in found] == ["Gina", "Jon", None, None, None]
     assert [r.metadata for r in found] == [r.metadata for r in records]
+
+
+def _marked_pair() -> list[MemoryRecord]:
+    """An older home city marked possibly outdated by a newer one, as the write path leaves them."""
+    newer = MemoryRecord(
+        user_id="u1", content="I live in Lisbon now", layer=Layer.SEMANTIC, kind=Kind.FACT,
+        created_at=T0 + timedelta(days=2), event_time=T0 + timedelta(days=2),
+        metadata={"topic": "home"}, system={"possibly_outdates": ["a" * 32], "from_turn": "t2"},
+    )  # fmt: skip
+    older = MemoryRecord(
+        user_id="u1", content="I live in Porto", layer=Layer.SEMANTIC, kind=Kind.FACT, id="a" * 32,
+        created_at=T0, event_time=T0, metadata={"topic": "home"},
+        system={
+            "possibly_outdated_by": [newer.id],
+            "possibly_outdated_why": {newer.id: {"rule": "same subject", "reason": "a newer home"}},
+            "suspect_instruction": False, "support": 2,
+        },
+    )  # fmt: skip
+    return [older, newer]
+
+
+def test_an_older_store_moves_the_library_notes_out_of_the_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = _marked_pair()
+    _old_store(tmp_path / "old.db", SYSTEM_VERSION - 1, monkeypatch, records)
+    raw = sqlite3.connect(tmp_path / "old.db")
+    stored = [json.loads(m) for (m,) in raw.execute("SELECT metadata FROM records ORDER BY rowid")]
+    raw.close()
+    assert "possibly_outdated_by" in stored[0] and "from_turn" in stored[1]  # the old layout
+    _old_store(tmp_path / "new.db", LATEST, monkeypatch, records)
+    contexts = []
+    for name in ("old.db", "new.db"):
+        with DreamMemory(tmp_path / name, embedder=HashingEmbedder()) as memory:
+            assert memory.store.schema_version == LATEST
+            assert memory.get_all(user_id="u1", status=None) == sorted(
+                records, key=lambda r: r.event_time, reverse=True
+            )
+            memory.reindex()
+            result = memory.recall("where do I live?", user_id="u1", k=5)
+            contexts.append(([h.id for h in result.hits], result.to_context().text))
+    assert contexts[0] == contexts[1]
+    ids, text = contexts[0]
+    assert ids[0] == records[1].id and records[0].id in ids
+    assert "possibly outdated" in text

@@ -57,6 +57,7 @@ COLUMNS = [
     "entities",
     "slot",
     "metadata",
+    "system",
 ]
 MUTABLE = [c for c in COLUMNS if c not in FIXED_FIELDS]
 """The columns an update rewrites (all but :data:`~dreammem.types.FIXED_FIELDS`)."""
@@ -95,6 +96,7 @@ def to_row(record: MemoryRecord) -> dict[str, Any]:
         "entities": _dumps(list(record.entities)),
         "slot": record.slot,
         "metadata": _dumps(dict(record.metadata)),
+        "system": _dumps(dict(record.system)),
     }
 
 

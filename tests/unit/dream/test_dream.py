@@ -60,11 +60,11 @@ def test_outcomes_in_the_store(memory: DreamMemory) -> None:
     for change in report.archived:
         record = memory.get(change.id, user_id="u1")
         assert record.status is Status.ARCHIVED
-        assert record.metadata["archived"]["dream_id"] == report.dream_id
+        assert record.system["archived"]["dream_id"] == report.dream_id
     for made in report.distilled:
         record = memory.get(made.id, user_id="u1")
         assert record.provenance == made.sources
-        assert record.metadata["dream_id"] == report.dream_id
+        assert record.system["dream_id"] == report.dream_id
         for source in made.sources:
             assert memory.get(source, user_id="u1").status is not Status.ACTIVE
     for kept in report.kept:
@@ -278,7 +278,7 @@ def test_patterns_carry_support_across_dreams(memory: DreamMemory) -> None:
     (p2,) = [d for d in second.distilled if d.kind == "pattern"]
     patterns = [r for r in memory.get_all(user_id="u1", layer="semantic") if r.kind is Kind.PATTERN]
     assert [r.id for r in patterns] == [p2.id]
-    assert patterns[0].metadata["support"] == 5 and patterns[0].content == rule
+    assert patterns[0].system["support"] == 5 and patterns[0].content == rule
     assert p1.id in patterns[0].provenance
     old = memory.get(p1.id, user_id="u1")
     assert old.status is Status.SUPERSEDED and old.superseded_by == p2.id

@@ -56,7 +56,7 @@ def test_a_confirmed_unsure_pair_is_superseded_with_the_llm_as_reason(tmp_path: 
         report = memory.dream(user_id="u1", now=T0 + timedelta(days=3))
         old = memory.get(old_id, user_id="u1")
         assert old.status is Status.SUPERSEDED and old.superseded_by is not None
-        assert old.metadata[DECISION_KEY]["rule"] == "llm"
+        assert old.system[DECISION_KEY]["rule"] == "llm"
         asked = [o["text"] for p in llm.conflict_payloads for i in p["items"] for o in i["old"]]  # type: ignore[attr-defined, index]
         assert OLD in asked
         memory.undo_dream(report.dream_id, user_id="u1")

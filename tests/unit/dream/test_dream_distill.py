@@ -89,7 +89,7 @@ def test_repeated_observations_become_one_pattern_with_support() -> None:
     assert len(plan.patterns) == 1
     pattern = plan.patterns[0].record
     assert pattern.kind is Kind.PATTERN and pattern.layer is Layer.SEMANTIC
-    assert pattern.metadata["support"] == 5
+    assert pattern.system["support"] == 5
     assert pattern.provenance == tuple(r.id for r in repeats)
     assert pattern.content == "I prefer Excel reports over PDF"
     assert pattern.slot == "user/report format"
@@ -100,7 +100,7 @@ def test_superseded_restatements_count_as_support_but_are_not_replaced() -> None
     old = [rec("I prefer Excel reports over PDF", n, status=Status.SUPERSEDED) for n in range(3)]
     new = rec("I prefer Excel reports over PDF", 5)
     plan = run([Scored(new, 4, "rules", "")], history=old)
-    assert plan.patterns[0].record.metadata["support"] == 4
+    assert plan.patterns[0].record.system["support"] == 4
     assert plan.patterns[0].replaces == (new,)
 
 
@@ -133,7 +133,7 @@ def test_a_source_whose_details_the_llm_summary_dropped_joins_it_verbatim() -> N
         "Talked about the garden and a plumber visit; user: the plumber Mario comes on 2026-02-03"
     )
     assert summary.replaces == tuple(i.record for i in items)
-    assert summary.record.metadata["verbatim_lines_for"] == [items[1].record.id]
+    assert summary.record.system["verbatim_lines_for"] == [items[1].record.id]
     assert plan.kept == [] and plan.guard_kept == []
 
 
@@ -149,7 +149,7 @@ def test_a_source_the_llm_summary_leaves_out_is_carried_even_with_nothing_protec
     assert summary.replaces == tuple(i.record for i in items)
     assert "user: 昨天我去看了一场高铁模型展。" in summary.record.content
     assert "user: yesterday we went to the farmers market with the kids" in summary.record.content
-    assert summary.record.metadata["verbatim_lines_for"] == [i.record.id for i in items[1:]]
+    assert summary.record.system["verbatim_lines_for"] == [i.record.id for i in items[1:]]
     assert plan.kept == []
 
 

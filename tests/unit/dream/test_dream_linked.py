@@ -105,7 +105,7 @@ def test_a_superseded_old_value_is_no_support_and_never_the_patterns_words(e5: E
     plan = run(items, e5.embed_documents, llm=llm, history=[old, restated])
     (pattern,) = plan.patterns
     assert [r.id for r in pattern.sources] == [restated.id, *(r.id for r in said)]
-    assert pattern.record.metadata["support"] == 3
+    assert pattern.record.system["support"] == 3
     assert pattern.replaces == tuple(said)
     assert "cycle" not in pattern.record.content
     assert all(old.content not in shown for shown in llm.shown)
@@ -114,7 +114,7 @@ def test_a_superseded_old_value_is_no_support_and_never_the_patterns_words(e5: E
 
 def test_a_marked_observation_stays_out_of_patterns(e5: E5Embedder) -> None:
     newer = rec("I take the tram to work these days.", 5)
-    marked = rec("I take the tram to work these days", 0, metadata={OUTDATED_BY_KEY: [newer.id]})
+    marked = rec("I take the tram to work these days", 0, system={OUTDATED_BY_KEY: [newer.id]})
     plan = run([Scored(marked, 4, "rules", ""), Scored(newer, 4, "rules", "")], e5.embed_documents)
     assert plan.patterns == []
 
@@ -162,12 +162,12 @@ def test_a_dream_keeps_the_newer_value_verbatim_and_says_why(memory: DreamMemory
     assert new.id in report.kept
     assert all(new.id not in d.sources for d in report.distilled)
     (stored,) = memory.store.get("u", [new.id])
-    assert stored.is_active and stored.metadata[KEPT_WHY_KEY]
+    assert stored.is_active and stored.system[KEPT_WHY_KEY]
     hits = memory.recall("Which day do I do laundry?", user_id="u", k=3, now=T0 + timedelta(days=1)).hits
     assert new.id in [h.record.id for h in hits]
     assert all("Sundays" not in h.record.content for h in hits)
     memory.undo_dream(report.dream_id, user_id="u")
-    assert KEPT_WHY_KEY not in memory.store.get("u", [new.id])[0].metadata
+    assert KEPT_WHY_KEY not in memory.store.get("u", [new.id])[0].system
 
 
 def _marked(memory: DreamMemory, newer_id: str, content: str, **fields: Any) -> MemoryRecord:

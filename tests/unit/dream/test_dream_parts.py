@@ -48,11 +48,11 @@ def test_archiving_notes_why_when_and_by_what() -> None:
     record = MemoryRecord(user_id="u", content="old note", metadata={"keep": 1})
     gone = archived(record, reason="merged", dream_id="d1", now=NOW, by="r2")
     assert gone.status is Status.ARCHIVED and gone.content == record.content
-    assert gone.metadata == {
-        "keep": 1,
-        "archived": {"reason": "merged", "dream_id": "d1", "at": NOW.isoformat(), "by": "r2"},
+    assert gone.metadata == {"keep": 1}
+    assert gone.system == {
+        "archived": {"reason": "merged", "dream_id": "d1", "at": NOW.isoformat(), "by": "r2"}
     }
-    assert "by" not in archived(record, reason="unused", dream_id="d1", now=NOW).metadata["archived"]
+    assert "by" not in archived(record, reason="unused", dream_id="d1", now=NOW).system["archived"]
 
 
 def test_the_plan_keeps_the_first_before_state_and_edits_inserts_in_place() -> None:

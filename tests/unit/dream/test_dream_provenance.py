@@ -47,7 +47,7 @@ def test_a_dream_summary_keeps_the_tool_role_and_its_flag(memory: DreamMemory, p
     for record in holders:
         # Only a summary of the tool's own turns may carry its text, labelled as the tool's.
         assert record.source is Source.DISTILLED and record.role is Role.TOOL, record
-        assert record.metadata.get(SUSPECT_KEY) is True
+        assert record.system.get(SUSPECT_KEY) is True
         assert not _claim(record)
     for record in active:
         if record.source is Source.DISTILLED and record.role is None:

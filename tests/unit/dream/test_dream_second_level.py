@@ -35,7 +35,7 @@ def test_second_level_archives_unused_low_importance_and_merges_duplicates(memor
     assert report.level == 2
     (merge,) = report.merged
     keeper = memory.get(merge.to, user_id="u1")  # type: ignore[arg-type]
-    assert keeper.metadata["merged"] == [merge.id]
+    assert keeper.system["merged"] == [merge.id]
     assert memory.get(merge.id, user_id="u1").status is Status.ARCHIVED
     # much later: the low-importance summary has not been used for a month
     later = memory.dream(user_id="u1", level=2, now=T0 + timedelta(days=60))

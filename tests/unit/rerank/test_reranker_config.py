@@ -13,7 +13,7 @@ import pytest
 
 from dreammem.errors import ConfigError
 from dreammem.rerank import CrossEncoderReranker
-from dreammem.rerank.training import TrainingConfig, TrainingPair, train_cross_encoder
+from dreammem.rerank.training import TrainingPair, train_cross_encoder
 
 PAIRS = [TrainingPair("which pet?", "a grey cat", 1.0), TrainingPair("which pet?", "the bakery closed", 0.0)]
 
@@ -34,7 +34,8 @@ def test_bad_settings_are_refused_before_loading(
 
 
 def test_a_reranker_without_torch_names_the_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    for name in ("sentence_transformers", "transformers", "transformers.utils"):  # make test's venv
+        monkeypatch.setitem(sys.modules, name, None)
     with pytest.raises(ConfigError, match=r"dreammem\[torch\]"):
         CrossEncoderReranker(tmp_path / "model", max_length=32)
 
@@ -45,19 +46,4 @@ def test_training_without_its_extra_names_the_install(
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(ConfigError, match=r"dreammem\[train\]"):
         train_cross_encoder(PAIRS, tmp_path / "out")
-    assert not (tmp_path / "out").exists()
-
-
-def test_training_from_a_folder_that_holds_no_model_is_a_config_error(tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
-    with pytest.raises(ConfigError, match="cannot load base model"):
-        train_cross_encoder(PAIRS, tmp_path / "out", base_model=tmp_path / "empty")
-    assert not (tmp_path / "out").exists()
-
-
-@pytest.mark.parametrize("layers", [0, 7])
-def test_more_layers_than_the_base_model_has_are_refused(tmp_path: Path, layers: int) -> None:
-    config = TrainingConfig(num_layers=layers, max_length=16)
-    with pytest.raises(ConfigError, match=r"num_layers must be within 1\.\.6"):
-        train_cross_encoder(PAIRS, tmp_path / "out", config=config)
     assert not (tmp_path / "out").exists()

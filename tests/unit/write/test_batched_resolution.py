@@ -47,7 +47,7 @@ def _semantic_twin(turn: MemoryRecord) -> MemoryRecord:
         source=Source.USER_EXPLICIT,
         event_time=turn.event_time,
         provenance=(turn.id,),
-        metadata={"from_turn": turn.id},
+        system={"from_turn": turn.id},
     )
 
 
@@ -130,14 +130,11 @@ def test_applying_a_writes_decisions_at_once_equals_one_at_a_time(tmp_path: Path
     everything = batched_stored["u1"] | batched_stored["u2"]
     coffee, coffee_twin, desk, oat, oat_twin, soy, chair, other, _ = (everything[r.id] for r in records)
     assert (
-        coffee.superseded_by
-        == coffee_twin.superseded_by
-        == soy.id
-        == desk.metadata["possibly_outdated_by"][1]
+        coffee.superseded_by == coffee_twin.superseded_by == soy.id == desk.system["possibly_outdated_by"][1]
     )
     assert desk.superseded_by == chair.id and other.superseded_by == records[-1].id
-    assert oat.is_active and oat_twin.metadata["possibly_outdated_by"] == [soy.id, chair.id]
-    assert soy.metadata["possibly_outdates"] == [oat.id, oat_twin.id, desk.id]
+    assert oat.is_active and oat_twin.system["possibly_outdated_by"] == [soy.id, chair.id]
+    assert soy.system["possibly_outdates"] == [oat.id, oat_twin.id, desk.id]
 
 
 def test_no_decision_writes_nothing(memory: DreamMemory) -> None:
@@ -197,7 +194,7 @@ def _stored_after(
         memory.add_many(turns[:2])
         memory.add_many(turns[2:])
         return [
-            (r.id, r.content, r.status, r.superseded_by, r.event_time, _timeless(r.metadata))
+            (r.id, r.content, r.status, r.superseded_by, r.event_time, r.metadata, _timeless(r.system))
             for r in memory.store.find("u1", statuses=None)
         ]
 
@@ -231,4 +228,4 @@ def test_a_write_of_many_values_of_one_slot_supersedes_as_one_at_a_time(
     assert kept == read
     active = [row for row in kept if row[2] is Status.ACTIVE and "budget" in str(row[1])]
     assert len(kept) > len(turns) and any(row[2] is Status.SUPERSEDED for row in kept) and active
-    assert any("possibly_outdated_by" in row[5] for row in kept if "Leeds" in str(row[1]))
+    assert any("possibly_outdated_by" in row[6] for row in kept if "Leeds" in str(row[1]))

@@ -23,25 +23,25 @@ def test_mark_read_and_unmark() -> None:
     assert mark_possibly_outdated(marked, "n1", {"rule": "r"}) is marked
     twice = mark_possibly_outdated(marked, "n2", {"rule": "s"})
     assert possibly_outdated_by(twice) == ("n1", "n2")
-    assert twice.metadata[OUTDATED_WHY_KEY]["n2"] == {"rule": "s"}
+    assert twice.system[OUTDATED_WHY_KEY]["n2"] == {"rule": "s"}
     one = unmark_possibly_outdated(twice, ["n1"])
-    assert possibly_outdated_by(one) == ("n2",) and set(one.metadata[OUTDATED_WHY_KEY]) == {"n2"}
+    assert possibly_outdated_by(one) == ("n2",) and set(one.system[OUTDATED_WHY_KEY]) == {"n2"}
     none = unmark_possibly_outdated(one, ["n2"])
-    assert OUTDATED_BY_KEY not in none.metadata and OUTDATED_WHY_KEY not in none.metadata
+    assert OUTDATED_BY_KEY not in none.system and OUTDATED_WHY_KEY not in none.system
     assert none.metadata["keep"] == 1
 
 
 def test_junk_in_the_field_reads_as_no_mark() -> None:
-    record = MemoryRecord(user_id="u1", content="x", metadata={OUTDATED_BY_KEY: "n1"})
+    record = MemoryRecord(user_id="u1", content="x", system={OUTDATED_BY_KEY: "n1"})
     assert possibly_outdated_by(record) == ()
-    mixed = MemoryRecord(user_id="u1", content="x", metadata={OUTDATED_BY_KEY: ["n1", 3, None]})
+    mixed = MemoryRecord(user_id="u1", content="x", system={OUTDATED_BY_KEY: ["n1", 3, None]})
     assert possibly_outdated_by(mixed) == ("n1",)
 
 
 def test_the_newer_record_notes_what_it_marked() -> None:
-    newer = MemoryRecord(user_id="u1", content="Text me instead", metadata={OUTDATES_KEY: ["o1", 7]})
+    newer = MemoryRecord(user_id="u1", content="Text me instead", system={OUTDATES_KEY: ["o1", 7]})
     assert possibly_outdates(newer) == ("o1",)  # a non-id entry is ignored
     noted = note_possibly_outdates(newer, ["o2", "o1"])
     assert possibly_outdates(noted) == ("o1", "o2")
     assert note_possibly_outdates(noted, ["o2"]) is noted
-    assert possibly_outdates(MemoryRecord(user_id="u1", content="x", metadata={OUTDATES_KEY: "o1"})) == ()
+    assert possibly_outdates(MemoryRecord(user_id="u1", content="x", system={OUTDATES_KEY: "o1"})) == ()

@@ -111,7 +111,7 @@ def test_the_assistants_echo_of_a_replaced_value_is_marked_by_the_new_one(
     echoed = _stored(memory, echo, Role.ASSISTANT)
     assert echoed.status is Status.ACTIVE  # the assistant did say it: marked, never superseded
     assert set(possibly_outdated_by(echoed)) & newer
-    assert "the assistant restated" in str(echoed.metadata[OUTDATED_WHY_KEY])
+    assert "the assistant restated" in str(echoed.system[OUTDATED_WHY_KEY])
     hits = memory.recall(old, user_id="u1", k=5, now=T0 + timedelta(days=8)).hits
     texts = [h.record.content for h in hits]
     assert new in texts and texts.index(new) < texts.index(echo)
@@ -139,5 +139,5 @@ def test_a_supersede_keeps_its_reason_in_history(memory: DreamMemory) -> None:
     _write(memory, [("user", "I moved to Denver last month.")], T0 + timedelta(days=7), "s2")
     old = _stored(memory, "I live in Boston.")
     versions = memory.history(old.id, user_id="u1")
-    decided = [v.metadata.get(DECISION_KEY) for v in versions if v.metadata.get(DECISION_KEY)]
+    decided = [v.system.get(DECISION_KEY) for v in versions if v.system.get(DECISION_KEY)]
     assert decided and all(d.get("reason") for d in decided)  # type: ignore[union-attr]

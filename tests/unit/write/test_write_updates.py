@@ -58,10 +58,10 @@ def test_a_change_supersedes_the_older_statement_with_its_reason(
 ) -> None:
     before, after = _statements(memory, old, new)
     assert before.status is Status.SUPERSEDED and after.is_active
-    note = before.metadata[DECISION_KEY]
+    note = before.system[DECISION_KEY]
     assert note["action"] in {"supersede", "refine"} and note["rule"] and note["reason"]
     history = memory.history(after.id, user_id="u1")
-    assert any(r.content == old and DECISION_KEY in r.metadata for r in history)
+    assert any(r.content == old and DECISION_KEY in r.system for r in history)
     assert all(r.content != old for r in memory.get_all(user_id="u1"))
 
 
@@ -149,7 +149,7 @@ def test_an_update_decision_can_be_reverted(memory: DreamMemory) -> None:
     )
     assert old.status is Status.SUPERSEDED
     back = memory.revert_update(old.id, user_id="u1")
-    assert back.is_active and back.superseded_by is None and "update_reverted" in back.metadata
+    assert back.is_active and back.superseded_by is None and "update_reverted" in back.system
     turns = [r for r in memory.get_all(user_id="u1") if r.content == old.content]
     assert turns and all(r.is_active for r in turns)
     assert old.id in memory.recall("regular milk coffee", user_id="u1", k=5).ids
@@ -227,7 +227,7 @@ def test_a_change_to_one_of_two_facts_marks_the_statement_and_keeps_the_other(
 ) -> None:
     before, after = _statements(memory, old, new)
     assert before.is_active and possibly_outdated_by(before) == (after.id,)
-    note = before.metadata[OUTDATED_WHY_KEY][after.id]
+    note = before.system[OUTDATED_WHY_KEY][after.id]
     assert note["rule"] == SAYS_MORE and kept in note["reason"]
     assert any(kept in r.content for r in memory.get_all(user_id="u1"))  # still recalled as current
 
@@ -250,7 +250,7 @@ def test_news_about_a_person_never_replaces_who_that_person_is_to_the_user(
 ) -> None:
     before, after = _statements(memory, old, new)
     assert before.is_active and after.is_active
-    assert DECISION_KEY not in before.metadata or before.metadata[DECISION_KEY]["action"] != "supersede"
+    assert DECISION_KEY not in before.system or before.system[DECISION_KEY]["action"] != "supersede"
 
 
 # Two items of one family, each with its own value (only the laptop/monitor pair was looked at).

@@ -139,4 +139,4 @@ def test_in_a_store_the_other_persons_line_stays_active_and_unmarked(memory: Dre
     older, newer = APART[0]
     _add(memory, [older, newer])
     [record] = [r for r in memory.get_all(user_id="u1", status=None) if r.content == older]
-    assert record.is_active and not record.metadata.get("possibly_outdated_by")
+    assert record.is_active and not record.system.get("possibly_outdated_by")
