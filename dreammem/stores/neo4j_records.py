@@ -26,6 +26,7 @@ from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
 __all__ = [
     "CONTENT_HEAD",
+    "NEIGHBOUR_TURN",
     "RECORD_FIELDS",
     "TERMS_FORMAT",
     "RecordNodes",
@@ -58,7 +59,7 @@ TERMS_FORMAT = 2
 """How a node's ``terms``/``context`` were made: 1 (absent) the engine's tokens, 2 FTS5's (stems)."""
 
 
-_NEIGHBOUR = (
+NEIGHBOUR_TURN = (
     "WITH s OPTIONAL MATCH (n:DMRecord {{user_id: s.user_id, session_id: s.session_id}}) "
     "WHERE n.kind = $turn AND n.status = 'active' AND (n.event_time {before} s.event_time "
     "OR (n.event_time = s.event_time AND n.rowid {before} s.rowid)) "
@@ -306,8 +307,8 @@ class RecordNodes:
             "session_neighbours",
             "UNWIND $rowids AS rid MATCH (s:DMRecord {user_id: $user_id, rowid: rid}) "
             "WHERE s.status = 'active' AND s.kind = $turn AND s.session_id IS NOT NULL "
-            f"CALL {{ {_NEIGHBOUR.format(before='<', order='DESC', name='before')} }} "
-            f"CALL {{ {_NEIGHBOUR.format(before='>', order='ASC', name='after')} }} "
+            f"CALL {{ {NEIGHBOUR_TURN.format(before='<', order='DESC', name='before')} }} "
+            f"CALL {{ {NEIGHBOUR_TURN.format(before='>', order='ASC', name='after')} }} "
             "RETURN s.rowid AS rowid, before_rowid, after_rowid",
             rowids=list(dict.fromkeys(int(r) for r in rowids)),
             user_id=user_id,
