@@ -20,6 +20,7 @@ from dreammem.memory import DreamMemory
 from dreammem.recall.budget import CORE_PATHS, with_core_memories
 from dreammem.recall.packing import PackedContext, hit_label, provenance
 from dreammem.recall.result import RecallResult
+from dreammem.system_meta import MESSAGE_KEY
 from dreammem.text.escape import escape_memory_text, remove_invisible
 from dreammem.types import MemoryRecord, Role
 from dreammem.validation import check_content, check_speaker, check_user_id
@@ -307,7 +308,8 @@ def ingest_turns(
     """Write conversation turns through the write path, idempotently.
 
     A turn already stored for this user and session (same message id, or same role
-    and text at the same occurrence) is skipped, so adapters may pass the whole
+    and text at the same occurrence: the key each turn's record keeps in its system
+    notes, never read from a caller's metadata) is skipped, so adapters may pass the whole
     history each time. Turns of other roles (by default tool and system turns: see
     :data:`MEMORY_ROLES`), of unknown roles, empty turns and echoes of the injected
     memory block (:func:`is_prompt_echo`) are skipped.
@@ -345,19 +347,10 @@ def ingest_turns(
     stored = memory.stored_message_keys(
         [key for key, _ in candidates], user_id=user_id, session_id=session_id
     )
-    new = [
-        {
-            "content": turn.content,
-            "user_id": user_id,
-            "session_id": session_id,
-            "role": turn.role,
-            "speaker": turn.speaker,
-            "metadata": {"message_key": key},
-        }
-        for key, turn in candidates
-        if key not in stored
-    ]
-    return memory.add_many(new) if new else []
+    new = [(key, turn) for key, turn in candidates if key not in stored]
+    fields = {"user_id": user_id, "session_id": session_id}
+    items = [{"content": t.content, "role": t.role, "speaker": t.speaker, **fields} for _, t in new]
+    return memory.add_messages(items, [key for key, _ in new]) if new else []
 
 
 def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list[ChatTurn]:
@@ -368,7 +361,7 @@ def session_turns(memory: DreamMemory, *, user_id: str, session_id: str) -> list
     """
     out = []
     for record in memory.session_records(user_id=user_id, session_id=session_id):
-        key = str(record.metadata.get("message_key", ""))
+        key = record.system.get(MESSAGE_KEY, "")
         message_id = key[3:] if key.startswith("id:") else None
         out.append(
             ChatTurn(record.role.value if record.role else "user", record.content, message_id, record.speaker)

@@ -9,8 +9,10 @@ any other, with:
   path and key supersedes the old record through the write path's slot rule: the
   old value stays in history (``DreamMemory.history``), marked superseded, and is
   never silently overwritten.
-* ``metadata["keyed"]`` = ``{"path", "key", "value", "indexed", "created_at"}``: the
-  structured value as given and when the key was first written.
+* ``system["keyed"]`` = ``{"path", "key", "value", "indexed", "created_at"}``: the
+  structured value as given and when the key was first written. It is a library note
+  (:data:`~dreammem.system_meta.KEYED_KEY`), apart from the caller's ``metadata``: a
+  caller's ``metadata={"keyed": ...}`` makes no record a keyed entry.
 
 Deleting a key soft-deletes its active record (status ``deleted``, kept for audit).
 The second-level dream neither archives nor merges keyed records (:func:`is_keyed`):
@@ -28,6 +30,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from dreammem.errors import ValidationError
+from dreammem.system_meta import KEYED_KEY
 from dreammem.types import MemoryRecord
 from dreammem.write.keyed_slots import KEYED_SLOT_PREFIX, is_keyed
 
@@ -45,8 +48,6 @@ __all__ = [
     "put_keyed",
     "rank_keyed",
 ]
-
-_META = "keyed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +95,7 @@ def _path_prefix(prefix: Sequence[str]) -> str:
 
 def keyed_entry(record: MemoryRecord) -> KeyedEntry:
     """Read the keyed view of a record written by :func:`put_keyed`."""
-    meta = record.metadata.get(_META)
+    meta = record.system.get(KEYED_KEY)
     if not isinstance(meta, Mapping):
         raise ValidationError(f"record {record.id} is not a keyed memory")
     # None on a key's first version: it was created with its record.
@@ -146,14 +147,8 @@ def put_keyed(
     previous = get_keyed(memory, user_id=user_id, path=path, key=key)
     created = previous.created_at if previous is not None else None
     meta = {"path": _labels(path), "key": key, "value": dict(value), "indexed": bool(indexed)}
-    record = memory.remember(
-        text,
-        user_id=user_id,
-        kind="fact",
-        pinned=False,
-        slot=slot,
-        metadata={_META: {**meta, "created_at": created.isoformat() if created else None}},
-    )
+    first = created.isoformat() if created else None
+    record = memory.remember_keyed(text, user_id=user_id, slot=slot, entry={**meta, "created_at": first})
     return keyed_entry(record)
 
 

@@ -74,7 +74,7 @@ class LookupMixin:
         )
 
     def stored_message_keys(self, keys: Sequence[str], *, user_id: str, session_id: str | None) -> set[str]:
-        """Which of these message keys (``metadata["message_key"]``) the user's session already holds."""
+        """Which of these message keys (``system["message_key"]``) the user's session already holds."""
         return self.store.existing_message_keys(
             check_user_id(user_id), check_id(session_id, "session_id"), [str(k) for k in keys]
         )

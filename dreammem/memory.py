@@ -24,6 +24,7 @@ from dreammem.engine import Engine, is_server_uri, store_files
 from dreammem.engine.arguments import check_config, check_store_path
 from dreammem.errors import NotFoundError
 from dreammem.history import version_history
+from dreammem.layer_writes import LayerWriteMixin
 from dreammem.llm import LLM
 from dreammem.lookups import LookupMixin
 from dreammem.recall.base import RecallQuery
@@ -61,7 +62,7 @@ _SUBSET_LIMIT = 50_000
 """Up to this many rows a filter's columns select, the vector path searches only them."""
 
 
-class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
+class DreamMemory(DreamMethods, CrudMixin, LookupMixin, LayerWriteMixin):
     """Long-term memory for LLM agents, on an embedded store by default.
 
     Args:
@@ -194,9 +195,8 @@ class DreamMemory(DreamMethods, CrudMixin, LookupMixin):
         Returns:
             The episodic record of each turn, in order.
         """
-        now, write = utcnow(), self.config.write
-        limits = {"max_turns": write.max_batch_turns, "max_total": write.max_batch_chars}
-        inputs = turn_inputs(turns, now, max_chars=write.max_content_chars, **limits)
+        now = utcnow()
+        inputs = turn_inputs(turns, now, self.config.write)
         return self.engine.add_turns(inputs, now) if inputs else []
 
     def remember(

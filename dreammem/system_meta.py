@@ -13,13 +13,16 @@ list (:data:`SYSTEM_KEYS`). Before schema 17 (SQLite) and 4 (Neo4j) these notes 
 ``metadata`` under the names of :data:`LEGACY_KEYS`; opening an older store, or
 importing an export written before the move, takes them out with :func:`split_legacy`
 (:func:`moved_out` for a record written as a dict: an export line, a dream's undo log).
+Two more, :data:`LATER_KEYS` (an adapter message's de-duplication key and a keyed
+entry), stayed in ``metadata`` until schema 18 (SQLite) and 5 (Neo4j) and export
+version 3: :func:`split_later` moves them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from pydantic import ConfigDict, TypeAdapter
 from pydantic import ValidationError as PydanticError
@@ -27,7 +30,19 @@ from typing_extensions import TypedDict
 
 from dreammem.errors import ValidationError
 
-__all__ = ["LEGACY_KEYS", "SYSTEM_KEYS", "SystemMeta", "check_system", "moved_out", "split_legacy"]
+__all__ = [
+    "KEYED_KEY",
+    "LATER_KEYS",
+    "LEGACY_KEYS",
+    "MESSAGE_KEY",
+    "NOTES_VERSION",
+    "SYSTEM_KEYS",
+    "SystemMeta",
+    "check_system",
+    "moved_out",
+    "split_later",
+    "split_legacy",
+]
 
 
 class SystemMeta(TypedDict, total=False):
@@ -53,6 +68,10 @@ class SystemMeta(TypedDict, total=False):
         of_kind: On a pattern: the kind of statement it generalises.
         archived: On an archived record: ``{"reason", "dream_id", "at"[, "by"]}``.
         edited: On the earlier text of an edited record: ``{"into", "at"}``.
+        message_key: On a turn an adapter wrote: the key its de-duplication finds it by
+            (``"id:<message id>"`` or a hash of session, role, text and occurrence).
+        keyed: On a keyed entry (:mod:`dreammem.keyed`): ``{"path", "key", "value",
+            "indexed", "created_at"}``; such a record never updates another statement.
     """
 
     possibly_outdated_by: list[str]
@@ -73,12 +92,19 @@ class SystemMeta(TypedDict, total=False):
     of_kind: str
     archived: dict[str, str]
     edited: dict[str, str]
+    message_key: str
+    keyed: dict[str, Any]
 
     __pydantic_config__ = ConfigDict(extra="forbid", strict=True)  # type: ignore[misc]
 
 
 SYSTEM_KEYS: frozenset[str] = frozenset(SystemMeta.__optional_keys__)
-"""Every key of :class:`SystemMeta` (18)."""
+"""Every key of :class:`SystemMeta` (20)."""
+
+MESSAGE_KEY: Final = "message_key"
+"""The system key of an adapter message's de-duplication key (:func:`dreammem.agent_api.ingest_turns`)."""
+KEYED_KEY: Final = "keyed"
+"""The system key of a keyed entry's path, key and value (:mod:`dreammem.keyed`)."""
 
 LEGACY_KEYS: tuple[str, ...] = (
     "possibly_outdated_by",
@@ -102,6 +128,16 @@ LEGACY_KEYS: tuple[str, ...] = (
 )
 """The keys the library kept in ``metadata`` before the move (fixed: a shipped migration reads them)."""
 
+LATER_KEYS: tuple[str, ...] = (MESSAGE_KEY, KEYED_KEY)
+"""The keys the library kept in ``metadata`` until SQLite schema 18, Neo4j schema 5 and export version 3."""
+
+_LATER_TYPES: dict[str, type] = {MESSAGE_KEY: str, KEYED_KEY: dict}
+"""The type the library wrote each of :data:`LATER_KEYS` with; a value of another type was a caller's."""
+
+NOTES_VERSION = 3
+"""Where a record's dict keeps the notes: 1 all in ``metadata``; 2 in ``system`` but
+:data:`LATER_KEYS` in ``metadata``; 3 all in ``system`` (the export version that wrote it)."""
+
 
 def split_legacy(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], SystemMeta]:
     """A record's metadata as written before the move: ``(the caller's keys, the library's notes)``.
@@ -113,18 +149,33 @@ def split_legacy(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], SystemMet
     return caller, cast(SystemMeta, {k: metadata[k] for k in LEGACY_KEYS if k in metadata})
 
 
-def moved_out(data: Mapping[str, Any]) -> dict[str, Any]:
+def split_later(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], SystemMeta]:
+    """A record's metadata as written before schema 18: ``(the caller's keys, the two later notes)``.
+
+    ``message_key`` moves when it is a string and ``keyed`` when it is an object (what
+    the library wrote); a value of another type stays the caller's. What the SQLite
+    migration 18 and the Neo4j upgrade to schema 5 do, and ``import_`` to a version-2 export.
+    """
+    moved = {k: metadata[k] for k in LATER_KEYS if isinstance(metadata.get(k), _LATER_TYPES[k])}
+    return {k: v for k, v in metadata.items() if k not in moved}, cast(SystemMeta, moved)
+
+
+def moved_out(data: Mapping[str, Any], written: int) -> dict[str, Any]:
     """A record's dict (:meth:`MemoryRecord.to_dict`) with the notes out of its metadata.
 
-    A dict written before the move has no ``system``: its notes move out of ``metadata``
-    (:func:`split_legacy`). A newer one, which always has ``system``, is returned as is,
+    ``written`` is the :data:`NOTES_VERSION` the dict was written at. At version 1 the
+    notes were all in ``metadata`` (a ``system`` field then is not the library's): they
+    move out (:func:`split_legacy`, then :func:`split_later`). At version 2,
+    :data:`LATER_KEYS` move (:func:`split_later`). A dict of version 3 is returned as is,
     whatever its ``metadata`` names.
     """
-    metadata = data.get("metadata")
-    if "system" in data or not isinstance(metadata, Mapping):
+    metadata, system = data.get("metadata"), data.get("system", {})
+    if written == 1 and isinstance(metadata, Mapping):
+        metadata, system = split_legacy(metadata)
+    if written >= NOTES_VERSION or not isinstance(metadata, Mapping) or not isinstance(system, Mapping):
         return dict(data)
-    caller, system = split_legacy(metadata)
-    return {**data, "metadata": caller, "system": system}
+    caller, later = split_later(metadata)
+    return {**data, "metadata": caller, "system": {**system, **later}}
 
 
 @cache

@@ -6,7 +6,7 @@ records included: they are records with another status, linked by
 ``superseded_by`` and ``provenance``) and whether it waits for the next dream; then
 one line per saved task state::
 
-    {"format": "dreammem-export", "version": 2, "user_id": "alice", "records": 2}
+    {"format": "dreammem-export", "version": 3, "user_id": "alice", "records": 2}
     {"record": {"id": "...", "content": "...", "metadata": {...}, "system": {...}, ...}, "queued": true}
     {"task_state": {"session_id": "s1", "state": {"goal": "..."}}}
 
@@ -17,7 +17,9 @@ Version 2 carries the library's notes on each record in ``system``, apart from t
 caller's ``metadata`` (:mod:`dreammem.system_meta`). A record's ``system`` must hold only
 the keys of :class:`~dreammem.system_meta.SystemMeta`, each of its type. A version 1
 export (written before the move) kept them in ``metadata``: reading one moves them out
-as opening an older store does (:func:`~dreammem.system_meta.split_legacy`).
+as opening an older store does (:func:`~dreammem.system_meta.split_legacy`). Version 3
+also carries an adapter message's key and a keyed entry in ``system``; a version 2 export
+kept them in ``metadata``, whence reading one moves them (:func:`~dreammem.system_meta.split_later`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from dreammem.errors import ValidationError
-from dreammem.system_meta import check_system, moved_out
+from dreammem.system_meta import NOTES_VERSION, check_system, moved_out
 from dreammem.types import MemoryRecord
 from dreammem.validation import check_content, check_event_time, check_metadata, check_speaker, require_id
 
@@ -45,10 +47,11 @@ __all__ = [
 ]
 
 FORMAT = "dreammem-export"
-VERSION = 2
-"""The version :func:`export_lines` writes (2: the library's notes in ``system``)."""
-READS = (1, 2)
-"""The versions :func:`parse_export` reads (1: the library's notes inside ``metadata``)."""
+VERSION = NOTES_VERSION
+"""The version :func:`export_lines` writes (3: every library note in ``system``)."""
+READS = (1, 2, 3)
+"""The versions :func:`parse_export` reads (1: the notes inside ``metadata``; 2: message keys and
+keyed entries inside ``metadata``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +114,7 @@ def parse_export(lines: Iterable[str], *, user_id: str, max_chars: int) -> Parse
             header = _header(data, number)
             continue
         if "record" in data:
-            item = _record(data, number, user_id, max_chars, legacy=header["version"] == 1)
+            item = _record(data, number, user_id, max_chars, written=header["version"])
             if item.record.id in seen:
                 raise ValidationError(f"line {number}: record id {item.record.id} appears twice")
             seen.add(item.record.id)
@@ -166,7 +169,7 @@ def _header(data: Mapping[str, Any], number: int) -> dict[str, Any]:
 
 
 def _record(
-    data: Mapping[str, Any], number: int, user_id: str, max_chars: int, *, legacy: bool
+    data: Mapping[str, Any], number: int, user_id: str, max_chars: int, *, written: int
 ) -> ExportedRecord:
     fields, queued = data["record"], data.get("queued", False)
     if not isinstance(fields, dict) or not isinstance(queued, bool):
@@ -175,8 +178,7 @@ def _record(
         raise ValidationError(f"line {number}: a record lacks {missing}")
     if not all(isinstance(fields.get(name, []), list) for name in ("provenance", "entities")):
         raise ValidationError(f"line {number}: provenance and entities must be lists")
-    if legacy:  # version 1: the notes inside metadata
-        fields = moved_out({k: v for k, v in fields.items() if k != "system"})
+    fields = moved_out(fields, written)  # an older version's notes out of the metadata
     try:
         record = MemoryRecord.from_dict({**fields, "user_id": user_id})
     except (KeyError, ValueError, TypeError, AttributeError) as exc:

@@ -58,6 +58,7 @@ STAGES = (
     "keyword",
     "temporal",
     "graph",
+    "gather",
     "speaker",
     "naming",
     "unnamed",

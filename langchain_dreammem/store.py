@@ -13,8 +13,8 @@ Namespace mapping::
 * Each item is a semantic DreamMem record (:mod:`dreammem.keyed`): its text is the
   value's text (``fields`` or the put's ``index`` paths; by default every string
   or number in the value), and the whole namespace, key and value are kept in the
-  record's metadata. DreamMem recall (the middleware, the retriever, the tools)
-  finds store items like any other memory.
+  record's system notes (``system["keyed"]``, not the caller's ``metadata``). DreamMem
+  recall (the middleware, the retriever, the tools) finds store items like any other memory.
 * A put with an existing key supersedes the old record (kept in history, marked
   ``superseded``); ``get`` returns the newest. A delete soft-deletes it.
 * ``search(prefix, query=...)`` ranks the items under the prefix by DreamMem recall

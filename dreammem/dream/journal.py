@@ -15,7 +15,7 @@ from typing import Any
 from dreammem.dream.report import DreamReport
 from dreammem.errors import NotFoundError
 from dreammem.stores.base import DreamLogRow, RecordStore
-from dreammem.system_meta import moved_out
+from dreammem.system_meta import NOTES_VERSION, moved_out
 
 __all__ = [
     "UndoData",
@@ -57,17 +57,23 @@ class UndoData:
                 "before": self.before,
                 "after_status": self.after_status,
                 "queue": self.queue,
+                "notes": NOTES_VERSION,
             },
             ensure_ascii=False,
         )
 
     @classmethod
     def from_json(cls, text: str) -> UndoData:
-        """Read back :meth:`to_json` (a log written before ``MemoryRecord.system``: notes moved out)."""
+        """Read back :meth:`to_json` (a log written before the notes moved: notes moved out).
+
+        A log without ``notes`` was written at notes version 2 (its records have ``system``)
+        or 1 (they have none): :func:`~dreammem.system_meta.moved_out` tells them apart.
+        """
         data = json.loads(text)
+        written = int(data.get("notes", 2))
         return cls(
             inserted=list(data["inserted"]),
-            before=[moved_out(before) for before in data["before"]],
+            before=[moved_out(b, written if "system" in b else 1) for b in data["before"]],
             after_status=dict(data["after_status"]),
             queue=[(q[0], q[1]) for q in data["queue"]],
         )

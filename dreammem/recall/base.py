@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from dreammem.recall.filters import RecallFilter
-from dreammem.types import MemoryRecord
+from dreammem.recall.memo import RecordSource, SearchMemo, TextSource
 
 __all__ = [
     "Candidate",
@@ -20,76 +20,9 @@ __all__ = [
     "RecordSource",
     "SearchMemo",
     "TextSource",
+    "neighbour_seeds",
     "preparer",
 ]
-
-T = TypeVar("T")
-
-
-class SearchMemo:
-    """One recall's searches by key, and the texts it read, so paths asking the same share them.
-
-    A search ``depth`` deep answers every request for the same key that is as deep or
-    shallower (its first ``depth``), and any request when it found fewer than it asked
-    for (it holds them all); only a deeper request searches again. Texts are read once
-    per row, and whole records once per row (nothing is written during a recall).
-    """
-
-    def __init__(self) -> None:
-        self._held: dict[Hashable, tuple[int, list[Candidate]]] = {}
-        self._texts: dict[int, str | None] = {}
-        self._records: dict[int, MemoryRecord | None] = {}
-        self._once: dict[Hashable, object] = {}
-
-    def once(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()`` the first time ``key`` is asked in this recall, the held value after."""
-        if key not in self._once:
-            self._once[key] = compute()
-        return self._once[key]  # type: ignore[return-value]
-
-    def active_texts(self, store: TextSource, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
-        """``store.active_texts(user_id, rowids)``, reading only the rows not read before."""
-        missing = [r for r in dict.fromkeys(rowids) if r not in self._texts]
-        if missing:
-            found = store.active_texts(user_id, missing)
-            self._texts.update((r, found.get(r)) for r in missing)
-        return {r: text for r in rowids if (text := self._texts[r]) is not None}
-
-    def records(self, store: RecordSource, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
-        """``store.get_by_rowids(user_id, rowids)``, reading and decoding only the rows not read before.
-
-        The temporal path orders its best matches by their records' times, and the pipeline
-        loads the fused candidates' records: one recall decodes each record once.
-        """
-        missing = [r for r in dict.fromkeys(rowids) if r not in self._records]
-        if missing:
-            found = store.get_by_rowids(user_id, missing)
-            self._records.update((r, found.get(r)) for r in missing)
-        return {r: record for r in rowids if (record := self._records[r]) is not None}
-
-    def nearest(self, key: Hashable, depth: int, search: Callable[[int], list[Candidate]]) -> list[Candidate]:
-        """The first ``depth`` candidates for ``key``: held, or ``search(depth)`` (then held)."""
-        held = self._held.get(key)
-        if held is None or (held[0] < depth and len(held[1]) == held[0]):
-            held = (depth, search(depth))
-            self._held[key] = held
-        return held[1][:depth]
-
-
-class RecordSource(Protocol):
-    """Where a recall reads whole records by row id (the record store)."""
-
-    def get_by_rowids(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
-        """Records of this user by row id (others left out)."""
-        ...
-
-
-class TextSource(Protocol):
-    """Where a recall reads the texts of rows (the record store)."""
-
-    def active_texts(self, user_id: str, rowids: Sequence[int]) -> dict[int, str]:
-        """The text of each active record of this user among these row ids (others left out)."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,3 +102,13 @@ def preparer(path: RecallPath) -> Callable[[RecallQuery], None] | None:
     """
     prepare = getattr(path, "prepare", None)
     return prepare if callable(prepare) else None
+
+
+def neighbour_seeds(path: RecallPath) -> Callable[[RecallQuery], list[int]] | None:
+    """The path's ``neighbour_seeds(query)``, if it has one, else None.
+
+    A path that reads the session neighbours of some rows says which, given the candidates
+    of the paths before it, so that recall may read them ahead with its candidates' records.
+    """
+    seeds = getattr(path, "neighbour_seeds", None)
+    return seeds if callable(seeds) else None

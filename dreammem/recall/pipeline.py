@@ -44,7 +44,7 @@ from typing import Protocol
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.errors import ConfigError, ValidationError
-from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo
+from dreammem.recall.base import Candidate, RecallPath, RecallQuery, SearchMemo, neighbour_seeds
 from dreammem.recall.beside import BesideEncoder, held_by_caller, spare_cpu
 from dreammem.recall.budget import CORE_PATHS, with_core_memories, worth_recalling
 from dreammem.recall.current import current_first, newer_ids
@@ -56,6 +56,7 @@ from dreammem.recall.recipe import (
     PATHS,
     PathSpec,
     essential_paths,
+    later_stage,
     measures_similarity,
     reads_text_only,
     run_order,
@@ -71,7 +72,7 @@ from dreammem.recall.scoring import (
     rank_order,
     rerank_score,
 )
-from dreammem.stores.base import RecordStore
+from dreammem.stores.base import RecordCapability, RecordStore
 from dreammem.types import MemoryRecord
 
 __all__ = ["RecallPipeline", "Reranker"]
@@ -157,7 +158,13 @@ class RecallPipeline:
         first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
         done = {n: first.get(n) for n in early}
         essential = essential_paths(names, self.specs)
-        ranked = run_paths(self.paths, query, names, clock, degraded, done, essential=essential)
+        later = later_stage(names, self.specs)
+        first_stage = [n for n in names if n not in later]
+        ranked = run_paths(self.paths, query, first_stage, clock, degraded, done, essential=essential)
+        if later:
+            self._gather(query, ranked, later, clock, degraded)
+            done = {n: ranked.get(n) for n in first_stage}
+            ranked = run_paths(self.paths, query, names, clock, degraded, done, essential=essential)
         # A path that claims the query answers alone (see Candidate.sole).
         claimed = {name: found for name, found in ranked.items() if found and found[0].sole}
         ranked = claimed or ranked
@@ -185,7 +192,7 @@ class RecallPipeline:
         clock.lap("order", start)
         start = time.perf_counter()
         try:
-            self._store.touch(query.user_id, [h.id for h in ordered], query.now)
+            self._store.touch_soon(query.user_id, [h.id for h in ordered], query.now)
         except Exception as exc:  # degradation boundary: bookkeeping must not lose the answer
             log.warning("recording access failed: %s", exc)
             degraded["touch"] = f"{type(exc).__name__}: {exc}"
@@ -230,6 +237,35 @@ class RecallPipeline:
         degraded.update(side_degraded)
         clock.failed.update(side_clock.failed)
         return first, query
+
+    def _gather(
+        self,
+        query: RecallQuery,
+        ranked: Mapping[str, Sequence[Candidate]],
+        later: Sequence[str],
+        clock: StageClock,
+        degraded: dict[str, str],
+    ) -> None:
+        """Read ahead, at once, what recall reads about the first stage's candidates.
+
+        Only from a store that declares ``GATHERED_READS`` (each of its reads is a round trip);
+        the later reads then answer from what was read (``query.searches``).
+        """
+        if RecordCapability.GATHERED_READS not in self._store.capabilities:
+            return
+        start = time.perf_counter()
+        seen = dataclasses.replace(query, earlier=dict(ranked))
+        rowids = [c.rowid for found in ranked.values() for c in found]
+        readers = [r for n in later if (r := neighbour_seeds(self.paths[n])) is not None]
+        try:
+            seeds = [rowid for reader in readers for rowid in reader(seen)]
+            found = self._store.surroundings(
+                query.user_id, rowids, seeds, pinned=self.config.pinned_max_count != 0
+            )
+            query.searches.gather(found)
+        except Exception as exc:  # the reads then ask the store one by one, each in its own boundary
+            log.warning("reading the candidates' surroundings failed: %s", exc)
+        clock.lap("gather", start)
 
     def _embeds(self, query: RecallQuery, names: Sequence[str]) -> bool:
         """Whether this recall embeds the query (a path measuring similarity runs; none came with it)."""
@@ -332,7 +368,7 @@ class RecallPipeline:
 
     def _records(self, query: RecallQuery, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """The user's records by id (the newer versions older hits point at) that match the filter."""
-        found = self._store.get(query.user_id, list(ids))
+        found = query.searches.by_ids(self._store, query.user_id, list(ids))
         return {r.id: r for r in found if query.filter is None or query.filter.matches(r)}
 
     def _pinned(self, query: RecallQuery, ranked: set[str], degraded: dict[str, str]) -> list[Hit]:
@@ -340,7 +376,7 @@ class RecallPipeline:
         if self.config.pinned_max_count == 0:
             return []
         try:
-            pinned = self._store.find(query.user_id, pinned=True)  # newest first
+            pinned = query.searches.pinned(self._store, query.user_id)  # newest first
             if query.filter is not None:
                 pinned = [r for r in pinned if query.filter.matches(r)]
         except Exception as exc:  # degradation boundary: ranked hits still answer

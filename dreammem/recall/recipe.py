@@ -47,6 +47,7 @@ __all__ = [
     "PathSpec",
     "essential_paths",
     "found_beside_only",
+    "later_stage",
     "measures_similarity",
     "reads_text_only",
     "run_order",
@@ -179,6 +180,16 @@ def run_order(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> tu
         if name in wanted:
             visit(name)
     return tuple(ordered)
+
+
+def later_stage(names: Sequence[str], specs: Mapping[str, PathSpec] = PATHS) -> tuple[str, ...]:
+    """The paths that read the first stage's candidates (a path they read reads others' itself).
+
+    The first stage (keyword, vector, temporal, graph) finds candidates; the later paths work
+    from them (reply, speaker, naming, ...), so recall may read what they need about the
+    candidates at once between the two.
+    """
+    return tuple(n for n in names if any(specs[a].after for a in specs[n].after if a in specs))
 
 
 def stand_ins_for(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> dict[str, str]:

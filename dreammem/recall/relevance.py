@@ -183,10 +183,11 @@ class RelevanceJudge:
     def _sources(self, query: RecallQuery, records: Sequence[MemoryRecord]) -> list[tuple[str, MemoryRecord]]:
         """``(parent id, record)``: what these records superseded or were distilled from (this user's)."""
         ids = [r.id for r in records]
-        replaced = [(str(r.superseded_by), r) for r in self._store.superseded_by_any(query.user_id, ids)]
+        older = query.searches.replaced(self._store, query.user_id, ids)
+        replaced = [(str(r.superseded_by), r) for r in older]
         parents: dict[str, list[str]] = {}
         for record in records:
             for source in record.provenance:
                 parents.setdefault(source, []).append(record.id)
-        condensed = self._store.get(query.user_id, list(parents)) if parents else []
+        condensed = query.searches.by_ids(self._store, query.user_id, list(parents)) if parents else []
         return replaced + [(p, r) for r in condensed for p in parents[r.id]]

@@ -94,15 +94,23 @@ class ReplyPath:
         self.seeds = seeds
         self.rrf_k = rrf_k
 
-    def search(self, query: RecallQuery) -> list[Candidate]:
-        """The neighbours of the best seeds, best voted first (ties: the newer row first)."""
+    def neighbour_seeds(self, query: RecallQuery) -> list[int]:
+        """The rows whose session neighbours :meth:`search` reads: the sources' best, fused.
+
+        Twice the seeds asked for: memories that are not session turns (a fact written from
+        a turn) have no neighbours and drop out of ``around``.
+        """
         ranked = {name: query.earlier[name] for name in self.sources if query.earlier.get(name)}
         if not ranked:
             return []
-        # Twice the seeds asked for: memories that are not session turns (a fact written
-        # from a turn) have no neighbours and drop out of ``around``.
-        fused = [f.rowid for f in fused_once(query.searches, ranked, k=self.rrf_k)[: 2 * self.seeds]]
-        around = self._store.session_neighbours(query.user_id, fused)
+        return [f.rowid for f in fused_once(query.searches, ranked, k=self.rrf_k)[: 2 * self.seeds]]
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """The neighbours of the best seeds, best voted first (ties: the newer row first)."""
+        fused = self.neighbour_seeds(query)
+        if not fused:
+            return []
+        around = query.searches.neighbours(self._store, query.user_id, fused)
         seeds = [rowid for rowid in fused if rowid in around][: self.seeds]
         votes = neighbour_votes(seeds, around, rrf_k=self.rrf_k)
         records = active_records(query, self._store, [*seeds, *votes])

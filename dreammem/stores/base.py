@@ -18,6 +18,9 @@ Capabilities are declared in ``capabilities`` as :class:`RecordCapability`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
 import numpy as np
 import numpy.typing as npt
 
@@ -44,6 +47,7 @@ from dreammem.stores.roles.keyword import KeywordIndex
 from dreammem.stores.roles.lifecycle import StoreLifecycle
 from dreammem.stores.roles.records import RecordReads, RecordWrites
 from dreammem.stores.roles.times import TimeIndex, TimeSpan
+from dreammem.stores.surroundings import Surroundings, read_one_by_one
 from dreammem.stores.vector_base import VectorIndex
 
 __all__ = [
@@ -67,6 +71,7 @@ __all__ = [
     "RecordWrites",
     "StoreLifecycle",
     "StoredEmbeddings",
+    "Surroundings",
     "TaskStates",
     "TimeIndex",
     "TimeSpan",
@@ -108,3 +113,21 @@ class RecordStore(
         found = self.vectors_of(user_id, model, [r.id for r in recent])
         rows = [found[r.id] for r in recent if r.id in found]
         return np.stack(rows).astype(np.float32, copy=False) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def surroundings(
+        self, user_id: str, rowids: Sequence[int], seeds: Sequence[int], *, pinned: bool
+    ) -> Surroundings:
+        """What a recall reads about these candidates (records, ``seeds``' neighbours, ...), at once.
+
+        See :mod:`dreammem.stores.surroundings`. The default makes the single reads; a store
+        declaring ``RecordCapability.GATHERED_READS`` answers in one round trip.
+        """
+        return read_one_by_one(self, user_id, rowids, seeds, pinned=pinned)
+
+    def touch_soon(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """:meth:`touch`, possibly written after returning (never lost: :meth:`close` writes it).
+
+        Recall records its hits' accesses this way, off its critical path where the store can.
+        The default writes it now.
+        """
+        self.touch(user_id, ids, at)

@@ -28,6 +28,9 @@ class RecordCapability(StrEnum):
     (``TimeIndex``); without it recall caches them per process."""
     SHARED = "shared"
     """Optional: one store for processes on many hosts (a server database, not a local file)."""
+    GATHERED_READS = "gathered_reads"
+    """Optional: every call is a network round trip, and ``surroundings`` answers in one: a recall
+    reads what it needs about its candidates ahead, at once (:mod:`dreammem.stores.surroundings`)."""
 
 
 REQUIRED_CAPABILITIES: frozenset[RecordCapability] = frozenset(

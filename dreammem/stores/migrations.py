@@ -397,4 +397,26 @@ MIGRATIONS: tuple[Migration, ...] = (
         WHERE EXISTS (SELECT 1 FROM json_each(records.metadata) AS j WHERE j.key IN ({_LEGACY_LIST}));
         """,
     ),
+    Migration(
+        18,
+        "message_key_and_keyed_in_system",
+        # The two notes migration 17 left in the caller's metadata (system_meta.LATER_KEYS)
+        # move into system too: an adapter message's de-duplication key (a string) and a
+        # keyed entry (an object); a value of another type was a caller's and stays. The
+        # message-key index is rebuilt on the new place (the adapters' look-up reads it).
+        """
+        UPDATE records SET
+            system = json_set(system, '$.message_key', json_extract(metadata, '$.message_key')),
+            metadata = json_remove(metadata, '$.message_key')
+        WHERE json_type(metadata, '$.message_key') = 'text';
+        UPDATE records SET
+            system = json_set(system, '$.keyed', json(json_extract(metadata, '$.keyed'))),
+            metadata = json_remove(metadata, '$.keyed')
+        WHERE json_type(metadata, '$.keyed') = 'object';
+        DROP INDEX records_message_key;
+        CREATE INDEX records_message_key ON records(
+            user_id, session_id, json_extract(system, '$.message_key')
+        ) WHERE json_extract(system, '$.message_key') IS NOT NULL;
+        """,
+    ),
 )

@@ -11,7 +11,9 @@ user's own ``(:DMRecord)`` nodes (every status, as the SQLite store's keyword ro
 Counts are cached per user and counted again after ``TTL`` seconds, or once this
 process wrote more than ``STALE`` of that user's row count (other processes write
 too, hence the clock). A recount counts the user's nodes only, so another user's writes
-can make it happen sooner but cannot change what it finds.
+can make it happen sooner but cannot change what it finds. What a search needs counted
+(the corpus when due, every phrase not counted yet) is counted in one query: one round
+trip, whatever the number of phrases.
 """
 
 from __future__ import annotations
@@ -32,17 +34,27 @@ STALE = 0.01
 _MAX_USERS = 10_000
 
 _USER_CORPUS = """
-MATCH (r:DMRecord {user_id: $user_id}) WHERE r.terms IS NOT NULL OR r.context IS NOT NULL
-RETURN count(r) AS rows,
-  sum(size([t IN split(coalesce(r.terms, ''), ' ') WHERE t <> ''])
-    + size([t IN split(coalesce(r.context, ''), ' ') WHERE t <> ''])) AS tokens
+CALL () {
+  MATCH (r:DMRecord {user_id: $user_id}) WHERE r.terms IS NOT NULL OR r.context IS NOT NULL
+  RETURN count(r) AS rows,
+    sum(size([t IN split(coalesce(r.terms, ''), ' ') WHERE t <> ''])
+      + size([t IN split(coalesce(r.context, ''), ' ') WHERE t <> ''])) AS tokens
+}
 """
+"""The user's rows and tokens (a subquery of :data:`_COUNTS`, when they are due)."""
 
-_USER_DOCUMENTS = """
-CALL db.index.fulltext.queryNodes($index, $query) YIELD node
-WITH node WHERE node.user_id = $user_id
-RETURN count(node)
+_COUNTS = """
+CALL () {
+  UNWIND $queries AS query
+  CALL (query) {
+    CALL db.index.fulltext.queryNodes($index, query) YIELD node
+    WITH node WHERE node.user_id = $user_id
+    RETURN count(node) AS n
+  }
+  RETURN collect([query, n]) AS documents
+}
 """
+"""Each query's documents among the user's nodes (then ``RETURN``, with the corpus when it was counted)."""
 
 
 @dataclass
@@ -83,21 +95,32 @@ class UserKeywordCounts:
         now = time.monotonic()
         with self._lock:
             cached, written = self._users.get(user_id), self._written
-        if (
+        due = (
             cached is None
             or now - cached.at >= TTL
             or written - cached.written > STALE * max(cached.corpus.rows, 1)
-        ):
-            (row,) = self.client.run("user_corpus", _USER_CORPUS, user_id=user_id)
+        )
+        missing = (
+            list(queries) if cached is None or due else [p for p in queries if p not in cached.documents]
+        )
+        if cached is not None and not due and not missing:
+            return cached.corpus, {p: cached.documents[p] for p in queries}
+        cypher = (
+            _USER_CORPUS + _COUNTS + "RETURN rows, tokens, documents" if due else _COUNTS + "RETURN documents"
+        )
+        (row,) = self.client.run(
+            "user_term_count",
+            cypher,
+            index=self.index,
+            queries=list(dict.fromkeys(queries[p] for p in missing)),
+            user_id=user_id,
+        )
+        if cached is None or due:
             cached = _Counted(now, written, Corpus(int(row["rows"] or 0), int(row["tokens"] or 0)))
             with self._lock:
                 if len(self._users) >= _MAX_USERS:
                     self._users.clear()
                 self._users[user_id] = cached
-        missing = [p for p in queries if p not in cached.documents]
-        for phrase in missing:
-            value = self.client.scalar(
-                "user_term_count", _USER_DOCUMENTS, index=self.index, query=queries[phrase], user_id=user_id
-            )
-            cached.documents[phrase] = int(value or 0)
+        found = {str(query): int(n or 0) for query, n in row["documents"]}
+        cached.documents.update((p, found[queries[p]]) for p in missing)
         return cached.corpus, {p: cached.documents[p] for p in queries}

@@ -21,10 +21,12 @@ from typing import Any
 from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_versions import SCHEMA_VERSION, WRITER_GUARD, refuse_older_writer
+from dreammem.system_meta import MESSAGE_KEY, NOTES_VERSION
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
 __all__ = [
     "CONTENT_HEAD",
+    "NEIGHBOUR_TURN",
     "RECORD_FIELDS",
     "TERMS_FORMAT",
     "RecordNodes",
@@ -38,7 +40,10 @@ _MUTABLE = (
     "scope",
     "message_key",
 )
-"""The properties an update rewrites: the record's changeable fields and the two derived from them."""
+"""The properties an update rewrites: the record's changeable fields and the two derived from them.
+
+``notes_version`` (where a node keeps the library's notes, :data:`~dreammem.system_meta.NOTES_VERSION`)
+is set on insert and by the upgrade only: an update of a node not yet upgraded leaves it to the upgrade."""
 
 CONTENT_HEAD_CHARS = 32
 """Characters of a record's text kept in ``content_head``, which the ``(user_id, content_head)`` index
@@ -54,7 +59,7 @@ TERMS_FORMAT = 2
 """How a node's ``terms``/``context`` were made: 1 (absent) the engine's tokens, 2 FTS5's (stems)."""
 
 
-_NEIGHBOUR = (
+NEIGHBOUR_TURN = (
     "WITH s OPTIONAL MATCH (n:DMRecord {{user_id: s.user_id, session_id: s.session_id}}) "
     "WHERE n.kind = $turn AND n.status = 'active' AND (n.event_time {before} s.event_time "
     "OR (n.event_time = s.event_time AND n.rowid {before} s.rowid)) "
@@ -79,8 +84,8 @@ def to_props(record: MemoryRecord) -> dict[str, Any]:
     props["metadata"] = json.dumps(dict(record.metadata), ensure_ascii=False)
     props["system"] = json.dumps(dict(record.system), ensure_ascii=False)
     props["scope"] = scope_of(record.user_id) if record.is_active else None
-    key = record.metadata.get("message_key")
-    props["message_key"] = None if key is None else str(key)
+    props["message_key"] = record.system.get(MESSAGE_KEY)
+    props["notes_version"] = NOTES_VERSION
     return props
 
 
@@ -302,8 +307,8 @@ class RecordNodes:
             "session_neighbours",
             "UNWIND $rowids AS rid MATCH (s:DMRecord {user_id: $user_id, rowid: rid}) "
             "WHERE s.status = 'active' AND s.kind = $turn AND s.session_id IS NOT NULL "
-            f"CALL {{ {_NEIGHBOUR.format(before='<', order='DESC', name='before')} }} "
-            f"CALL {{ {_NEIGHBOUR.format(before='>', order='ASC', name='after')} }} "
+            f"CALL {{ {NEIGHBOUR_TURN.format(before='<', order='DESC', name='before')} }} "
+            f"CALL {{ {NEIGHBOUR_TURN.format(before='>', order='ASC', name='after')} }} "
             "RETURN s.rowid AS rowid, before_rowid, after_rowid",
             rowids=list(dict.fromkeys(int(r) for r in rowids)),
             user_id=user_id,
@@ -406,7 +411,7 @@ class RecordNodes:
         return {str(r["id"]) for r in rows}
 
     def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
-        """Which of these adapter message keys (``metadata["message_key"]``) are stored."""
+        """Which of these adapter message keys (``system["message_key"]``, a node property) are stored."""
         if not keys:
             return set()
         rows = self.client.run(

@@ -8,6 +8,7 @@ share one memory. The store is composed of one class per job:
 * :mod:`~dreammem.stores.neo4j_keyword`: the Lucene full-text index over pre-tokenised terms;
 * :mod:`~dreammem.stores.neo4j_vectors`: embeddings and the Neo4j vector index;
 * :mod:`~dreammem.stores.neo4j_dreams`: queue, task state, dream log, meta;
+* :mod:`~dreammem.stores.neo4j_surroundings`: what a recall reads about its candidates, in one query;
 
 and this module adds the schema and erasure. Every query is parameterised Cypher
 and names the user (the few keyed by a store-unique row id or dream id check it
@@ -20,6 +21,7 @@ import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 from dreammem.stores.base import REQUIRED_CAPABILITIES, RecordCapability, RecordStore
@@ -27,6 +29,7 @@ from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_dreams import DreamNodes
 from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
 from dreammem.stores.neo4j_records import CONTENT_HEAD, TERMS_FORMAT, RecordNodes
+from dreammem.stores.neo4j_surroundings import SurroundingNodes
 from dreammem.stores.neo4j_vectors import EmbeddingNodes
 from dreammem.stores.neo4j_versions import (
     MIN_WRITER_VERSION,
@@ -35,7 +38,8 @@ from dreammem.stores.neo4j_versions import (
     raise_min_writer,
 )
 from dreammem.stores.sqlite.erasure import scrub_text
-from dreammem.system_meta import split_legacy
+from dreammem.stores.touch_behind import TouchBehind
+from dreammem.system_meta import MESSAGE_KEY, NOTES_VERSION, split_later, split_legacy
 from dreammem.types import MemoryRecord
 
 __all__ = ["SCHEMA_VERSION", "Neo4jRecordStore"]
@@ -74,7 +78,7 @@ _SCHEMA = (
 )
 
 
-class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, RecordStore):
+class Neo4jRecordStore(SurroundingNodes, KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, RecordStore):
     """The :class:`~dreammem.stores.base.RecordStore` in one Neo4j database.
 
     Opening it creates the constraints and indexes (idempotent, safe when several
@@ -94,7 +98,7 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         BackendError: the server refused the schema.
     """
 
-    capabilities = REQUIRED_CAPABILITIES | {RecordCapability.SHARED}
+    capabilities = REQUIRED_CAPABILITIES | {RecordCapability.SHARED, RecordCapability.GATHERED_READS}
 
     def __init__(
         self, client: Neo4jClient, *, context_weight: float = 0.5, client_version: int = SCHEMA_VERSION
@@ -103,6 +107,7 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         EmbeddingNodes.__init__(self, client)
         self.client = client
         self.client_version = client_version
+        self._touches = TouchBehind(self.touch)
         client.schema(_SCHEMA)
         if min_writer(client) > client_version:
             log.warning(
@@ -120,7 +125,9 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         get FTS5's. Version 3: nodes without ``content_head`` get it (the index that finds
         same-text records holds it). Version 4: nodes without ``system`` get the library's
         notes moved out of their ``metadata`` (:func:`~dreammem.system_meta.split_legacy`,
-        as SQLite's migration 17). ``_RETOKENISE_BATCH`` nodes per transaction; a node
+        as SQLite's migration 17). Version 5: nodes without ``notes_version`` get an adapter
+        message's key and a keyed entry moved too (:func:`~dreammem.system_meta.split_later`,
+        as SQLite's migration 18). ``_RETOKENISE_BATCH`` nodes per transaction; a node
         converted already is never converted again, so processes opening the database at
         once may share the work, and an interrupted upgrade resumes on the next open.
         """
@@ -161,6 +168,8 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
             pass
         while self._move_system_notes():
             pass
+        while self._move_later_notes():
+            pass
         self.set_meta("schema_version", str(self.client_version))
 
     def _move_system_notes(self) -> int:
@@ -182,6 +191,32 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
                     "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) WHERE r.system IS NULL "
                     "SET r.metadata = row.metadata, r.system = row.system",
                     rows=moved,
+                )
+        return len(rows)
+
+    def _move_later_notes(self) -> int:
+        """Move message keys and keyed entries into ``system`` on up to a batch of older nodes; how many."""
+        with self.transaction():
+            rows = self.client.run(
+                "upgrade",
+                "MATCH (r:DMRecord) WHERE r.notes_version IS NULL "
+                "RETURN r.rowid AS rowid, r.metadata AS metadata, r.system AS system LIMIT $batch",
+                batch=_RETOKENISE_BATCH,
+            )
+            moved = []
+            for row in rows:
+                caller, later = split_later(json.loads(row["metadata"] or "{}"))
+                system = {**json.loads(row["system"] or "{}"), **later}
+                fields = {"metadata": _json(caller), "system": _json(system), "key": system.get(MESSAGE_KEY)}
+                moved.append({"rowid": row["rowid"], **fields})
+            if moved:  # only nodes still unconverted: another process may share the work
+                self.client.run(
+                    "upgrade",
+                    "UNWIND $rows AS row MATCH (r:DMRecord {rowid: row.rowid}) WHERE r.notes_version IS NULL "
+                    "SET r.metadata = row.metadata, r.system = row.system, r.message_key = row.key, "
+                    "r.notes_version = $version",
+                    rows=moved,
+                    version=NOTES_VERSION,
                 )
         return len(rows)
 
@@ -212,9 +247,22 @@ class Neo4jRecordStore(KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, Re
         """The schema version of the database."""
         return int(self.get_meta("schema_version") or 0)
 
+    def touch_soon(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """:meth:`touch`, written by a thread behind the caller (recall does not wait for it).
+
+        Every access given is written before :meth:`close` returns.
+        """
+        self._touches.add(user_id, ids, at)
+
     def close(self) -> None:
-        """Close the connection (idempotent); later calls raise ``BackendError``."""
-        self.client.close()
+        """Write the accesses still waiting, then close the connection (idempotent).
+
+        Later calls raise ``BackendError``.
+        """
+        try:
+            self._touches.close()
+        finally:
+            self.client.close()
 
     # -- erasure
 

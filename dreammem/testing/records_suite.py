@@ -88,6 +88,19 @@ class RecordsSuite(RoleSuite):
         assert record_store.get_by_rowids(alice, [rowid]) == {rowid: marked}
         assert record_store.find(alice) == [marked]
 
+    def test_message_keys_are_found_in_the_system_notes_only(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        noted = rec(alice, "hello", session_id="s1", system={"message_key": "id:m1"})
+        forged = rec(alice, "mine", session_id="s1", metadata={"message_key": "id:m2"})
+        other = rec(bob, "hello", session_id="s1", system={"message_key": "id:m3"})
+        put(record_store, [noted, forged, other])
+        assert record_store.existing_message_keys(alice, "s1", ["id:m1", "id:m2", "id:m3"]) == {"id:m1"}
+        assert record_store.existing_message_keys(alice, None, ["id:m1"]) == set()
+        record_store.update([dataclasses.replace(noted, system={})])
+        assert record_store.existing_message_keys(alice, "s1", ["id:m1"]) == set()
+
     def test_reads_keep_the_order_asked_and_skip_missing(
         self, record_store: RecordStore, users: tuple[str, str]
     ) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from dreammem.config import WriteConfig
 from dreammem.errors import ValidationError
 from dreammem.types import Kind
 from dreammem.validation import (
@@ -34,15 +35,16 @@ def check_turns(turns: object) -> Iterable[Any]:
     return turns
 
 
-def turn_inputs(
-    turns: object, now: datetime, *, max_chars: int, max_turns: int, max_total: int
-) -> list[TurnInput]:
+def turn_inputs(turns: object, now: datetime, write: WriteConfig) -> list[TurnInput]:
     """Every turn of a batch, validated, within the batch bounds (read no further than them).
 
+    The bounds are ``write``'s: ``max_content_chars`` a turn, ``max_batch_turns`` turns
+    and ``max_batch_chars`` characters of content in all.
+
     Raises:
-        ValidationError: a bad turn, more than ``max_turns`` turns, or more than
-            ``max_total`` characters of content in all.
+        ValidationError: a bad turn, or a batch over the bounds.
     """
+    max_chars, max_turns, max_total = write.max_content_chars, write.max_batch_turns, write.max_batch_chars
     inputs: list[TurnInput] = []
     total = 0
     for turn in check_turns(turns):

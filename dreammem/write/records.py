@@ -13,7 +13,7 @@ episodic record whatever it says, and one that reads like an instruction is flag
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -41,7 +41,11 @@ _ROLE_PRIORITY = {
 
 @dataclass(frozen=True, slots=True)
 class TurnInput:
-    """A validated turn, ready to become records."""
+    """A validated turn, ready to become records.
+
+    ``system`` holds notes a layer of the library gives the turn's record (an adapter
+    message's key, a keyed entry): never from a caller's input.
+    """
 
     content: str
     user_id: str
@@ -51,6 +55,7 @@ class TurnInput:
     agent_id: str | None = None
     metadata: Mapping[str, Any] | None = None
     speaker: str | None = None
+    system: SystemMeta = field(default_factory=lambda: SystemMeta())
 
 
 def source_for_role(role: Role) -> Source:
@@ -111,10 +116,10 @@ _USER_ONLY_KINDS = frozenset({Kind.PREFERENCE, Kind.CONSTRAINT})
 
 
 def _flagged(turn: TurnInput) -> SystemMeta:
-    """The instruction flag when a non-user turn reads like one (the record's system notes)."""
+    """The turn's own notes, with the instruction flag when a non-user turn reads like one."""
     if turn.role is not Role.USER and looks_like_instruction(turn.content):
-        return {SUSPECT_KEY: True}
-    return {}
+        return {**turn.system, SUSPECT_KEY: True}
+    return turn.system.copy()
 
 
 def build_core_memory(

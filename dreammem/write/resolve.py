@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.errors import ScopeError, ValidationError
+from dreammem.system_meta import KEYED_KEY
 from dreammem.text.tokenize import contains_cjk
 from dreammem.types import Layer, MemoryRecord, Role, Source
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
@@ -95,10 +96,10 @@ Batch-first: one call per write, so a store can read every candidate in one quer
 def is_statement(record: MemoryRecord) -> bool:
     """True for an active user statement: a user turn or an explicit memory, not a question."""
     said = record.role is Role.USER or record.source is Source.USER_EXPLICIT
-    # A key-value store item ("keyed"): each key is its own value, never an update of another.
+    # A keyed entry (its system note, never the caller's metadata): each key is its own value.
     return (
         said
-        and "keyed" not in record.metadata
+        and KEYED_KEY not in record.system
         and record.is_active
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
         and not _is_question(record.content)

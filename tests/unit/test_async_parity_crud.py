@@ -15,6 +15,7 @@ from pathlib import Path
 from dreammem import DreamMemory
 from dreammem.crud import CrudMixin
 from dreammem.embed import HashingEmbedder
+from dreammem.layer_writes import LayerWriteMixin
 from dreammem.lookups import LookupMixin
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -58,7 +59,7 @@ def _public_sync() -> set[str]:
     return {
         name
         for cls in DreamMemory.__mro__
-        if cls not in (LookupMixin, object)
+        if cls not in (LookupMixin, LayerWriteMixin, object)  # the layers' reads and writes: no twins
         for name, member in vars(cls).items()
         if not name.startswith("_")
         and inspect.isfunction(member)

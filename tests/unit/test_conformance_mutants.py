@@ -77,6 +77,19 @@ class NotesInMetadata(SQLiteRecordStore):
         ]
 
 
+class KeysFromMetadata(SQLiteRecordStore):
+    """Message keys are looked up in the caller's metadata (the look-up before schema 18)."""
+
+    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
+        clause = "session_id IS ?" if session_id is None else "session_id = ?"
+        rows = self.fetchall(
+            f"SELECT json_extract(metadata, '$.message_key') FROM records WHERE user_id = ? AND {clause} "
+            f"AND json_extract(metadata, '$.message_key') IN ({', '.join('?' * len(keys))})",
+            (user_id, session_id, *keys),
+        )
+        return {str(r[0]) for r in rows}
+
+
 class StorageOrder(SQLiteRecordStore):
     """``get`` answers in storage order, not in the order asked."""
 
@@ -231,6 +244,7 @@ RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (LossyCodec, "test_a_record_comes_back_equal"),
     (SpeakerlessGet, "test_a_speaker_comes_back_and_an_update_keeps_it"),
     (NotesInMetadata, "test_system_notes_are_stored_apart_from_the_callers_metadata"),
+    (KeysFromMetadata, "test_message_keys_are_found_in_the_system_notes_only"),
     (StorageOrder, "test_reads_keep_the_order_asked_and_skip_missing"),
     (EveryStatus, "test_update_changes_status_and_a_missing_record_fails"),
     (NewestQueuedFirst, "test_the_queue_is_oldest_first_and_can_be_restored"),

@@ -20,6 +20,7 @@ from dreammem import DreamMemory, NotFoundError
 from dreammem.agent_api import forget_session, memory_block, search_memory, session_turns
 from dreammem.embed import HashingEmbedder
 from dreammem.keyed import get_keyed, list_keyed, put_keyed, rank_keyed
+from dreammem.types import MemoryRecord
 from tests.unit.dream.support import T0
 
 CANARY = "zulu-kilo"
@@ -42,10 +43,15 @@ def _turns(user: str, extra: str) -> list[dict[str, Any]]:
             "user_id": user,
             "session_id": "s1",
             "event_time": T0 + timedelta(minutes=n),
-            "metadata": {"message_key": f"m{n}"},
         }
         for n, text in enumerate(texts)
     ]
+
+
+def _add_messages(memory: DreamMemory, user: str, extra: str) -> list[MemoryRecord]:
+    """The turns as an adapter writes them: message keys m0, m1, ... in each record's system notes."""
+    turns = _turns(user, extra)
+    return memory.add_messages(turns, [f"m{n}" for n in range(len(turns))])
 
 
 def _bob_state(memory: DreamMemory) -> dict[str, object]:
@@ -64,7 +70,7 @@ def _bob_state(memory: DreamMemory) -> dict[str, object]:
 @pytest.fixture
 def shared(tmp_path: Path) -> DreamMemory:
     memory = DreamMemory(tmp_path / "store", embedder=HashingEmbedder())
-    memory.add_many(_turns("bob", CANARY))
+    _add_messages(memory, "bob", CANARY)
     memory.remember(f"My favourite editor is Vim {CANARY}", user_id="bob", slot="user/editor")
     memory.set_task_state({"goal": f"book flights {CANARY}"}, user_id="bob", session_id="s1")
     value = {"value": f"dark {CANARY}"}
@@ -76,7 +82,7 @@ def shared(tmp_path: Path) -> DreamMemory:
 
 def _alice_calls(memory: DreamMemory) -> list[tuple[str, Callable[[], object]]]:
     """Every public operation, as Alice, in an order where each has something to act on."""
-    alice = memory.add_many(_turns("alice", "from alice"))
+    alice = _add_messages(memory, "alice", "from alice")
     first = alice[0].id
     calls: list[tuple[str, Callable[[], object]]] = [
         (

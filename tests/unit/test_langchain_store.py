@@ -237,7 +237,7 @@ def test_update_supersedes_and_keeps_history(tmp_path: Path) -> None:
         assert item.created_at == first.created_at and item.updated_at > first.updated_at
         superseded = memory.get_all(user_id=U, status="superseded")
         assert [r.content for r in superseded] == ["likes tea"]
-        assert superseded[0].metadata["keyed"]["key"] == "drink"
+        assert superseded[0].system["keyed"]["key"] == "drink"
         store.delete((U, "prefs"), "drink")
         statuses = [r.status for r in memory.get_all(user_id=U, status=None)]
         assert statuses == [Status.DELETED, Status.SUPERSEDED]
@@ -249,7 +249,7 @@ def test_default_text_and_reopen(tmp_path: Path) -> None:
         store.put((U,), "one", {"text": "plain text"})
         store.put((U,), "two", {"city": "Oslo", "n": 4, "ok": True, "tags": ["x"]})
         store.put((U,), "three", {"flag": True})
-        texts = {r.metadata["keyed"]["key"]: r.content for r in memory.get_all(user_id=U)}
+        texts = {r.system["keyed"]["key"]: r.content for r in memory.get_all(user_id=U)}
         assert texts == {"one": "plain text", "two": "city: Oslo\nn: 4\ntags: x", "three": '{"flag": true}'}
     with DreamMemory(tmp_path / "m", embedder=HashingEmbedder()) as reopened:
         store = DreamMemStore(reopened)

@@ -48,8 +48,8 @@ def test_session_records_keep_superseded_turns_and_drop_forgotten_ones(memory: D
 
 
 def test_stored_message_keys_are_per_user_and_session(memory: DreamMemory) -> None:
-    memory.add("hi", user_id="u1", session_id="s1", metadata={"message_key": "k1"})
-    memory.add("hi", user_id="u1", metadata={"message_key": "k2"})
+    memory.add_messages([{"content": "hi", "user_id": "u1", "session_id": "s1"}], ["k1"])
+    memory.add_messages([{"content": "hi", "user_id": "u1"}], ["k2"])
     assert memory.stored_message_keys(["k1", "k2", "k3"], user_id="u1", session_id="s1") == {"k1"}
     assert memory.stored_message_keys(["k1", "k2"], user_id="u1", session_id=None) == {"k2"}
     assert memory.stored_message_keys(["k1"], user_id="u2", session_id="s1") == set()

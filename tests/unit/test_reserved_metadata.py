@@ -22,7 +22,7 @@ from dreammem.dream.linked import KEPT_WHY_KEY
 from dreammem.embed import HashingEmbedder
 from dreammem.erasure import EDITED
 from dreammem.errors import ValidationError
-from dreammem.system_meta import LEGACY_KEYS, SYSTEM_KEYS
+from dreammem.system_meta import KEYED_KEY, LATER_KEYS, LEGACY_KEYS, MESSAGE_KEY, SYSTEM_KEYS
 from dreammem.write.instructions import SUSPECT_KEY
 from dreammem.write.relations import DECISION_KEY, OUTDATED_BY_KEY, OUTDATED_WHY_KEY, OUTDATES_KEY
 from dreammem.write.revert import REVERTED_KEY
@@ -35,8 +35,9 @@ def test_every_key_the_library_writes_is_a_system_key() -> None:
         OUTDATED_BY_KEY, OUTDATED_WHY_KEY, OUTDATES_KEY, DECISION_KEY, REVERTED_KEY, SUSPECT_KEY,
         KEPT_WHY_KEY, EDITED, "from_turn", "correction", "dream_id", "summarizes",
         "verbatim_lines_for", "merged", "support", "observation", "of_kind", "archived",
+        MESSAGE_KEY, KEYED_KEY,
     }  # fmt: skip
-    assert written == SYSTEM_KEYS == set(LEGACY_KEYS)
+    assert written == SYSTEM_KEYS == set(LEGACY_KEYS) | set(LATER_KEYS)
 
 
 @pytest.mark.parametrize("key", sorted(SYSTEM_KEYS))
@@ -102,7 +103,7 @@ def test_an_export_carries_the_notes_and_an_older_export_has_them_moved(
     (marked,) = memory.store.get("u1", [mine])
     memory.store.update([replace(marked, system={OUTDATED_BY_KEY: [other], OUTDATED_WHY_KEY: why})])
     rows = _rows(memory.export(user_id="u1"))
-    assert rows[0]["version"] == 2 and any(r["record"]["system"].get(OUTDATED_BY_KEY) for r in rows[1:])
+    assert rows[0]["version"] == 3 and any(r["record"]["system"].get(OUTDATED_BY_KEY) for r in rows[1:])
     old = [{**rows[0], "version": 1}]  # as version 1 wrote it: the notes inside the metadata
     for row in rows[1:]:
         record = dict(row["record"])

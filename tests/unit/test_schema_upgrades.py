@@ -16,17 +16,21 @@ import pytest
 
 import dreammem.stores.sqlite.connection as connection
 from dreammem import DreamMemory, Kind, Layer, MemoryRecord, Status
+from dreammem.agent_api import ChatTurn, ingest_turns
 from dreammem.embed import HashingEmbedder
+from dreammem.keyed import get_keyed
 from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.stores.sqlite.codec import COLUMNS, to_row
 from dreammem.stores.sqlite.user_stats import count_rows, register
+from dreammem.system_meta import LATER_KEYS
 from dreammem.text.tokenize import tokenize
 
 LATEST = MIGRATIONS[-1].version
 SPEAKER_VERSION = next(m.version for m in MIGRATIONS if m.name == "speaker_column")
 KEYWORD_USERS_VERSION = next(m.version for m in MIGRATIONS if m.name == "keyword_users")
 SYSTEM_VERSION = next(m.version for m in MIGRATIONS if m.name == "system_column")
+LATER_VERSION = next(m.version for m in MIGRATIONS if m.name == "message_key_and_keyed_in_system")
 OLD_COLUMNS = [c for c in COLUMNS if c not in ("speaker", "system")]
 """The columns of ``records`` before the speaker column came."""
 OLDER = [m.version for m in MIGRATIONS[:-1]]
@@ -75,8 +79,11 @@ def _old_store(
     with conn:
         for rowid, record in enumerate(records, start=1):
             row = to_row(record)
-            if version < SYSTEM_VERSION:  # the library's notes lived in the metadata then
-                row["metadata"] = json.dumps({**record.metadata, **record.system})
+            if version < LATER_VERSION:  # the library's notes (before 17), or two of them, in the metadata
+                later = {k: v for k, v in record.system.items() if k in LATER_KEYS}
+                moved = record.system if version < SYSTEM_VERSION else later
+                row["metadata"] = json.dumps({**record.metadata, **moved})
+                row["system"] = json.dumps({k: v for k, v in record.system.items() if k not in later})
             marks = ", ".join("?" * len(columns))
             conn.execute(
                 f"INSERT INTO records (rowid, {', '.join(columns)}) VALUES (?, {marks})",
@@ -186,6 +193,25 @@ def test_an_older_store_gets_the_speakers_its_metadata_named(
     assert [r.metadata for r in found] == [r.metadata for r in records]
 
 
+def _old_metadata(
+    path: Path, version: int, monkeypatch: pytest.MonkeyPatch, records: list[MemoryRecord]
+) -> list[dict[str, object]]:
+    """A store at ``version`` holding these records; each row's metadata as that version stored it."""
+    _old_store(path, version, monkeypatch, records)
+    raw = sqlite3.connect(path)
+    stored = [json.loads(m) for (m,) in raw.execute("SELECT metadata FROM records ORDER BY rowid")]
+    raw.close()
+    return stored
+
+
+def _read_as_written(memory: DreamMemory, records: list[MemoryRecord]) -> None:
+    """The store is at the latest schema and gives back these records of u1 as they were made."""
+    assert memory.store.schema_version == LATEST
+    assert memory.get_all(user_id="u1", status=None) == sorted(
+        records, key=lambda r: r.event_time, reverse=True
+    )
+
+
 def _marked_pair() -> list[MemoryRecord]:
     """An older home city marked possibly outdated by a newer one, as the write path leaves them."""
     newer = MemoryRecord(
@@ -209,19 +235,13 @@ def test_an_older_store_moves_the_library_notes_out_of_the_metadata(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     records = _marked_pair()
-    _old_store(tmp_path / "old.db", SYSTEM_VERSION - 1, monkeypatch, records)
-    raw = sqlite3.connect(tmp_path / "old.db")
-    stored = [json.loads(m) for (m,) in raw.execute("SELECT metadata FROM records ORDER BY rowid")]
-    raw.close()
+    stored = _old_metadata(tmp_path / "old.db", SYSTEM_VERSION - 1, monkeypatch, records)
     assert "possibly_outdated_by" in stored[0] and "from_turn" in stored[1]  # the old layout
     _old_store(tmp_path / "new.db", LATEST, monkeypatch, records)
     contexts = []
     for name in ("old.db", "new.db"):
         with DreamMemory(tmp_path / name, embedder=HashingEmbedder()) as memory:
-            assert memory.store.schema_version == LATEST
-            assert memory.get_all(user_id="u1", status=None) == sorted(
-                records, key=lambda r: r.event_time, reverse=True
-            )
+            _read_as_written(memory, records)
             memory.reindex()
             result = memory.recall("where do I live?", user_id="u1", k=5)
             contexts.append(([h.id for h in result.hits], result.to_context().text))
@@ -229,3 +249,43 @@ def test_an_older_store_moves_the_library_notes_out_of_the_metadata(
     ids, text = contexts[0]
     assert ids[0] == records[1].id and records[0].id in ids
     assert "possibly outdated" in text
+
+
+def _adapter_records() -> list[MemoryRecord]:
+    """A turn an adapter stored, a keyed entry, and a caller's look-alikes of other types."""
+    when = [T0 + timedelta(minutes=n) for n in range(3)]
+    turn = MemoryRecord(
+        user_id="u1", content="I am allergic to peanuts", session_id="s1", created_at=when[0],
+        event_time=when[0], metadata={"topic": "food"}, system={"message_key": "id:m1"},
+    )  # fmt: skip
+    entry = {"path": ["prefs"], "key": "milk", "value": {"text": "oat"}, "indexed": True, "created_at": None}
+    keyed = MemoryRecord(
+        user_id="u1", content="oat milk", layer=Layer.SEMANTIC, kind=Kind.FACT,
+        slot='keyed:["prefs", "milk"]', created_at=when[1], event_time=when[1], system={"keyed": entry},
+    )  # fmt: skip
+    caller = MemoryRecord(
+        user_id="u1", content="my own note", session_id="s1", created_at=when[2], event_time=when[2],
+        metadata={"message_key": 7, "keyed": True},
+    )  # fmt: skip
+    return [turn, keyed, caller]
+
+
+def test_an_older_store_moves_message_keys_and_keyed_entries_into_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = _adapter_records()
+    stored = _old_metadata(tmp_path / "old.db", LATER_VERSION - 1, monkeypatch, records)
+    assert stored[0]["message_key"] == "id:m1" and stored[1]["keyed"]["key"] == "milk"  # the old layout
+    with DreamMemory(tmp_path / "old.db", embedder=HashingEmbedder()) as memory:
+        _read_as_written(memory, records)
+        plan = memory.store.fetchall(
+            "EXPLAIN QUERY PLAN SELECT json_extract(system, '$.message_key') FROM records "
+            "WHERE user_id = ? AND session_id = ? AND json_extract(system, '$.message_key') IN (?)",
+            ("u1", "s1", "id:m1"),
+        )
+        assert any("records_message_key" in str(row[-1]) for row in plan), plan
+        assert memory.stored_message_keys(["id:m1", "7"], user_id="u1", session_id="s1") == {"id:m1"}
+        assert ingest_turns(memory, [ChatTurn("user", "I am allergic to peanuts", "m1")], user_id="u1",
+                            session_id="s1") == []  # fmt: skip
+        entry = get_keyed(memory, user_id="u1", path=("prefs",), key="milk")
+        assert entry is not None and entry.value == {"text": "oat"}

@@ -90,7 +90,7 @@ class RecordReads(ABC):
 
     @abstractmethod
     def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
-        """Which of these adapter message keys (``metadata["message_key"]``) are stored."""
+        """Which of these adapter message keys (``system["message_key"]``) are stored."""
 
     @abstractmethod
     def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:

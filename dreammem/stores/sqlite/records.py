@@ -367,8 +367,8 @@ class RecordRows(SQLiteConnection):
         for chunk in chunks(list(keys), 500):
             marks = ", ".join("?" * len(chunk))
             rows = self.fetchall(
-                f"SELECT json_extract(metadata, '$.message_key') FROM records WHERE user_id = ? "
-                f"AND {session_clause} AND json_extract(metadata, '$.message_key') IN ({marks})",
+                f"SELECT json_extract(system, '$.message_key') FROM records WHERE user_id = ? "
+                f"AND {session_clause} AND json_extract(system, '$.message_key') IN ({marks})",
                 (user_id, session_id, *chunk),
             )
             found.update(str(r[0]) for r in rows)
