@@ -56,6 +56,7 @@ def main() -> None:
     parser.add_argument("--embedder", default="hashing", help="hashing (measures the stores) or minilm")
     parser.add_argument("--neo4j-uri", help="a running server instead of starting the repo's own")
     parser.add_argument("--state", default=".neo4j-bench", help="state folder of the server this starts")
+    parser.add_argument("--project", type=int, default=1_000_000, help="records to project ingest hours for")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -107,6 +108,8 @@ def main() -> None:
             _server("down", args.state)
     report["sizes"] = [r.to_dict() for r in results]
     report["targets"] = bench.check_targets(results)
+    hours = bench.project_ingest(results, args.project)
+    report[f"ingest_hours_for_{args.project}_at_the_last_rate"] = {k: round(v, 2) for k, v in hours.items()}
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:

@@ -51,6 +51,7 @@ __all__ = [
     "embedder_named",
     "grow",
     "measure_recall",
+    "project_ingest",
     "run_sizes",
 ]
 
@@ -273,6 +274,16 @@ def check_targets(results: Sequence[SizeResult]) -> dict[str, dict[str, Any]]:
     if ingest:
         put("ingest", min(ingest), 0.5, at_least=True)
     return out
+
+
+def project_ingest(results: Sequence[SizeResult], records: int) -> dict[str, float]:
+    """Hours each backend would take to ingest ``records`` at the last size's measured rate.
+
+    A lower bound when rates fall as the store grows (they do on both backends).
+    """
+    if not results:
+        return {}
+    return {name: records / rate / 3600 for name, rate in results[-1].ingest_per_s.items() if rate > 0}
 
 
 def embedder_named(name: str) -> Embedder:

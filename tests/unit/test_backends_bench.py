@@ -19,6 +19,7 @@ from dreammem_bench.backends import (
     check_targets,
     embedder_named,
     grow,
+    project_ingest,
     run_sizes,
 )
 from dreammem_bench.latency import synthetic_turns
@@ -132,3 +133,11 @@ def test_check_targets_reports_only_the_sizes_the_run_reached() -> None:
 def test_the_default_vectors_are_cheap_hashing_at_minilm_width() -> None:
     embedder = embedder_named("hashing")
     assert (embedder.name, embedder.dim) == ("hashing-384", 384)
+
+
+def test_project_ingest_uses_the_last_sizes_rates() -> None:
+    results = [_size(1, 1_000, 5.0, 9.0, (800, 500)), _size(1, 10_000, 6.0, 9.0, (200, 40))]
+    assert project_ingest(results, 1_000_000) == pytest.approx(
+        {EMBEDDED: 1e6 / 200 / 3600, NEO4J: 1e6 / 40 / 3600}
+    )
+    assert project_ingest([], 10) == {}
