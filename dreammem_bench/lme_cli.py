@@ -78,6 +78,9 @@ def bench_longmemeval(
         typer.Option(help="all, dev (every 4th question of the file: tuned on) or held (the others)."),
     ] = "all",
     limit: Annotated[int | None, typer.Option(help="At most this many questions.", min=1)] = None,
+    skip: Annotated[
+        int, typer.Option(help="Leave out the split's first N questions (to score a later part once).", min=0)
+    ] = 0,
     config: Annotated[Path | None, typer.Option(help="DreamMem TOML config.")] = None,
     variants: Annotated[str, typer.Option(help="Comma-separated recall variants (see parse_variant).")] = "",
     folds: Annotated[
@@ -90,7 +93,8 @@ def bench_longmemeval(
     """Session and turn recall of DreamMem on LongMemEval, beside baselines on the same turns."""
     if split not in SPLITS:
         raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
-    questions = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][:limit]
+    chosen = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][skip:]
+    questions = chosen[:limit]
     cfg = load_config(config) if config is not None else DreamMemConfig()
     embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(cfg, embedder)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from dreammem.cli import app
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import ValidationError
@@ -100,3 +103,13 @@ def test_variants_build_validated_recall_configs() -> None:
     for bad in ("-nothing", "preset:nope", "vectr=1", "what"):
         with pytest.raises(Exception, match="variant"):
             parse_variant(bad, base)
+
+
+@pytest.mark.slow  # loads MiniLM
+def test_skip_leaves_out_the_first_questions_of_the_split(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    args = ["bench", "longmemeval", "--data", str(FIXTURE), "--split", "all", "--skip", "1", "--limit", "1"]
+    args += ["--no-baselines", "--cache", str(tmp_path / "v.bin"), "--json", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["questions"] == ["q-ssu-1"]
