@@ -93,8 +93,8 @@ def bench_longmemeval(
     """Session and turn recall of DreamMem on LongMemEval, beside baselines on the same turns."""
     if split not in SPLITS:
         raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
-    chosen = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][skip:]
-    questions = chosen[:limit]
+    in_split = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][skip:]
+    questions = in_split[:limit]
     cfg = load_config(config) if config is not None else DreamMemConfig()
     embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(cfg, embedder)
