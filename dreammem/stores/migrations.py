@@ -419,4 +419,25 @@ MIGRATIONS: tuple[Migration, ...] = (
         ) WHERE json_extract(system, '$.message_key') IS NOT NULL;
         """,
     ),
+    Migration(
+        19,
+        "writer_guard",
+        # The lowest client schema version that may write to the file (dreammem.stores.sqlite.writers):
+        # each client raises it to its own when it opens the file, and every write checks it.
+        # The triggers guard every write of a record's row (not access counts): they call the
+        # connection's dreammem_client_version(), which a client older than this migration lacks,
+        # so it is refused too.
+        """
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TRIGGER records_writer_guard_insert BEFORE INSERT ON records
+        WHEN (SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'min_writer_version')
+             > dreammem_client_version()
+        BEGIN SELECT RAISE(ABORT, 'dreammem_writer_too_old'); END;
+        CREATE TRIGGER records_writer_guard_update
+        BEFORE UPDATE OF content, metadata, system, status, slot, superseded_by ON records
+        WHEN (SELECT CAST(value AS INTEGER) FROM store_meta WHERE key = 'min_writer_version')
+             > dreammem_client_version()
+        BEGIN SELECT RAISE(ABORT, 'dreammem_writer_too_old'); END;
+        """,
+    ),
 )

@@ -23,6 +23,7 @@ from dreammem.stores.migrations import MIGRATIONS
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.stores.sqlite.codec import COLUMNS, to_row
 from dreammem.stores.sqlite.user_stats import count_rows, register
+from dreammem.stores.sqlite.writers import register as register_client_version
 from dreammem.system_meta import LATER_KEYS
 from dreammem.text.tokenize import tokenize
 
@@ -76,6 +77,7 @@ def _old_store(
     columns = COLUMNS if version >= SYSTEM_VERSION else [c for c in COLUMNS if c != "system"]
     columns = columns if version >= SPEAKER_VERSION else OLD_COLUMNS
     conn = sqlite3.connect(path)
+    register_client_version(conn)  # rows written as a client of this version would (the guard's triggers)
     with conn:
         for rowid, record in enumerate(records, start=1):
             row = to_row(record)

@@ -29,6 +29,8 @@ from dreammem.stores.sqlite.rank_outside import DocumentCounts, OutsideRanker
 from dreammem.stores.sqlite.touches import PendingTouches
 from dreammem.stores.sqlite.user_stats import UserDocuments
 from dreammem.stores.sqlite.user_stats import register as register_user_stats
+from dreammem.stores.sqlite.writers import needs_raise, raise_min_writer, refused
+from dreammem.stores.sqlite.writers import register as register_client_version
 
 __all__ = ["SQLiteConnection"]
 
@@ -60,7 +62,7 @@ class _Translated:
         self, kind: type[BaseException] | None, exc: BaseException | None, trace: TracebackType | None
     ) -> None:
         if isinstance(exc, sqlite3.Error):
-            raise backend_error(exc, self._path) from exc
+            raise refused(exc, self._path) or backend_error(exc, self._path) from exc
 
 
 class SQLiteConnection:
@@ -88,6 +90,7 @@ class SQLiteConnection:
             raise BackendError(f"cannot open SQLite database {self.path}: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
         register_user_stats(self._conn)
+        register_client_version(self._conn)
         self._term_shares = TermShares(lambda: self._scalar("SELECT COUNT(*) FROM records"), self._fts_count)
         self._documents = DocumentCounts(lambda match: self._fts_count(match, 2**62))
         self._outside = OutsideRanker((1.0, self.context_weight))
@@ -120,6 +123,7 @@ class SQLiteConnection:
                         self._conn.execute("PRAGMA journal_mode = WAL")
                         self._conn.execute("PRAGMA synchronous = NORMAL")
                     self._migrate()
+                    self._raise_min_writer()
                 return
             except BackendError as exc:
                 if not exc.is_retryable or time.monotonic() + delay > deadline:
@@ -150,6 +154,13 @@ class SQLiteConnection:
                         "INSERT INTO schema_version VALUES (?, ?, datetime('now'))",
                         (migration.version, migration.name),
                     )
+
+    def _raise_min_writer(self) -> None:
+        """Record this client as the lowest that may write (a read first: no lock when it is)."""
+        with self._lock:
+            if needs_raise(self._conn):
+                with self.transaction() as conn:
+                    raise_min_writer(conn)
 
     def _applied(self) -> set[int]:
         """The migrations recorded in the file (none in a new file)."""
@@ -234,7 +245,7 @@ class SQLiteConnection:
             if outer and self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise backend_error(exc, self.path) from exc
+                raise refused(exc, self.path) or backend_error(exc, self.path) from exc
             raise
         else:
             self._depth -= 1
