@@ -19,7 +19,6 @@ Capabilities are declared in ``capabilities`` as :class:`RecordCapability`,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
@@ -123,11 +122,3 @@ class RecordStore(
         declaring ``RecordCapability.GATHERED_READS`` answers in one round trip.
         """
         return read_one_by_one(self, user_id, rowids, seeds, pinned=pinned)
-
-    def touch_soon(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
-        """:meth:`touch`, possibly written after returning (never lost: :meth:`close` writes it).
-
-        Recall records its hits' accesses this way, off its critical path where the store can.
-        The default writes it now.
-        """
-        self.touch(user_id, ids, at)

@@ -32,7 +32,7 @@ def _declared(role: type) -> set[str]:
 def test_the_record_store_is_its_roles_and_nothing_else() -> None:
     assert [r.__name__ for r in RecordStore.__bases__] == [r.__name__ for r in ROLES]
     own = {n for n in _declared(RecordStore) if not n.startswith("_")}
-    assert own == {"recent_vectors"}  # its one default that reads two roles
+    assert own == {"recent_vectors", "surroundings"}  # its defaults that read several roles
 
 
 def test_every_method_is_declared_by_exactly_one_role() -> None:
@@ -48,7 +48,7 @@ def test_every_method_is_declared_by_exactly_one_role() -> None:
 
 @pytest.mark.parametrize("role", ROLES, ids=lambda r: r.__name__)
 def test_each_role_is_small_and_has_its_own_module(role: type) -> None:
-    assert 1 <= len(_declared(role)) <= 13
+    assert 1 <= len(_declared(role)) <= 14
     assert role.__module__.startswith("dreammem.stores.roles.")
     assert getattr(base, role.__name__) is role  # one import path: dreammem.stores.base
 
@@ -114,6 +114,7 @@ def test_every_stores_capabilities_are_typed() -> None:
     }
     for store, kind in declared.items():
         assert store.capabilities and all(isinstance(c, kind) for c in store.capabilities), store
-    assert Neo4jRecordStore.capabilities == REQUIRED_CAPABILITIES | {RecordCapability.SHARED}
+    optional = {RecordCapability.SHARED, RecordCapability.GATHERED_READS}
+    assert Neo4jRecordStore.capabilities == REQUIRED_CAPABILITIES | optional
     assert GraphCapability.TRANSACTIONAL in SharedNeo4jGraphStore.capabilities
     assert GraphCapability.TRANSACTIONAL not in Neo4jGraphStore.capabilities

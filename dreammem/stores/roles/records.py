@@ -5,8 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from dreammem.types import Kind, Layer, MemoryRecord, Status
+
+if TYPE_CHECKING:
+    from dreammem.stores.surroundings import Surroundings
 
 __all__ = ["RecordReads", "RecordWrites"]
 
@@ -72,6 +76,16 @@ class RecordReads(ABC):
         """``{rowid: (previous, next)}``: the active turns around each active session turn of these rows."""
 
     @abstractmethod
+    def surroundings(
+        self, user_id: str, rowids: Sequence[int], seeds: Sequence[int], *, pinned: bool
+    ) -> Surroundings:
+        """What a recall reads about these candidates (records, ``seeds``' neighbours, ...), at once.
+
+        :class:`~dreammem.stores.base.RecordStore` has a default that makes the single reads; a
+        store declaring ``RecordCapability.GATHERED_READS`` answers in one round trip.
+        """
+
+    @abstractmethod
     def filter_rowids(
         self,
         user_id: str,
@@ -128,3 +142,11 @@ class RecordWrites(ABC):
     @abstractmethod
     def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
         """Record that recall returned these records (access time and count)."""
+
+    def touch_soon(self, user_id: str, ids: Sequence[str], at: datetime) -> None:
+        """:meth:`touch`, possibly written after returning (never lost: closing the store writes it).
+
+        Recall records its hits' accesses this way, off its critical path where the store can.
+        The default writes it now.
+        """
+        self.touch(user_id, ids, at)
