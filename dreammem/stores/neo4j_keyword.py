@@ -25,7 +25,7 @@ The SQLite store's newest-window shortcut is an FTS5 cost saving Lucene does not
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import combinations
 
 from dreammem.stores.fts5_terms import Fts5Tokens, fts5_bm25
@@ -33,6 +33,7 @@ from dreammem.stores.fts_query import UserSearch, frequent, pairs_pay
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_keyword_stats import UserKeywordCounts
 from dreammem.stores.neo4j_records import TERMS_FORMAT, scope_of
+from dreammem.stores.neo4j_times import utc_iso
 
 __all__ = ["TEXT_INDEX", "KeywordNodes", "lucene_term"]
 
@@ -160,8 +161,8 @@ class KeywordNodes:
                 query=query,
                 fetch=fetch,
                 user_id=user_id,
-                since=_iso(since),
-                until=_iso(until),
+                since=utc_iso(since),
+                until=utc_iso(until),
             )
             found = [(int(rowid), str(own), str(context)) for rowid, own, context in rows[0]["found"]]
             if len(found) >= want or int(rows[0]["seen"]) < fetch:
@@ -189,8 +190,8 @@ class KeywordNodes:
             "AND ($since IS NULL OR r.event_time >= $since) AND ($until IS NULL OR r.event_time < $until) "
             f"RETURN r.rowid AS rowid ORDER BY r.event_time {order}, rowid {order} LIMIT $limit",
             user_id=user_id,
-            since=_iso(since),
-            until=_iso(until),
+            since=utc_iso(since),
+            until=utc_iso(until),
             limit=limit,
         )
         return [int(r["rowid"]) for r in rows]
@@ -218,7 +219,3 @@ class KeywordNodes:
             terms=self.index_texts([terms])[0],
         )
         self._note_writes(1)
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.astimezone(UTC).isoformat()

@@ -20,6 +20,7 @@ from typing import Any
 
 from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_times import DROP_CHANGED_WINDOW
 from dreammem.stores.neo4j_versions import SCHEMA_VERSION, WRITER_GUARD, refuse_older_writer
 from dreammem.system_meta import MESSAGE_KEY, NOTES_VERSION
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
@@ -53,7 +54,6 @@ CONTENT_HEAD = f"r.content_head = coalesce(left(r.content, {CONTENT_HEAD_CHARS})
 """The ``SET`` item that derives ``content_head`` from a node's text (on insert, update and upgrade)."""
 RECORD_FIELDS = "r {.*, embedding: null, terms: null, context: null}"
 """A record node's fields without its large derived properties."""
-
 
 TERMS_FORMAT = 2
 """How a node's ``terms``/``context`` were made: 1 (absent) the engine's tokens, 2 FTS5's (stems)."""
@@ -142,14 +142,14 @@ class RecordNodes:
         """Write the mutable fields of existing records (``BackendError`` if one is missing)."""
         if not records:
             return
-        assignments = ", ".join(f"r.{name} = row.{name}" for name in _MUTABLE)
+        assignments = DROP_CHANGED_WINDOW + "SET " + ", ".join(f"r.{name} = row.{name}" for name in _MUTABLE)
         props = [to_props(r) for r in records]
         rows = [{name: p[name] for name in ("id", "user_id", *_MUTABLE)} for p in props]
         with self.client.transaction():
             found = self.client.run(
                 "update",
                 f"{WRITER_GUARD}UNWIND $rows AS row MATCH (r:DMRecord {{id: row.id}}) "
-                f"WHERE r.user_id = row.user_id SET {assignments} SET {CONTENT_HEAD} RETURN r.id AS id",
+                f"WHERE r.user_id = row.user_id {assignments} SET {CONTENT_HEAD} RETURN r.id AS id",
                 rows=rows,
                 client_version=self.client_version,
             )

@@ -9,6 +9,7 @@ share one memory. The store is composed of one class per job:
 * :mod:`~dreammem.stores.neo4j_vectors`: embeddings and the Neo4j vector index;
 * :mod:`~dreammem.stores.neo4j_dreams`: queue, task state, dream log, meta;
 * :mod:`~dreammem.stores.neo4j_surroundings`: what a recall reads about its candidates, in one query;
+* :mod:`~dreammem.stores.neo4j_times`: the windows records' relative dates point at;
 
 and this module adds the schema and erasure. Every query is parameterised Cypher
 and names the user (the few keyed by a store-unique row id or dream id check it
@@ -30,6 +31,7 @@ from dreammem.stores.neo4j_dreams import DreamNodes
 from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
 from dreammem.stores.neo4j_records import CONTENT_HEAD, TERMS_FORMAT, RecordNodes
 from dreammem.stores.neo4j_surroundings import SurroundingNodes
+from dreammem.stores.neo4j_times import TimeNodes
 from dreammem.stores.neo4j_vectors import EmbeddingNodes
 from dreammem.stores.neo4j_versions import (
     MIN_WRITER_VERSION,
@@ -78,7 +80,9 @@ _SCHEMA = (
 )
 
 
-class Neo4jRecordStore(SurroundingNodes, KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, RecordStore):
+class Neo4jRecordStore(
+    SurroundingNodes, TimeNodes, KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, RecordStore
+):
     """The :class:`~dreammem.stores.base.RecordStore` in one Neo4j database.
 
     Opening it creates the constraints and indexes (idempotent, safe when several
@@ -98,7 +102,11 @@ class Neo4jRecordStore(SurroundingNodes, KeywordNodes, EmbeddingNodes, DreamNode
         BackendError: the server refused the schema.
     """
 
-    capabilities = REQUIRED_CAPABILITIES | {RecordCapability.SHARED, RecordCapability.GATHERED_READS}
+    capabilities = REQUIRED_CAPABILITIES | {
+        RecordCapability.SHARED,
+        RecordCapability.GATHERED_READS,
+        RecordCapability.GROUNDED_TIMES,
+    }
 
     def __init__(
         self, client: Neo4jClient, *, context_weight: float = 0.5, client_version: int = SCHEMA_VERSION
@@ -127,7 +135,9 @@ class Neo4jRecordStore(SurroundingNodes, KeywordNodes, EmbeddingNodes, DreamNode
         notes moved out of their ``metadata`` (:func:`~dreammem.system_meta.split_legacy`,
         as SQLite's migration 17). Version 5: nodes without ``notes_version`` get an adapter
         message's key and a keyed entry moved too (:func:`~dreammem.system_meta.split_later`,
-        as SQLite's migration 18). ``_RETOKENISE_BATCH`` nodes per transaction; a node
+        as SQLite's migration 18). Version 6: nothing to convert: a node without a grounded window
+        is grounded on first use and written back (:mod:`~dreammem.stores.neo4j_times`).
+        ``_RETOKENISE_BATCH`` nodes per transaction; a node
         converted already is never converted again, so processes opening the database at
         once may share the work, and an interrupted upgrade resumes on the next open.
         """

@@ -31,19 +31,22 @@ __all__ = [
     "refuse_older_writer",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """1: keyword terms as the engine tokenised them; 2: as FTS5 indexes them (stems; see neo4j_keyword);
 3: records carry ``content_head`` (the index that finds same-text records); 4: records carry
 ``system``, the library's notes, out of the caller's ``metadata`` (dreammem.system_meta); 5: an adapter
-message's key and a keyed entry in ``system`` too (``notes_version`` 3 on every node)."""
+message's key and a keyed entry in ``system`` too (``notes_version`` 3 on every node); 6: records carry
+the window their relative dates point at (``grounded``, ``grounded_start``/``grounded_end``: neo4j_times),
+written with the record, grounded lazily on older nodes, dropped by an update of the text or time."""
 
 MIN_WRITER_KEY = "min_writer_version"
 """The ``(:DMMeta)`` key of the lowest client schema version that may write records."""
 
-MIN_WRITER_VERSION = 5
+MIN_WRITER_VERSION = 6
 """The lowest client schema version whose record nodes this version reads whole (4: ``system``; an
 older client would keep the library's notes in ``metadata``, where this version never reads them;
-5: a schema-4 client would keep message keys and keyed entries there)."""
+5: a schema-4 client would keep message keys and keyed entries there; 6: a schema-5 client would edit a
+text or time and leave its node's grounded window, which recall would then trust)."""
 
 WRITER_GUARD = (
     f"OPTIONAL MATCH (guard:DMMeta {{key: '{MIN_WRITER_KEY}'}}) "

@@ -76,7 +76,7 @@ def test_a_schema_3_database_moves_the_notes_out_of_the_metadata_on_open(neo4j_s
         memory.store.set_meta("schema_version", "3")
         assert memory.get(mine, user_id=user).metadata == {"topic": "tea", **marked.system}
     with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as reopened:
-        assert reopened.store.schema_version == SCHEMA_VERSION == 5
+        assert reopened.store.schema_version == SCHEMA_VERSION == 6
         assert reopened.get_all(user_id=user, status=None) == records
         assert reopened.get(mine, user_id=user).metadata == {"topic": "tea"}
         assert _seen(reopened, user) == seen
@@ -120,7 +120,7 @@ def test_a_schema_4_database_moves_message_keys_and_keyed_entries_on_open(neo4j_
             "id:m1"
         }  # the property
     with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as reopened:
-        assert reopened.store.schema_version == SCHEMA_VERSION == 5
+        assert reopened.store.schema_version == SCHEMA_VERSION == 6
         assert reopened.get_all(user_id=user, status=None) == records
         assert reopened.stored_message_keys(["id:m1", "7"], user_id=user, session_id="s1") == {"id:m1"}
         assert ingest_turns(reopened, [ChatTurn("user", REAL, "m1")], user_id=user, session_id="s1") == []
