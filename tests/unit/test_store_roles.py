@@ -114,7 +114,7 @@ def test_every_stores_capabilities_are_typed() -> None:
     }
     for store, kind in declared.items():
         assert store.capabilities and all(isinstance(c, kind) for c in store.capabilities), store
-    optional = {RecordCapability.SHARED, RecordCapability.GATHERED_READS}
+    optional = {RecordCapability.SHARED, RecordCapability.GATHERED_READS, RecordCapability.GROUNDED_TIMES}
     assert Neo4jRecordStore.capabilities == REQUIRED_CAPABILITIES | optional
     assert GraphCapability.TRANSACTIONAL in SharedNeo4jGraphStore.capabilities
     assert GraphCapability.TRANSACTIONAL not in Neo4jGraphStore.capabilities
