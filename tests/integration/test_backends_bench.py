@@ -8,14 +8,16 @@ from pathlib import Path
 import pytest
 
 from dreammem import DreamMemory
-from dreammem_bench.backends import EMBEDDED, NEO4J, Side, check_targets, embedder_named, run_sizes
+from dreammem.embed import HashingEmbedder
+from dreammem_bench.backends import EMBEDDED, NEO4J, Side, check_targets, run_sizes
 from tests.neo4j_server import Neo4jServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
 
 def test_embedded_beside_neo4j_small(neo4j_server: Neo4jServer, tmp_path: Path) -> None:
-    embedder = embedder_named("hashing")
+    # The model every test on the shared server writes with: a whole-store Neo4j database holds one model.
+    embedder = HashingEmbedder()
     prefix = f"bb{uuid.uuid4().hex[:8]}-"  # the test server is shared: this run's users only
     with (
         DreamMemory(tmp_path / "store", embedder=embedder) as embedded,
