@@ -18,8 +18,10 @@ User scope, picked by the server's version when an index is opened:
 * Neo4j 5.26's vector index cannot filter inside the search. A search asks the
   index for more neighbours than wanted (``k * OVERFETCH``, at least
   ``MIN_FETCH``), keeps this user's (active) nodes, and when fewer than ``k``
-  survive and the index had more to give, ranks the user's own vectors exactly with
-  ``vector.similarity.cosine`` instead; that fallback costs O(the user's vectors).
+  survive and the index had more to give, or when the k-th ties with the lowest score
+  the index gave (the tie may run on past it; lower row id first, stores/ties.py),
+  ranks the user's own vectors exactly with ``vector.similarity.cosine`` instead; that
+  fallback costs O(the user's vectors).
 
 Results are always this user's only. The index (HNSW, quantised) only picks the
 candidates: their scores are recomputed exactly, cosine similarities in [-1, 1]
@@ -252,8 +254,9 @@ class _SearchNodes(VectorIndex):
         rows = self.client.run(
             "vector_search",
             "CALL db.index.vector.queryNodes($index, $fetch, $query) YIELD node AS n "
-            f"WITH count(*) AS seen, collect(CASE WHEN {self._where} THEN n END) AS mine "
-            "RETURN seen, "
+            f"WITH count(*) AS seen, min(vector.similarity.cosine(n.{self._prop}, $query)) AS floor, "
+            f"collect(CASE WHEN {self._where} THEN n END) AS mine "
+            "RETURN seen, floor, "
             f"[m IN mine | [m.rowid, vector.similarity.cosine(m.{self._prop}, $query)]] AS found",
             index=self._index,
             fetch=fetch,
@@ -262,7 +265,10 @@ class _SearchNodes(VectorIndex):
             **self._params,
         )
         ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in rows[0]["found"])
-        if len(ranked) >= k or int(rows[0]["seen"]) < fetch:
+        if int(rows[0]["seen"]) < fetch:
+            return ranked[:k]
+        # The k-th tied with the lowest score the index gave: the tie may run on past what it gave.
+        if len(ranked) >= k and ranked[k - 1][1] > 2.0 * float(rows[0]["floor"]) - 1.0:
             return ranked[:k]
         return self._exact(user_id, vector, None, k)
 

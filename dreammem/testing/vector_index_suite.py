@@ -91,6 +91,19 @@ class VectorIndexSuite:
         assert [i for i, _ in vector_index.search(alice, twin, 8)][:6] == tied
         assert [i for i, _ in vector_index.search_subset(alice, twin, [33, 2, 25, 40], 2)] == [25, 33]
 
+    def test_a_tie_longer_than_any_over_fetch_still_goes_lower_row_id_first(
+        self, vector_index: VectorIndex, users: tuple[str, str]
+    ) -> None:
+        """150 equal vectors: the cut takes the lowest row ids, not whichever an approximate search met."""
+        alice, _ = users
+        twin, *others = unit_rows(4, self.dim, 9)
+        tied = list(range(1000, 1150))
+        for part in (tied[100:], tied[50:100], tied[:50]):  # the lowest ids come last
+            vector_index.add(alice, part[::-1], np.stack([twin] * len(part)))
+        vector_index.add(alice, [1, 2, 3], np.stack(others))
+        assert [i for i, _ in vector_index.search(alice, twin, 8)] == tied[:8]
+        assert [i for i, _ in vector_index.search_many(alice, np.stack([twin, twin]), 3)[1]] == tied[:3]
+
     def test_removed_ids_are_gone_and_unknown_ids_ignored(
         self, vector_index: VectorIndex, users: tuple[str, str]
     ) -> None:

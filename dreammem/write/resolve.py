@@ -10,6 +10,12 @@ marked possibly outdated instead. When unsure, nothing is superseded.
 
 Only this user's records are ever compared: a candidate of another user is a
 :class:`~dreammem.errors.ScopeError`, never a decision.
+
+The older statements come from the store's vector index, less the write's own records
+(whether or not a search sees them). Ties go lower row id first on every backend, but
+the nearest are exact only where the index is (FAISS below its ANN threshold); Neo4j
+5.26's HNSW index can miss one, so at scale the backends may decide a few records
+differently (docs/BENCHMARKS.md, session 25 ``parity``).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import bisect
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -161,9 +167,9 @@ def resolve_updates(
     stated = {r.id: s for r, s in zip(records, said, strict=True)}
     asking = list(_deciding(records, said, twinned))
     batch = _BatchStatements(records, said)
-    stored = neighbours([records[i] for i, _ in asking], vectors[[i for i, _ in asking]], _NEIGHBOURS)
-    if len(stored) != len(asking):
-        raise ValidationError("neighbours must give one list of candidates per record")
+    stored = _stored_only(
+        neighbours, [records[i] for i, _ in asking], vectors[[i for i, _ in asking]], position
+    )
     for (i, new), found in zip(asking, stored, strict=True):
         record = records[i]
         same_statement = {record.id, str(record.system.get("from_turn"))}
@@ -184,6 +190,43 @@ def resolve_updates(
         outcomes += [Outcome(c.record, record, d) for c, d in decided]
         seen_old.update(c.record.id for c, d in decided if d.replaces)
     return outcomes
+
+
+def _stored_only(
+    neighbours: Neighbours,
+    asking: Sequence[MemoryRecord],
+    rows: npt.NDArray[np.float32],
+    written: Collection[str],
+) -> list[list[Candidate]]:
+    """Each asking record's :data:`_NEIGHBOURS` most similar stored records that this write did not add.
+
+    A search may or may not see the write's own records (Neo4j searches inside the write's
+    transaction and its vector index sometimes holds them; FAISS learns them at commit):
+    where they took places, those rows are asked again for as many more, so both give
+    the same older records.
+    """
+    found = [list(f) for f in neighbours(asking, rows, _NEIGHBOURS)]
+    if len(found) != len(asking):
+        raise ValidationError("neighbours must give one list of candidates per record")
+    asked = [_NEIGHBOURS] * len(found)
+    most = _NEIGHBOURS + len(written)
+
+    def short(n: int) -> bool:  # the search gave all it was asked, and the write's own took places
+        return len(found[n]) >= asked[n] and len(found[n]) - _own(found[n], written) < _NEIGHBOURS
+
+    while again := [n for n in range(len(found)) if short(n)]:
+        # More than asked, at least twice as many (few rounds), never more than the write could take.
+        wanted = {n: min(max(_NEIGHBOURS + _own(found[n], written), 2 * asked[n]), most) for n in again}
+        for k in sorted(set(wanted.values())):
+            rows_k = [n for n in again if wanted[n] == k]
+            for n, more in zip(rows_k, neighbours([asking[n] for n in rows_k], rows[rows_k], k), strict=True):
+                found[n], asked[n] = list(more), k
+    return [[c for c in f if c.record.id not in written][:_NEIGHBOURS] for f in found]
+
+
+def _own(found: Iterable[Candidate], written: Container[str]) -> int:
+    """How many of these candidates are the write's own records."""
+    return sum(1 for c in found if c.record.id in written)
 
 
 def _stated(record: MemoryRecord, known: dict[str, bool]) -> bool:

@@ -337,6 +337,22 @@ class NewestOfEqualsFirst(FaissVectorIndex):
         return sorted(super().search(user_id, query, k), key=lambda hit: (-hit[1], -hit[0]))
 
 
+class StopsAtItsFetch(FaissVectorIndex):
+    """Ranks only the first 64 vectors added (an over-fetch that never looks past a tie at its end)."""
+
+    def __init__(self, dim: int, path: Path | None) -> None:
+        super().__init__(dim, path)
+        self.added: list[int] = []
+
+    def add(self, user_id: str, ids: Sequence[int], vectors: Vector) -> None:
+        self.added.extend(int(i) for i in ids)
+        super().add(user_id, ids, vectors)
+
+    def search(self, user_id: str, query: Vector, k: int) -> list[tuple[int, float]]:
+        met = set(self.added[:64])
+        return [hit for hit in super().search(user_id, query, self.count(user_id)) if hit[0] in met][:k]
+
+
 VECTOR_MUTANTS: list[tuple[Callable[[int, Path | None], VectorIndex], str]] = [
     (SearchesEveryone, "test_search_stays_inside_the_user"),
     (NeverRemoves, "test_removed_ids_are_gone_and_unknown_ids_ignored"),
@@ -344,6 +360,7 @@ VECTOR_MUTANTS: list[tuple[Callable[[int, Path | None], VectorIndex], str]] = [
     (IgnoresTheSubset, "test_search_subset_ranks_only_the_given_ids"),
     (NeverResets, "test_empty_again"),
     (NewestOfEqualsFirst, "test_equal_scores_go_lower_row_id_first"),
+    (StopsAtItsFetch, "test_a_tie_longer_than_any_over_fetch_still_goes_lower_row_id_first"),
 ]
 
 

@@ -116,6 +116,31 @@ def test_a_foreign_candidate_is_a_scope_error() -> None:
         resolve_updates([new], np.ones((1, 4), dtype=np.float32), neighbours)
 
 
+def test_a_search_that_sees_the_writes_own_records_finds_the_same_older_ones() -> None:
+    """Neo4j's search may see the write's uncommitted records, FAISS never does: the same decision."""
+    old = MemoryRecord(user_id="u1", content=UPDATES[0][0], role=Role.USER, event_time=T0)
+    batch = [
+        MemoryRecord(user_id="u1", content=f"It rained a lot on day {n}.", role=Role.USER, event_time=T0)
+        for n in range(1, 10)
+    ]
+    new = MemoryRecord(user_id="u1", content=UPDATES[0][1], role=Role.USER, event_time=T0 + timedelta(days=7))
+    stored = [Candidate(old, 0.5)]
+
+    def blind(records: Sequence[MemoryRecord], vectors: np.ndarray, k: int) -> list[list[Candidate]]:  # type: ignore[type-arg]
+        return [stored[:k] for _ in records]
+
+    def seeing(records: Sequence[MemoryRecord], vectors: np.ndarray, k: int) -> list[list[Candidate]]:  # type: ignore[type-arg]
+        return [([Candidate(r, 0.9) for r in batch] + stored)[:k] for _ in records]
+
+    vectors = np.ones((len(batch) + 1, 4), dtype=np.float32)
+    decided = [
+        [(o.old.id, o.new.id, o.decision.action) for o in resolve_updates([*batch, new], vectors, search)]
+        for search in (blind, seeing)
+    ]
+    assert (old.id, new.id, Action.SUPERSEDE) in decided[0]
+    assert decided[1] == decided[0]
+
+
 def test_bad_input_is_a_typed_error_and_huge_text_is_bounded() -> None:
     with pytest.raises(ValidationError):
         analyse_record(MemoryRecord(user_id="u1", content="  "))
