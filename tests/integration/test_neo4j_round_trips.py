@@ -106,7 +106,10 @@ def test_a_vector_and_reply_recall_takes_two_round_trips_and_its_accesses_are_wr
                 result = memory.recall(query, user_id=user, k=5, now=NOW, paths=paths)
                 counts.append(trips.count)
                 assert result.hits and not result.degraded
-        assert max(counts) <= 2, counts  # the vector search, then the candidates' surroundings
+        # The vector search, then the candidates' surroundings; a third when the k-th hit ties the lowest
+        # score the index returned, so the tie is ranked exactly, lower row id first, as FAISS ranks it
+        # (hashing vectors tie often; a model's vectors rarely do).
+        assert max(counts) <= 3, counts
         gated.set()
     with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as reopened:
         accesses = sum(r.access_count for r in reopened.store.find(user, statuses=None))
