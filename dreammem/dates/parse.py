@@ -93,22 +93,25 @@ class TimeQuery:
 
 # -- vocabulary ---------------------------------------------------------------------------
 
+# The present state: what holds now is the newest of what was said about it (an ordering word).
+_PRESENT = (
+    r"\b(?:currently|current|now|nowadays|so\s+far|these\s+days|at\s+the\s+moment|at\s+present)\b"
+    r"|目前|现在|如今|当前|至今"
+)
+
 _GATE = re.compile(
     r"\d|\b(?:yesterday|today|tonight|tomorrow|ago|last|past|previous(?:ly)?|recent(?:ly)?|lately|earlier|"
     r"earliest|first|before|after|since|until|till|prior|when|week(?:end)?s?|months?|years?|days?|"
     r"morning|evening|night|mon|tue|wed|thu|fri|sat|sun|spring|summer|autumn|fall|winter|"
     rf"{MONTH}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
-    r"|\b(?:currently|current|now|nowadays|so\s+far|these\s+days|at\s+the\s+moment|at\s+present)\b"
-    r"|[年月日号周天昨前后次期拜春夏秋冬假]|什么时候|何时|几点|最近|近来|目前|现在|如今|当前|至今",
+    rf"|{_PRESENT}"
+    r"|[年月日号周天昨前后次期拜春夏秋冬假]|什么时候|何时|几点|最近|近来",
     re.IGNORECASE,
 )
 
 _LATEST = re.compile(
     r"\b(?:the\s+)?(?:last|previous)\s+time\b|\bmost\s+recent(?:ly)?\b|\brecent(?:ly)?\b|\blately\b"
-    r"|\blatest\b|上次|上回|上一次|最近|近来|最新"
-    # the present state: what holds now is the newest of what was said about it
-    r"|\b(?:currently|current|now|nowadays|so\s+far|these\s+days|at\s+the\s+moment|at\s+present)\b"
-    r"|目前|现在|如今|当前|至今",
+    rf"|\blatest\b|上次|上回|上一次|最近|近来|最新|{_PRESENT}",
     re.IGNORECASE,
 )
 _EARLIEST = re.compile(
