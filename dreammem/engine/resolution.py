@@ -23,8 +23,9 @@ from dreammem.types import Kind, MemoryRecord
 from dreammem.write.echoes import echo_outcomes
 from dreammem.write.relations import note_possibly_outdates
 from dreammem.write.resolve import Candidate, Outcome, applied
+from dreammem.write.updates import Decision
 
-__all__ = ["apply_outcomes", "stored_neighbours"]
+__all__ = ["apply_outcomes", "mark_echoes", "stored_neighbours"]
 
 
 def stored_neighbours(
@@ -100,6 +101,23 @@ def apply_outcomes(unit: UnitOfWork, outcomes: Sequence[Outcome], *, now: dateti
             changed.append(noted)
     unit.update([state[i] for i in written], read=[read[i] for i in written])
     return changed
+
+
+def mark_echoes(
+    unit: UnitOfWork,
+    replaced: Sequence[MemoryRecord],
+    newer: MemoryRecord,
+    decision: Decision,
+    *,
+    now: datetime,
+) -> list[MemoryRecord]:
+    """Mark the assistant's echoes of records a slot change replaced as possibly outdated by ``newer``.
+
+    The slot path supersedes without :func:`apply_outcomes`; its echoes are found and marked
+    the same way (:func:`~dreammem.write.echoes.echo_outcomes`). Returns the records changed.
+    """
+    echoes = _echoes(unit.store, [Outcome(old, newer, decision) for old in replaced])
+    return apply_outcomes(unit, echoes, now=now)
 
 
 _REPLIES = 3

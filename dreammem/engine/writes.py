@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
-from dreammem.engine.resolution import apply_outcomes, stored_neighbours
+from dreammem.engine.resolution import apply_outcomes, mark_echoes, stored_neighbours
 from dreammem.engine.unit import UnitOfWork
 from dreammem.stores.base import RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
@@ -23,6 +23,7 @@ from dreammem.types import Kind, Layer, MemoryRecord, utcnow
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.resolve import SAYS_MORE, Candidate, analyse_record, other_fact, resolve_updates
 from dreammem.write.supersede import later_value, superseded
+from dreammem.write.updates import Action, Decision
 
 __all__ = ["context_texts", "supersede_with_turns", "write_new"]
 
@@ -118,17 +119,23 @@ def _supersede_slot(
         return supersede_with_turns(unit, newer, winner)
     statement = analyse_record(newer)
     changed: list[MemoryRecord] = []
+    replaced: list[MemoryRecord] = []
+    reason = f"a newer value of {newer.slot}"
     for old in same_slot:
         other = other_fact(statement, old.content)
         if other is None:
             why = {"action": "supersede", "by": newer.id, "rule": "slot", "at": utcnow().isoformat()}
-            why["reason"] = f"a newer value of {newer.slot}"
+            why["reason"] = reason
             changed.extend(supersede_with_turns(unit, old, newer, decision=why))
+            replaced.append(old)
             continue
         # The older value's record says something else too ("I work at Globex. I live in Leeds."): mark it.
         note = {"rule": SAYS_MORE, "reason": f"a newer value of {newer.slot}; it also says {other!r}"}
         if current := _with_turns(unit, old):
             unit.update([mark_possibly_outdated(r, newer.id, note) for r in current], read=current)
+    if replaced:  # the assistant's echoes of the replaced value are as outdated as it is
+        decision = Decision(Action.SUPERSEDE, "slot", reason)
+        changed.extend(mark_echoes(unit, replaced, newer, decision, now=utcnow()))
     return changed
 
 

@@ -100,6 +100,12 @@ def test_a_scoped_preference_stays_after_another_scope(memory: DreamMemory) -> N
     [
         ("Email me when the build breaks.", "Got it, email it is.", "Actually, message me on Slack instead."),
         ("每周四把周总结发给我。", "好的，周四发。", "周总结改到周一上午发吧。"),
+        # a slot change (user/report format), replaced by the slot rule, not by statement resolution
+        (
+            "I prefer Excel reports over PDF, please.",
+            "Noted: Excel reports, and a 50,000 USD cap for Q3.",
+            "Actually, my favorite report format is now CSV, Excel is too slow.",
+        ),
     ],
 )
 def test_the_assistants_echo_of_a_replaced_value_is_marked_by_the_new_one(
