@@ -30,19 +30,47 @@ from dreammem_bench.lme_methods import (
 )
 from dreammem_bench.lme_metrics import LmeOutcome, mean_by_type
 from dreammem_bench.lme_run import choose_by_folds, run_lme
-from dreammem_bench.longmemeval import QUESTION_TYPES, load_longmemeval
+from dreammem_bench.longmemeval import QUESTION_TYPES, LmeQuestion, load_longmemeval
 from dreammem_bench.variants import parse_variants
 from dreammem_bench.vector_cache import DiskCachedEmbedder
 
-__all__ = ["bench_longmemeval"]
+__all__ = ["SPLITS", "bench_longmemeval", "split_questions"]
 
 console = Console(width=200)
+SPENT_HELD = 140
+"""How many of the held questions (in file order) have been scored: sessions 23 and 24 scored
+the first 140 once each; they are training data now, and only the rest are still unseen."""
+
+
+def _held_place(i: int) -> int:
+    """The 0-based place of the file's ``i``-th question among the held questions."""
+    return i - i // 4 - 1
+
+
 SPLITS: dict[str, Callable[[int], bool]] = {
     "all": lambda i: True,
     "dev": lambda i: i % 4 == 0,
     "held": lambda i: i % 4 != 0,
+    "train": lambda i: i % 4 == 0 or _held_place(i) < SPENT_HELD,
+    "fresh": lambda i: i % 4 != 0 and _held_place(i) >= SPENT_HELD,
 }
-"""Which questions of the file a split holds, by position: ``dev`` tuned on, ``held`` scored once."""
+"""Which questions of the file a split holds, by position: ``dev`` (every 4th) tuned on, ``held``
+the others; ``train`` is dev plus the held questions already scored (:data:`SPENT_HELD`),
+``fresh`` the held questions never scored (to be scored once)."""
+
+
+def split_questions(data: Path, split: str, *, skip: int = 0, limit: int | None = None) -> list[LmeQuestion]:
+    """The questions of ``split`` in file order, the first ``skip`` left out, at most ``limit``.
+
+    Raises:
+        typer.BadParameter: Not a split of :data:`SPLITS`.
+    """
+    if split not in SPLITS:
+        raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
+    chosen = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][skip:]
+    return chosen[:limit]
+
+
 DEFAULT_CACHE = Path(".bench/lme-vectors.bin")
 DEFAULT_DATA = Path("../shared/data/longmemeval/longmemeval_s_dev240.json.gz")
 _SHOWN = ("s_any@5", "s_all@10", "ndcg@10", "t_any@5", "t_any@10")
@@ -75,7 +103,10 @@ def bench_longmemeval(
     data: Annotated[Path, typer.Option(help="LongMemEval JSON (.json or .json.gz).")] = DEFAULT_DATA,
     split: Annotated[
         str,
-        typer.Option(help="all, dev (every 4th question of the file: tuned on) or held (the others)."),
+        typer.Option(
+            help="all, dev (every 4th question of the file: tuned on), held (the others), "
+            "train (dev + the held questions already scored) or fresh (held, never scored)."
+        ),
     ] = "all",
     limit: Annotated[int | None, typer.Option(help="At most this many questions.", min=1)] = None,
     skip: Annotated[
@@ -91,10 +122,7 @@ def bench_longmemeval(
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
 ) -> None:
     """Session and turn recall of DreamMem on LongMemEval, beside baselines on the same turns."""
-    if split not in SPLITS:
-        raise typer.BadParameter(f"--split must be one of {sorted(SPLITS)}, got {split!r}")
-    in_split = [q for i, q in enumerate(load_longmemeval(data)) if SPLITS[split](i)][skip:]
-    questions = in_split[:limit]
+    questions = split_questions(data, split, skip=skip, limit=limit)
     cfg = load_config(config) if config is not None else DreamMemConfig()
     embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(cfg, embedder)

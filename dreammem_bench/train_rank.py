@@ -1,7 +1,8 @@
-"""``python -m dreammem_bench.train_rank``: train and measure the learned rank model on LongMemEval dev.
+"""``python -m dreammem_bench.train_rank``: train and measure the learned rank model on LongMemEval.
 
-Only the LongMemEval development split (MIT; ``--split dev`` of ``bench longmemeval``:
-every 4th question of the file) is read; never the held-out questions, never LoCoMo.
+Only LongMemEval (MIT) is read, by default its ``train`` split (``bench longmemeval
+--split train``: the development questions, every 4th of the file, and the held questions
+sessions 23 and 24 already scored once); never the ``fresh`` held questions, never LoCoMo.
 
 - ``record``: recall every dev question through the default pipeline and keep each fused
   candidate's features and whether it is an evidence turn (``has_answer``);
@@ -31,11 +32,11 @@ from dreammem.embed.numpy_bert import NumpyBertEmbedder
 from dreammem.recall.base import RecallQuery
 from dreammem.recall.learned_rank import FEATURES, LearnedRank
 from dreammem.recall.scored import Scored
-from dreammem_bench.lme_cli import DEFAULT_CACHE, DEFAULT_DATA, SPLITS
+from dreammem_bench.lme_cli import DEFAULT_CACHE, DEFAULT_DATA, split_questions
 from dreammem_bench.lme_methods import DreamMemHaystack, LmeMethod
 from dreammem_bench.lme_metrics import Item, mean_by_type
 from dreammem_bench.lme_run import choose_by_folds, fold_of, run_lme
-from dreammem_bench.longmemeval import LmeQuestion, load_longmemeval
+from dreammem_bench.longmemeval import LmeQuestion
 from dreammem_bench.rank_fit import CandidateRecorder, fit_logistic, top_hit_rate
 from dreammem_bench.variants import parse_variant
 from dreammem_bench.vector_cache import DiskCachedEmbedder
@@ -49,8 +50,11 @@ PACKAGED = Path(__file__).resolve().parent.parent / "dreammem" / "recall" / "lea
 _METRICS = ("t_any@5", "ndcg@10", "s_any@5", "t_any@10")
 
 
-def _dev_questions(data: Path, limit: int | None) -> list[LmeQuestion]:
-    return [q for i, q in enumerate(load_longmemeval(data)) if SPLITS["dev"](i)][:limit]
+_SPLIT_HELP = "Questions: train (dev + the held ones already scored), dev, or held/fresh to look only."
+
+
+def _questions(data: Path, split: str, limit: int | None) -> list[LmeQuestion]:
+    return split_questions(data, split, limit=limit)
 
 
 def _recall_config(variant: str) -> RecallConfig:
@@ -62,12 +66,13 @@ def _recall_config(variant: str) -> RecallConfig:
 @app.command()
 def record(
     data: Annotated[Path, typer.Option(help="LongMemEval JSON (.json or .json.gz).")] = DEFAULT_DATA,
-    limit: Annotated[int | None, typer.Option(help="At most this many dev questions.", min=1)] = None,
+    split: Annotated[str, typer.Option(help=_SPLIT_HELP)] = "train",
+    limit: Annotated[int | None, typer.Option(help="At most this many questions.", min=1)] = None,
     variant: Annotated[str, typer.Option(help="Recall variant spec (bench --variants syntax).")] = "",
     cache: Annotated[Path, typer.Option(help="File of vectors kept across runs.")] = DEFAULT_CACHE,
     out: Annotated[Path, typer.Option(help="Where the candidates go (.npz).")] = DEFAULT_RECORD,
 ) -> None:
-    """Recall each dev question and keep its fused candidates' features and labels."""
+    """Recall each question of the split and keep its fused candidates' features and labels."""
     recall = _recall_config(variant)
     embedder = DiskCachedEmbedder(NumpyBertEmbedder(), cache)
     dream = DreamMemHaystack(DreamMemConfig(), embedder)
@@ -77,7 +82,7 @@ def record(
     groups: list[str] = []
     kinds: list[str] = []
     start = time.perf_counter()
-    questions = _dev_questions(data, limit)
+    questions = _questions(data, split, limit)
     for number, question in enumerate(questions, 1):
         dream.index(question)
         assert dream.memory is not None
@@ -248,7 +253,8 @@ class FoldLearned:
 def folds_command(
     recorded: Annotated[Path, typer.Option(help="Candidates from `record`.")] = DEFAULT_RECORD,
     data: Annotated[Path, typer.Option(help="LongMemEval JSON (.json or .json.gz).")] = DEFAULT_DATA,
-    limit: Annotated[int | None, typer.Option(help="At most this many dev questions.", min=1)] = None,
+    split: Annotated[str, typer.Option(help=_SPLIT_HELP)] = "train",
+    limit: Annotated[int | None, typer.Option(help="At most this many questions.", min=1)] = None,
     variants: Annotated[
         str,
         typer.Option(help="';'-separated recall variants (bench --variants syntax), each with the models."),
@@ -268,10 +274,10 @@ def folds_command(
     specs = [s.strip() for s in variants.split(";") if s.strip()] or [""]
     learned = [FoldLearned(dream, models, _recall_config(s), f"learned {s}".strip()) for s in specs]
     methods: list[LmeMethod] = [dream, *learned]
-    outcomes = run_lme(_dev_questions(data, limit), methods)
+    outcomes = run_lme(_questions(data, split, limit), methods)
     dream.close()
     embedder.close()
-    table = Table(title=f"LongMemEval dev, {folds} folds by question (model fitted without the fold)")
+    table = Table(title=f"LongMemEval {split}, {folds} folds by question (model fitted without the fold)")
     for column in ("method", "metric", "all questions", "per fold (held out)", "min/median/max"):
         table.add_column(column)
     report: dict[str, object] = {}

@@ -8,12 +8,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from dreammem.cli import app
 from dreammem.config import DreamMemConfig, RecallConfig
 from dreammem.embed import HashingEmbedder
 from dreammem.errors import ValidationError
+from dreammem_bench.lme_cli import SPENT_HELD, SPLITS, split_questions
 from dreammem_bench.lme_methods import BM25Turns, DreamMemHaystack, FusionTurns, MiniLMSessions, MiniLMTurns
 from dreammem_bench.lme_metrics import LmeOutcome, mean_by_type, score_lme
 from dreammem_bench.lme_run import choose_by_folds, fold_of, run_lme
@@ -113,3 +115,21 @@ def test_skip_leaves_out_the_first_questions_of_the_split(tmp_path: Path) -> Non
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["questions"] == ["q-ssu-1"]
+
+
+def test_train_and_fresh_split_the_held_questions_at_the_ones_already_scored() -> None:
+    """``train`` is dev plus the first SPENT_HELD held questions; ``fresh`` is the rest of held."""
+    positions = range(240)
+    dev = [i for i in positions if SPLITS["dev"](i)]
+    held = [i for i in positions if SPLITS["held"](i)]
+    train = [i for i in positions if SPLITS["train"](i)]
+    fresh = [i for i in positions if SPLITS["fresh"](i)]
+    assert sorted(dev + held[:SPENT_HELD]) == train
+    assert held[SPENT_HELD:] == fresh
+    assert not set(train) & set(fresh)
+    assert len(fresh) == 40
+
+
+def test_an_unknown_split_is_a_bad_parameter() -> None:
+    with pytest.raises(typer.BadParameter, match="--split must be one of"):
+        split_questions(FIXTURE, "heldout")
