@@ -158,10 +158,11 @@ class RecallConfig(_Frozen):
         "stage's (which weighs 1): above 1 the reranker leads, below 1 it breaks ties.",
     )
     learned_rank: bool = Field(
-        False,
+        True,
         description="Reorder the fused candidates with the shipped learned rank model, a logistic "
         "model over what recall already computed for each (fused rank, cosine, BM25, role, length; "
-        "dreammem.recall.learned_rank). Off by default.",
+        "dreammem.recall.learned_rank), its rank fused with the first-stage rank. A configured "
+        "cross-encoder reranker takes its place. False: the first-stage order alone.",
     )
     learned_rank_weight: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = Field(
         0.5,

@@ -1,8 +1,8 @@
 """The learned rank stage: a small logistic model reorders the fused candidates.
 
-Switched on by ``RecallConfig.learned_rank`` (off by default: docs/BENCHMARKS.md,
-"Session 23", has the numbers). It reads only what the pipeline already computed for
-each fused candidate, so it costs well under a millisecond per recall:
+On by default (``RecallConfig.learned_rank``; a configured cross-encoder reranker takes its
+place; docs/BENCHMARKS.md, "Session 25", has the numbers). It reads only what the pipeline
+already computed for each fused candidate, so it costs well under a millisecond per recall:
 
 - per first-stage path (vector, keyword, temporal, reply): whether it found the memory,
   ``1 / rank`` and ``rank / depth`` (a stand-in path's rank counts as the path it stands
@@ -14,8 +14,9 @@ each fused candidate, so it costs well under a millisecond per recall:
   (in days, and as its place among the candidates from newest to oldest).
 
 The model (weights, and each feature's mean and scale) is a small JSON file: the one
-shipped in the package (:func:`packaged_model`) was trained only on the LongMemEval
-development split (MIT) by ``python -m dreammem_bench.train_rank``, on the features that
+shipped in the package (:func:`packaged_model`) was trained only on LongMemEval (MIT: the
+``train`` split, the development questions and the held ones already scored) by
+``python -m dreammem_bench.train_rank``, on the features that
 name no path (fused score and rank, paths, cosine, BM25 and term share, role, length):
 the per-path ones fitted LongMemEval's shape and lost on LoCoMo. Its probability of
 "this memory is evidence" ranks the candidates; that rank is fused with the first-stage
@@ -275,6 +276,6 @@ class LearnedRank:
 
 @cache
 def packaged_model() -> LearnedRank:
-    """The model shipped in the package (trained on the LongMemEval development split only)."""
+    """The model shipped in the package (trained on LongMemEval's ``train`` split only)."""
     text = resources.files("dreammem.recall").joinpath(_MODEL_FILE).read_text(encoding="utf-8")
     return LearnedRank.from_json(text)

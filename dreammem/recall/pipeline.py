@@ -6,8 +6,8 @@
           -> reciprocal rank fusion
           (a stand-in path takes the place of the one it answers for, dreammem.recall.fusion)
           -> load (filler and tool echoes left out) + dedupe -> reranker over the top
-          candidates, its rank fused with the first-stage rank -> (learned rank, when on:
-          dreammem.recall.learned_rank) -> time decay (episodic)
+          candidates, its rank fused with the first-stage rank (without a reranker: the
+          learned rank, dreammem.recall.learned_rank) -> time decay (episodic)
           -> per-layer floors -> relevance floor (a current value or a summary inherits
           the relevance of what it superseded or condensed) -> by score, newest first among equal
           scores -> the current value before an earlier one it may replace (marked)
@@ -173,8 +173,9 @@ class RecallPipeline:
             start = time.perf_counter()
             self._rerank(query, scored, degraded)
             clock.lap("rerank", start)
-        # -- learned rank hook (issue 33): a model over the candidates' features reorders them --
-        if self.config.learned_rank and scored:
+        # -- the learned rank stage (issue 33): a model over the candidates' features reorders
+        # them; one reorder stage only, so a configured cross-encoder takes its place --
+        elif self.config.learned_rank and scored:
             start = time.perf_counter()
             self._learned_rank(query, scored, degraded)
             clock.lap("learned_rank", start)

@@ -58,7 +58,7 @@ def _chat(memory: DreamMemory) -> None:
 
 def test_learned_rank_reorders_recall_by_its_model(tmp_path: Path) -> None:
     on = {"learned_rank": True, "learned_rank_weight": None}  # the model's order alone
-    with _memory(tmp_path) as plain, _memory(tmp_path / "on", **on) as learned:
+    with _memory(tmp_path, learned_rank=False) as plain, _memory(tmp_path / "on", **on) as learned:
         for memory in (plain, learned):
             _chat(memory)
         learned.pipeline.learned = _model(role_assistant=5.0)
@@ -93,7 +93,10 @@ def test_shipped_model_runs_in_recall(tmp_path: Path) -> None:
 
 
 def test_a_failing_model_keeps_the_fused_order(tmp_path: Path) -> None:
-    with _memory(tmp_path) as plain, _memory(tmp_path / "on", learned_rank=True) as broken:
+    with (
+        _memory(tmp_path, learned_rank=False) as plain,
+        _memory(tmp_path / "on", learned_rank=True) as broken,
+    ):
         for memory in (plain, broken):
             _chat(memory)
         broken.pipeline.learned = _Raising()
@@ -101,6 +104,25 @@ def test_a_failing_model_keeps_the_fused_order(tmp_path: Path) -> None:
         got = broken.recall("Lisbon wedding", user_id="u", k=2, now=NOW)
     assert [h.record.content for h in got] == want
     assert "learned_rank" in got.degraded
+
+
+def test_the_shipped_model_is_on_by_default_and_a_reranker_takes_its_place(tmp_path: Path) -> None:
+    assert RecallConfig().learned_rank
+    with _memory(tmp_path) as memory:
+        _chat(memory)
+        assert "learned_rank" in memory.recall("Lisbon wedding", user_id="u", k=2, now=NOW).timings_ms
+        memory.pipeline.reranker = _Constant()
+        found = memory.recall("Lisbon wedding", user_id="u", k=2, now=NOW)
+    assert "rerank" in found.timings_ms and "learned_rank" not in found.timings_ms
+
+
+class _Constant:
+    """A scripted cross-encoder: every text scores the same."""
+
+    name = "constant"
+
+    def score(self, query: str, texts: object) -> list[float]:
+        return [0.5] * len(texts)  # type: ignore[arg-type]
 
 
 class _Raising:

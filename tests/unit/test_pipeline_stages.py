@@ -271,7 +271,9 @@ def test_equal_scores_come_newest_first(tmp_path) -> None:  # type: ignore[no-un
         )
         a, b = _rowids(memory, [older, newer])
         paths = {"keyword": FixedPath("keyword", [a, b]), "temporal": FixedPath("temporal", [b, a])}
-        pipeline = RecallPipeline(memory.store, paths, RecallConfig(paths=("keyword", "temporal")))
+        # the first stage's tie rule (the learned rank stage, on by default, would break the tie)
+        config = RecallConfig(paths=("keyword", "temporal"), learned_rank=False)
+        pipeline = RecallPipeline(memory.store, paths, config)
         result = pipeline.run(RecallQuery(text="note", user_id="u1", limit=10, now=NOW), 2)
         assert result[0].score == result[1].score
         assert result.ids == [newer.id, older.id]
