@@ -43,6 +43,7 @@ from dreammem.cli_progress import CountingEmbedder, progress_bar
 from dreammem.embed.models import resolve_embedder
 from dreammem.errors import DreamMemError
 from dreammem.memory import DreamMemory
+from dreammem.recall.packing import OUTDATED_TAG
 from dreammem.recall.result import RecallResult
 from dreammem.types import Status
 
@@ -85,7 +86,7 @@ def print_result(result: RecallResult) -> None:
     for n, hit in enumerate(result, 1):
         ranks = ", ".join(f"{p}#{r}" for p, r in hit.ranks.items()) or ",".join(hit.paths)
         label = ("📌 " if hit.record.pinned else "") + hit.record.layer.value
-        content = escape(hit.record.content)
+        content = escape(("[" + OUTDATED_TAG + "] " if hit.outdated_by else "") + hit.record.content)
         table.add_row(str(n), f"{hit.score:.4f}", ranks, label, content, hit.record.id[:12])
     console.print(table)
     if result.degraded:

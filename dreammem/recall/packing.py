@@ -34,7 +34,15 @@ from dreammem.write.instructions import SUSPECT_KEY
 if TYPE_CHECKING:  # result.py builds packed blocks with this module
     from dreammem.recall.result import Hit
 
-__all__ = ["PackedContext", "escape_memory_text", "format_when", "hit_label", "pack_hits", "provenance"]
+__all__ = [
+    "OUTDATED_TAG",
+    "PackedContext",
+    "escape_memory_text",
+    "format_when",
+    "hit_label",
+    "pack_hits",
+    "provenance",
+]
 
 OPEN_TAG = "<memory>"
 CLOSE_TAG = "</memory>"
@@ -96,10 +104,14 @@ def format_when(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+OUTDATED_TAG = "earlier, possibly outdated"
+"""The tag of a hit a newer active memory may have replaced (:attr:`Hit.outdated_by`)."""
+
+
 def hit_label(hit: Hit) -> str:
     """A hit's tags and time: ``"[pinned] (2024-05-01 08:00 UTC)"``."""
     record = hit.record
-    tags = [t for t, on in (("pinned", record.pinned), ("earlier, possibly outdated", hit.outdated_by)) if on]
+    tags = [t for t, on in (("pinned", record.pinned), (OUTDATED_TAG, hit.outdated_by)) if on]
     tag = f"[{'; '.join(tags)}] " if tags else ""
     return f"{tag}({format_when(record.event_time)})"
 

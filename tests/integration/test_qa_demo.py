@@ -21,6 +21,8 @@ def test_demo_recalls_across_sessions_and_cleans_up(tmp_path: Path, monkeypatch:
     assert "50,000 USD" in out and "2024-07-15" in out and "Tom Becker" in out
     assert "'I prefer Excel reports over PDF, please.' [superseded] -> " in out
     assert "[active]" in out
+    # the assistant's echo of the replaced format is shown as earlier, not as a current fact
+    assert "[earlier, possibly outdated] Noted: Excel reports" in out
     assert "finds someone-else's memory: False" in out
     assert not list(tmp_path.glob("dreammem-demo-*"))  # the temporary store is removed without --keep
     kept = CliRunner().invoke(app, ["demo", "--path", str(tmp_path / "kept")], catch_exceptions=False)
