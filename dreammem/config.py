@@ -252,13 +252,14 @@ class RecallConfig(_Frozen):
         "default): off, the older floors judge.",
     )
     lexical_evidence: int = Field(
-        3,
+        30,
         ge=0,
         le=1000,
         description="How many of the keyword path's best hits may clear the relevance floor on their "
         "words alone: such a hit passes whenever the query as a whole does, whatever its own cosine (a "
-        "long memory can match the question's words and sit below the floor). 0: every hit is judged "
-        "by its cosine (dreammem.recall.gate).",
+        "long memory can match the question's words and sit below the floor), as a hit found by "
+        "keyword only always did. The default, candidates_per_path's 30, covers every keyword hit. "
+        "0: every hit is judged by its cosine (dreammem.recall.gate).",
     )
     background_size: int = Field(
         128,

@@ -9,9 +9,10 @@ path carries):
 * a hit the vector path did not return (a large store: it was found by keyword,
   time or graph only, and lies below the vector path's last candidate) passes when
   the query as a whole does, i.e. when some candidate's cosine reaches the floor;
-* one of the keyword path's best hits (``RecallConfig.lexical_evidence``, 3 by default)
-  passes on the query's own words when the query as a whole does, whatever its own
-  cosine: a long memory can match the question's words and sit below the floor;
+* a hit the keyword path returned (its best ``RecallConfig.lexical_evidence``, by default
+  all 30) passes on the query's own words when the query as a whole does, whatever its own
+  cosine: a long memory can match the question's words and sit below the floor, and a hit
+  both paths found is not held to more than one only the keyword path found;
 * a hit that superseded a record which clears the floor passes: a current value is as
   relevant as the value it replaced ("call me instead of emailing" answers "how should
   you reach me about project updates?" because "for project updates I prefer email"
