@@ -6,7 +6,9 @@
   "上个星期", "上上周", "上周五"), ISO dates, English seasons, weekends and "the second
   week of November";
 * seasons and school holidays inside a year, English and Chinese ("last summer", "今年暑假",
-  "去年冬天", "寒假"): the season's months, never the whole year ("今年" alone is the year).
+  "去年冬天", "寒假"): the season's months, never the whole year ("今年" alone is the year);
+* spans reaching back to now ("the past three months", "over the last 10 days", "过去三个月"):
+  from that many units ago to the end of today, not the one month or week "three months ago" is.
 
 :mod:`dreammem.dates.parse` combines these with dateparser's matches.
 """
@@ -183,12 +185,26 @@ _EN_NTH_WEEK = re.compile(
     re.IGNORECASE,
 )
 _NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
+_SPAN_COUNTS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "few": 3, "couple of": 2,
+}  # fmt: skip
+_EN_SPAN = re.compile(
+    r"\b(?:past|last|previous)\s+(?P<n>\d{1,3}|couple\s+of|"
+    + "|".join(k for k in _SPAN_COUNTS if k != "couple of")
+    + r")\s+(?P<u>day|week|month|year)s\b",
+    re.IGNORECASE,
+)
+"""A span reaching back to now: "the past three months", "over the last 10 days", "the past few weeks"
+(not "three months ago", one month; not "last week", the calendar week before this one)."""
+_ZH_SPAN = re.compile(rf"(?:过去|近)(?:的)?(?P<n>{_CN_NUM}|几)(?:个)?(?P<u>天|日|周|星期|礼拜|个月|月|年)")
+"""The same in Chinese: "过去三个月", "近两周", "过去几天" ("最近" is an ordering word, read first)."""
 # The rules' patterns, skipped on a text with none of the literals a match needs (a Chinese
 # one never runs on an ASCII text): grounding reads every dated turn with them.
 _GATE = LiteralGate(
     [
         _ISO_DATE, _ZH_YMD, _ZH_MD, _ZH_AGO, _ZH_WEEKDAY, _ZH_SEASON, _ZH_RELATIVE_RE,
-        _EN_NTH_WEEK, _EN_SEASON, _EN_WEEKEND,
+        _EN_NTH_WEEK, _EN_SEASON, _EN_WEEKEND, _EN_SPAN, _ZH_SPAN,
     ]
 )  # fmt: skip
 
@@ -240,6 +256,10 @@ def rule_windows(text: str, now: datetime) -> Iterator[tuple[int, int, TimeWindo
         found = _date(year, month, day_of_month or 1, tz)
         if found is not None:
             yield m.start(), m.end(), period_window(found, "day" if day_of_month else "month")
+    for m in gated.finditer(_ZH_SPAN):
+        n = 3 if m["n"] == "几" else _cn_int(m["n"])
+        unit = {"天": "day", "日": "day", "个月": "month", "月": "month", "年": "year"}.get(m["u"], "week")
+        yield m.start(), m.end(), _span_back(now, unit, n)
     for m in gated.finditer(_ZH_AGO):
         n, unit = _cn_int(m["n"]), m["u"]
         if unit in ("天", "日"):
@@ -308,7 +328,24 @@ def _zh_year(m: re.Match[str], now: datetime) -> int | None:
     return int(m["y"]) if m["y"] else None
 
 
+def _span_back(now: datetime, unit: str, n: int) -> TimeWindow:
+    """From the start of the day ``n`` units (day, week, month, year) before ``now`` to the end of today."""
+    today = _day(now)
+    if unit == "day":
+        start = today - timedelta(days=n)
+    elif unit == "week":
+        start = today - timedelta(weeks=n)
+    else:
+        months = n if unit == "month" else 12 * n
+        start = add_months(today, -months)  # from the first of that month: never shorter than asked
+    return TimeWindow(start, today + timedelta(days=1))
+
+
 def _english_rules(text: GatedText, now: datetime) -> Iterator[tuple[int, int, TimeWindow]]:
+    for m in text.finditer(_EN_SPAN):
+        count = m["n"].lower()
+        n = int(count) if count.isdigit() else _SPAN_COUNTS[" ".join(count.split())]
+        yield m.start(), m.end(), _span_back(now, m["u"].lower(), n)
     for m in text.finditer(_EN_NTH_WEEK):
         month = month_number(m["m"])
         year = int(m["y"]) if m["y"] else now.year if month <= now.month else now.year - 1

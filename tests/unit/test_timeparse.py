@@ -66,6 +66,12 @@ D = date
         ("前年春天", D(2021, 3, 1), D(2021, 6, 1)),
         ("2022年的寒假", D(2022, 1, 1), D(2022, 3, 1)),
         ("this summer vacation", D(2023, 6, 1), D(2023, 9, 1)),
+        # A span reaching back to now is every day of it, not the one month "three months ago" is.
+        ("what did I buy in the past three months?", D(2023, 7, 1), D(2023, 10, 21)),
+        ("the trips I took over the last 10 days", D(2023, 10, 10), D(2023, 10, 21)),
+        ("my workouts in the past few weeks", D(2023, 9, 29), D(2023, 10, 21)),
+        ("过去三个月买了什么", D(2023, 7, 1), D(2023, 10, 21)),
+        ("近两周的会议", D(2023, 10, 6), D(2023, 10, 21)),
     ],
 )
 def test_windows(query: str, start: date, end: date) -> None:
