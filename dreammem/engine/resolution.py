@@ -68,8 +68,14 @@ def apply_outcomes(unit: UnitOfWork, outcomes: Sequence[Outcome], *, now: dateti
     """
     if not outcomes:
         return []
+    return _apply(unit, [*outcomes, *_echoes(unit.store, outcomes)], now=now)
+
+
+def _apply(unit: UnitOfWork, outcomes: Sequence[Outcome], *, now: datetime) -> list[MemoryRecord]:
+    """:func:`apply_outcomes` without looking for echoes: these decisions, and no others."""
+    if not outcomes:
+        return []
     store = unit.store
-    outcomes = [*outcomes, *_echoes(store, outcomes)]
     twins = store.twins_many(list({o.old.id: o.old for o in outcomes}.values()))
     targets = [[o.old, *twins[o.old.id]] for o in outcomes]
     wanted: dict[str, dict[str, None]] = {}
@@ -116,8 +122,7 @@ def mark_echoes(
     The slot path supersedes without :func:`apply_outcomes`; its echoes are found and marked
     the same way (:func:`~dreammem.write.echoes.echo_outcomes`). Returns the records changed.
     """
-    echoes = _echoes(unit.store, [Outcome(old, newer, decision) for old in replaced])
-    return apply_outcomes(unit, echoes, now=now)
+    return _apply(unit, _echoes(unit.store, [Outcome(old, newer, decision) for old in replaced]), now=now)
 
 
 _REPLIES = 3
