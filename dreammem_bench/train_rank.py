@@ -53,10 +53,6 @@ _METRICS = ("t_any@5", "ndcg@10", "s_any@5", "t_any@10")
 _SPLIT_HELP = "Questions: train (dev + the held ones already scored), dev, or held/fresh to look only."
 
 
-def _questions(data: Path, split: str, limit: int | None) -> list[LmeQuestion]:
-    return split_questions(data, split, limit=limit)
-
-
 def _recall_config(variant: str) -> RecallConfig:
     base = DreamMemConfig().recall
     recall = parse_variant(variant, base) if variant else base
@@ -82,7 +78,7 @@ def record(
     groups: list[str] = []
     kinds: list[str] = []
     start = time.perf_counter()
-    questions = _questions(data, split, limit)
+    questions = split_questions(data, split, limit=limit)
     for number, question in enumerate(questions, 1):
         dream.index(question)
         assert dream.memory is not None
@@ -274,7 +270,7 @@ def folds_command(
     specs = [s.strip() for s in variants.split(";") if s.strip()] or [""]
     learned = [FoldLearned(dream, models, _recall_config(s), f"learned {s}".strip()) for s in specs]
     methods: list[LmeMethod] = [dream, *learned]
-    outcomes = run_lme(_questions(data, split, limit), methods)
+    outcomes = run_lme(split_questions(data, split, limit=limit), methods)
     dream.close()
     embedder.close()
     table = Table(title=f"LongMemEval {split}, {folds} folds by question (model fitted without the fold)")

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dreammem.text.literal_gate import GatedText, LiteralGate
-from dreammem.text.vocabulary import MONTHS
+from dreammem.text.vocabulary import MONTHS, NUMBER_WORDS
 
 __all__ = ["MONTH", "TimeWindow", "add_months", "month_number", "period_window", "rule_windows"]
 
@@ -185,10 +185,7 @@ _EN_NTH_WEEK = re.compile(
     re.IGNORECASE,
 )
 _NTH = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-_SPAN_COUNTS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "eleven": 11, "twelve": 12, "few": 3, "couple of": 2,
-}  # fmt: skip
+_SPAN_COUNTS = {**{w: n for w, n in NUMBER_WORDS.items() if n >= 2}, "few": 3, "couple of": 2}
 _EN_SPAN = re.compile(
     r"\b(?:past|last|previous)\s+(?P<n>\d{1,3}|couple\s+of|"
     + "|".join(k for k in _SPAN_COUNTS if k != "couple of")

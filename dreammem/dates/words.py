@@ -26,24 +26,11 @@ from datetime import datetime, timedelta
 
 from dreammem.dates.rules import MONTH, TimeWindow, add_months, month_number, period_window
 from dreammem.text.literal_gate import LiteralGate
-from dreammem.text.vocabulary import WEEKDAYS
+from dreammem.text.vocabulary import NUMBER_WORDS, WEEKDAYS
 
 __all__ = ["english_windows"]
 
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
+_NUMBERS = {"a": 1, "an": 1, **NUMBER_WORDS}
 _DAY_WORDS = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}
 
 _EXPRESSION = re.compile(

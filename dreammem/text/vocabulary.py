@@ -18,10 +18,17 @@ __all__ = [
     "CONSTRAINT_TOPICS",
     "HARD_LIMITS",
     "MONTHS",
+    "NUMBER_WORDS",
     "WEEKDAYS",
     "ZH_WEEKDAYS",
     "word_pattern",
 ]
+
+NUMBER_WORDS: dict[str, int] = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+"""English counts spelled out, one to twelve (time expressions: "three weeks ago", "the past two months")."""
 
 WEEKDAYS: tuple[str, ...] = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 """English day names, Monday first (the index is :meth:`datetime.weekday`)."""
