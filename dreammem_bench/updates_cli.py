@@ -7,7 +7,7 @@ import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -84,10 +84,18 @@ def bench_updates(
             "--cases", help="Also write every question's injected block and metrics, per phase, as JSON."
         ),
     ] = None,
+    zh_model: Annotated[
+        Literal["e5", "minilm"],
+        typer.Option(
+            "--zh-model",
+            help="Model of the Chinese cases: e5 (multilingual, the one to configure for Chinese) or "
+            "minilm (the default model, what a Chinese user who configures nothing gets).",
+        ),
+    ] = "e5",
 ) -> None:
     """Natural-language updates: current value first, stale ones suppressed, compatible ones kept."""
     wanted = [lang.strip() for lang in langs.split(",") if lang.strip()]
-    models = {"en": NumpyBertEmbedder, "zh": E5Embedder}
+    models = {"en": NumpyBertEmbedder, "zh": E5Embedder if zh_model == "e5" else NumpyBertEmbedder}
     embedders = {
         lang: CachingEmbedder(models[lang](), cache_queries=False) for lang in wanted if lang in models
     }

@@ -75,14 +75,17 @@ import numpy.typing as npt
 
 from dreammem.config import RecallConfig
 from dreammem.embed.models import MINILM, E5Embedder
+from dreammem.text.tokenize import contains_cjk
 
 __all__ = [
     "CALIBRATED_FLOORS",
+    "ENGLISH_ONLY_MODELS",
     "MIN_BACKGROUND",
     "MUTUAL_FLOORS",
     "RELATIVE_FLOORS",
     "RelativeFloor",
     "floor_for",
+    "judges_language",
     "memory_standing",
     "mutual_floor_for",
     "mutual_misses",
@@ -100,6 +103,13 @@ CALIBRATED_FLOORS: Mapping[str, float] = {
 below what leave-one-out calibration chose (MiniLM 0.35, e5 0.862), lowered so that a task
 request still recalls the preferences that apply to it (MiniLM: "book my flight" vs "I prefer
 window seats on flights", cosine 0.345) and a cross-lingual question its memory (e5: 0.836)."""
+
+
+ENGLISH_ONLY_MODELS: frozenset[str] = frozenset({MINILM})
+"""Models trained on English text alone. Their cosine to a Chinese or Japanese question says
+nothing of relevance (MiniLM puts unrelated Chinese memories above its floor: docs/BENCHMARKS.md,
+"Session 26"), so under the calibrated floor such a question's hits pass on its words (the keyword
+path's best hits) or its time, never on a cosine (:func:`judges_language`)."""
 
 
 RELATIVE_FLOORS: Mapping[str, float] = {
@@ -209,6 +219,15 @@ def floor_for(model_name: str | None, config: RecallConfig) -> float | None:
     if config.relevance_floor != "auto":
         return config.relevance_floor
     return CALIBRATED_FLOORS.get(model_name or "")
+
+
+def judges_language(model_name: str | None, config: RecallConfig, query: str) -> bool:
+    """Whether the model's cosines judge this query: not an English-only model's of a CJK question.
+
+    A floor the config sets (a number) is the caller's choice and always judges.
+    """
+    english_only = model_name in ENGLISH_ONLY_MODELS
+    return config.relevance_floor != "auto" or not english_only or not contains_cjk(query)
 
 
 def passes_relevance(

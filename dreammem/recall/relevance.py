@@ -21,6 +21,7 @@ from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.gate import (
     RelativeFloor,
     floor_for,
+    judges_language,
     mutual_floor_for,
     mutual_misses,
     passes_relevance,
@@ -65,6 +66,8 @@ class RelevanceJudge:
         floor = reference.floor if reference is not None else None if sole else floor_for(model, self.config)
         if floor is None or not measures_similarity(ranked):  # no cosines (vector path off or failed)
             return kept
+        if not judges_language(model, self.config, query.text):  # on words or time alone
+            return [s for s in kept if s.fused.timed or self._by_words(s)]
         relative, background = (reference.relative, None) if reference is not None else self._relative(query)
         # Under the relative floor a record condensed from several (a dream summary) stands out
         # only through its sources: its own embedding averages many topics and sits near every
@@ -85,8 +88,7 @@ class RelevanceJudge:
         cosines, misses = self._own_cosines(query, kept, condensed, background, reference, inherited)
 
         def by_words(item: Scored, under: RelativeFloor | None = relative) -> bool:
-            rank = word_rank(item.fused.ranks, self.specs)
-            return under is None and rank is not None and rank <= self.config.lexical_evidence
+            return under is None and self._by_words(item)
 
         # Reference gate: the memory side must pass; a best keyword hit needs no query side of its own.
         return [
@@ -107,6 +109,11 @@ class RelevanceJudge:
                 )
             )
         ]
+
+    def _by_words(self, item: Scored) -> bool:
+        """Whether the hit is among the keyword path's best (``RecallConfig.lexical_evidence``)."""
+        rank = word_rank(item.fused.ranks, self.specs)
+        return rank is not None and rank <= self.config.lexical_evidence
 
     def _relative(self, query: RecallQuery) -> tuple[RelativeFloor | None, npt.NDArray[np.float32] | None]:
         """The relative floor over the user's recent memories (and those memories' vectors), if any."""
