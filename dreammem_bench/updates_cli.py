@@ -88,8 +88,8 @@ def bench_updates(
         Literal["e5", "minilm"],
         typer.Option(
             "--zh-model",
-            help="Model of the Chinese cases: e5 (multilingual, the one to configure for Chinese) or "
-            "minilm (the default model, what a Chinese user who configures nothing gets).",
+            help="Model of the Chinese cases: e5 (what model='auto' picks for a store that starts in "
+            "Chinese) or minilm (a store that started in English, or named MiniLM).",
         ),
     ] = "e5",
 ) -> None:
