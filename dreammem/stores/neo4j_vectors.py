@@ -254,10 +254,10 @@ class _SearchNodes(VectorIndex):
         rows = self.client.run(
             "vector_search",
             "CALL db.index.vector.queryNodes($index, $fetch, $query) YIELD node AS n "
-            f"WITH count(*) AS seen, min(vector.similarity.cosine(n.{self._prop}, $query)) AS floor, "
-            f"collect(CASE WHEN {self._where} THEN n END) AS mine "
-            "RETURN seen, floor, "
-            f"[m IN mine | [m.rowid, vector.similarity.cosine(m.{self._prop}, $query)]] AS found",
+            f"WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "  # once per node
+            f"WITH count(*) AS seen, min(score) AS floor, collect(CASE WHEN {self._where} "
+            "THEN [n.rowid, score] END) AS found "
+            "RETURN seen, floor, found",
             index=self._index,
             fetch=fetch,
             query=vector,
@@ -302,15 +302,24 @@ class _SearchNodes(VectorIndex):
         if k <= 0 or not ids:
             return []
         vector = np.asarray(query, dtype=np.float32).reshape(-1).tolist()
-        return self._exact(user_id, vector, [int(i) for i in ids], k)
+        return self._exact(user_id, vector, list(dict.fromkeys(int(i) for i in ids)), k)
 
     def _exact(
         self, user_id: str, vector: list[float], ids: list[int] | None, k: int
     ) -> list[tuple[int, float]]:
+        """The ``k`` nearest of the user's vectors (of ``ids``, distinct, when given), ranked exactly.
+
+        Given ids are looked up by row id (an index seek each): matching the user's nodes and
+        keeping those in ``ids`` read every vector node of the user (~250 ms at 10,000).
+        """
+        nodes = (
+            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
+            if ids is None
+            else f"UNWIND $ids AS rid MATCH (n:{self._label} {{rowid: rid}}) WHERE {self._where} "
+        )
         rows = self.client.run(
             "vector_exact",
-            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE ($ids IS NULL OR n.rowid IN $ids) "
-            f"AND {self._where} WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "
+            f"{nodes}WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "
             "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k",  # ties: stores/ties.py
             user_id=user_id,
             ids=ids,
