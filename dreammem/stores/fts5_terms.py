@@ -27,6 +27,7 @@ from itertools import combinations
 __all__ = [
     "FTS5_TOKENIZER",
     "SCOPE_TOKENS",
+    "Bm25Rows",
     "Corpus",
     "Fts5Tokens",
     "bm25_idf",
@@ -34,6 +35,7 @@ __all__ = [
     "bm25_row",
     "fts5_bm25",
     "phrase_hits",
+    "split_tokens",
 ]
 
 FTS5_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -171,3 +173,50 @@ def fts5_bm25(
     ]
     idfs = [bm25_idf(corpus.rows, documents_with.get(tuple(phrase), 0)) for phrase in phrases]
     return bm25_row(freqs, sum(len(tokens) for tokens in columns) + SCOPE_TOKENS, idfs, corpus)
+
+
+def split_tokens(text: str) -> list[str]:
+    """Space-joined tokens (:meth:`Fts5Tokens.joined`) back as a list, empty tokens left out."""
+    tokens = text.split(" ") if text else []
+    return [t for t in tokens if t] if "" in tokens else tokens
+
+
+def _hits(tokens: list[str], phrase: tuple[str, ...]) -> int:
+    """:func:`phrase_hits`, with a single-token phrase counted by ``list.count`` (the usual case)."""
+    return tokens.count(phrase[0]) if len(phrase) == 1 else phrase_hits(tokens, phrase)
+
+
+class Bm25Rows:
+    """:func:`fts5_bm25` of many rows of one query: each phrase's idf worked out once.
+
+    A row is given as its columns' space-joined tokens (what a keyword index stores);
+    its score is :func:`fts5_bm25`'s to the last bit (the same sums, in the same order).
+
+    Args:
+        phrases: The query's phrases, each a token sequence.
+        weights: The weight of each column.
+        documents_with: Rows of the index holding each phrase (any column).
+        corpus: Rows and tokens of the whole index.
+    """
+
+    def __init__(
+        self,
+        phrases: Sequence[Sequence[str]],
+        weights: Sequence[float],
+        documents_with: Mapping[tuple[str, ...], int],
+        corpus: Corpus,
+    ) -> None:
+        self._phrases = [tuple(p) for p in phrases]
+        self._weights = tuple(weights)
+        self._corpus = corpus
+        self._idfs = [bm25_idf(corpus.rows, documents_with.get(p, 0)) for p in self._phrases]
+
+    def score(self, columns: Sequence[str]) -> float:
+        """One row's score (higher is better) from its columns' space-joined tokens."""
+        tokens = [split_tokens(text) for text in columns]
+        freqs = [
+            sum(w * _hits(column, phrase) for column, w in zip(tokens, self._weights, strict=True))
+            for phrase in self._phrases
+        ]
+        length = sum(len(column) for column in tokens) + SCOPE_TOKENS
+        return bm25_row(freqs, length, self._idfs, self._corpus)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from itertools import combinations
 
-from dreammem.stores.fts5_terms import Fts5Tokens, fts5_bm25
+from dreammem.stores.fts5_terms import Bm25Rows, Fts5Tokens, split_tokens
 from dreammem.stores.fts_query import UserSearch, frequent, pairs_pay
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_keyword_stats import UserKeywordCounts
@@ -61,10 +61,6 @@ _COUNT_CAP = 50_000
 def lucene_term(term: str) -> str:
     """One term as a quoted Lucene phrase (user text never reaches the parser unescaped)."""
     return '"' + term.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _split(text: str) -> list[str]:
-    return [t for t in text.split(" ") if t]
 
 
 class KeywordNodes:
@@ -138,13 +134,10 @@ class KeywordNodes:
         found = self._candidates(query, search.user_id, want, search.since, search.until)
         if not found:
             return []
-        tokens = [_split(p) for p in phrases]
+        tokens = [split_tokens(p) for p in phrases]
         documents = {tuple(t): search.documents[p] for p, t in zip(phrases, tokens, strict=True)}
-        weights = (1.0, self.context_weight)
-        scored = [
-            (rowid, fts5_bm25(tokens, (_split(own), _split(context)), weights, documents, search.corpus))
-            for rowid, own, context in found
-        ]
+        rows = Bm25Rows(tokens, (1.0, self.context_weight), documents, search.corpus)
+        scored = [(rowid, rows.score((own, context))) for rowid, own, context in found]
         scored.sort(key=lambda row: (-row[1], row[0]))
         return scored[: search.limit]
 
