@@ -233,6 +233,11 @@ class _SearchNodes(VectorIndex):
         return {}
 
     @property
+    def _by_rowid(self) -> str:
+        """The node of row id ``rid``, by an index seek (the planner may scan otherwise)."""
+        return f"MATCH (n:{self._label} {{rowid: rid}}) USING INDEX n:{self._label}(rowid)"
+
+    @property
     def _where(self) -> str:
         active = " AND n.status = 'active'" if self._active_only else ""
         return f"n.user_id = $user_id AND n.{self._prop} IS NOT NULL{active}"
@@ -315,7 +320,7 @@ class _SearchNodes(VectorIndex):
         nodes = (
             f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
             if ids is None
-            else f"UNWIND $ids AS rid MATCH (n:{self._label} {{rowid: rid}}) WHERE {self._where} "
+            else f"UNWIND $ids AS rid {self._by_rowid} WHERE {self._where} "
         )
         rows = self.client.run(
             "vector_exact",
@@ -374,6 +379,10 @@ class Neo4jVectorIndex(_SearchNodes):
     @property
     def _inside_where(self) -> str:
         return f"n.index_name = $name AND {super()._inside_where}"
+
+    @property
+    def _by_rowid(self) -> str:
+        return "MATCH (n:DMVector {index_name: $name, rowid: rid}) USING INDEX n:DMVector(index_name, rowid)"
 
     def add(self, user_id: str, ids: Sequence[int], vectors: npt.NDArray[np.float32]) -> None:
         """Add (or replace) the vectors of these row ids for this user."""
