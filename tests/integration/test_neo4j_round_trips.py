@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -75,21 +74,6 @@ def _hits(memory: DreamMemory, user: str) -> list[list[tuple[str, str]]]:
 @pytest.fixture
 def user() -> str:
     return f"rt-{uuid.uuid4().hex[:8]}"
-
-
-@pytest.fixture
-def gated(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
-    """Accesses are written only once the event is set (so that counting sees the recall's own trips)."""
-    release = threading.Event()
-    touch = Neo4jRecordStore.touch
-
-    def held(self: Neo4jRecordStore, user_id: str, ids: Sequence[str], at: datetime) -> None:
-        release.wait(30)
-        touch(self, user_id, ids, at)
-
-    monkeypatch.setattr(Neo4jRecordStore, "touch", held)
-    yield release
-    release.set()
 
 
 def test_a_vector_and_reply_recall_takes_two_round_trips_and_its_accesses_are_written(

@@ -7,7 +7,15 @@ import sqlite3
 
 import pytest
 
-from dreammem.stores.fts5_terms import FTS5_TOKENIZER, Corpus, Fts5Tokens, fts5_bm25, phrase_hits
+from dreammem.stores.fts5_terms import (
+    FTS5_TOKENIZER,
+    Bm25Rows,
+    Corpus,
+    Fts5Tokens,
+    fts5_bm25,
+    phrase_hits,
+    split_tokens,
+)
 
 WORDS = "running runs ran paints painted painting café cafe kayak fjord tea o'brien 10k dog dogs".split()
 
@@ -67,3 +75,32 @@ def test_bm25_equals_sqlites_on_random_two_column_rows(seed: int) -> None:
         for rowid, score in expected.items():
             mine = fts5_bm25(phrases, [own[rowid], ctx[rowid]], [1.0, 0.5], counts, corpus)
             assert mine == pytest.approx(score, rel=1e-9, abs=1e-12)
+
+
+def test_split_tokens_leaves_out_empty_tokens() -> None:
+    assert split_tokens("") == []
+    assert split_tokens("a b a") == ["a", "b", "a"]
+    assert split_tokens(" a  b ") == ["a", "b"]
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6, 7])
+def test_bm25_rows_scores_every_row_as_fts5_bm25_to_the_last_bit(seed: int) -> None:
+    """The Neo4j keyword index ranks a step's rows with Bm25Rows: any difference would move ties."""
+    rng = random.Random(seed)
+    vocabulary = ["a", "b", "c", "d", "e", "f", "g"]
+    rows = [
+        (
+            " ".join(rng.choices(vocabulary, k=rng.randint(0, 15))),
+            ("  " if rng.random() < 0.1 else " ").join(rng.choices(vocabulary, k=rng.randint(0, 40))),
+        )
+        for _ in range(300)
+    ]
+    corpus = Corpus(len(rows) + rng.randint(0, 50), sum(len(split_tokens(a + " " + b)) for a, b in rows))
+    for phrases in (["a"], ["b", "c"], ["a", "b c"], ["d e f", "g"], ["c", "c d", "e", "zebra"]):
+        tokens = [p.split(" ") for p in phrases]
+        documents = {tuple(t): rng.randint(0, corpus.rows) for t in tokens}
+        weights = (1.0, rng.choice([0.5, 0.3, 0.7]))
+        ranked = Bm25Rows(tokens, weights, documents, corpus)
+        for own, context in rows:
+            columns = (split_tokens(own), split_tokens(context))
+            assert ranked.score((own, context)) == fts5_bm25(tokens, columns, weights, documents, corpus)
