@@ -153,10 +153,10 @@ def test_ranking_a_subset_of_vectors_does_not_read_the_users_other_vectors(
     assert all(abs(score - cosines[r]) < 1e-4 for r, score in first)
 
 
-# A default recall's Bolt round trips per query on the fixture, counted when this test was written
-# (issue 37: the count is to fall, never to grow); accesses are written behind the recall and
-# counted only when they ran before the next one.
-DEFAULT_RECALL_TRIPS = 9
+# A default recall's Bolt round trips for each of QUERIES on the fixture, counted when this test was
+# written (the same on main before it; issue 37: the count is to fall, never to grow). Accesses are
+# held back (``gated``), so only the recall's own trips count.
+DEFAULT_RECALL_TRIPS = [8, 8, 7, 6, 7, 7]
 
 
 def test_a_default_recall_takes_no_more_round_trips_than_before(
@@ -172,4 +172,4 @@ def test_a_default_recall_takes_no_more_round_trips_than_before(
             counts.append(trips.count)
             assert not result.degraded
     gated.set()
-    assert max(counts) <= DEFAULT_RECALL_TRIPS, counts
+    assert all(n <= most for n, most in zip(counts, DEFAULT_RECALL_TRIPS, strict=True)), counts
