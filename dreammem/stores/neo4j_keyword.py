@@ -15,7 +15,8 @@ user's records holds are dropped; rows holding every term answer alone when ther
 ``max_term_share`` leaves frequent terms out of the OR query; every decision on the
 user's own counts. At each step Lucene returns the user's matches (all of them up to
 ``_COMPLETE``, else its own BM25 order's best) and they are ranked by FTS5's
-``bm25()`` (:func:`~dreammem.stores.fts5_terms.fts5_bm25`: the user's row, token and
+``bm25()`` (:class:`~dreammem.stores.fts5_terms.Bm25Rows`, :func:`~dreammem.stores.fts5_terms.fts5_bm25`
+to the bit, each phrase's idf worked out once per step: the user's row, token and
 document counts, :mod:`~dreammem.stores.neo4j_keyword_stats`; own words 1.0, context
 ``context_weight``), so both backends rank alike (Lucene's per-field length norms and
 IDF differ from FTS5's) and no other user's records move a user's ranking.
