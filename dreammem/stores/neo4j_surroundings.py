@@ -6,8 +6,9 @@ Recall reads the same few things about its first-stage candidates (see
 turns around the seeds, the records of the candidates and of those turns, the records
 they replaced, the records they point at, and the user's pinned records. Each part is
 the query of the single read it stands for, inside its own ``CALL`` subquery. Every
-part names the index it seeks on: on a young database the planner has scanned the user's
-(or every user's) records instead, which grows with the store.
+lookup names the index it seeks on, one ``CALL`` per looked-up value: otherwise the planner
+has scanned the user's (or every user's) records, or a whole index joined by hash, which
+grows with the store.
 """
 
 from __future__ import annotations
@@ -29,15 +30,18 @@ def _fields(var: str) -> str:
 
 SURROUNDINGS = (
     "CALL () { "
-    "UNWIND $seeds AS rid MATCH (s:DMRecord {rowid: rid}) USING INDEX s:DMRecord(rowid) "
+    "UNWIND $seeds AS rid "
+    "CALL (rid) { MATCH (s:DMRecord {rowid: rid}) USING INDEX s:DMRecord(rowid) "
     "WHERE s.user_id = $user_id AND s.status = 'active' AND s.kind = $turn AND s.session_id IS NOT NULL "
+    "RETURN s } "
     f"CALL {{ {NEIGHBOUR_TURN.format(before='<', order='DESC', name='before')} }} "
     f"CALL {{ {NEIGHBOUR_TURN.format(before='>', order='ASC', name='after')} }} "
     "RETURN collect([s.rowid, before_rowid, after_rowid]) AS around } "
     "CALL (around) { "
     "UNWIND $rowids + [a IN around | a[1]] + [a IN around | a[2]] AS rid "
     "WITH DISTINCT rid WHERE rid IS NOT NULL "
-    "MATCH (r:DMRecord {rowid: rid}) USING INDEX r:DMRecord(rowid) WHERE r.user_id = $user_id "
+    "CALL (rid) { MATCH (r:DMRecord {rowid: rid}) USING INDEX r:DMRecord(rowid) WHERE r.user_id = $user_id "
+    "RETURN r } "
     f"RETURN collect({RECORD_FIELDS}) AS records }} "
     "CALL (records) { "
     "UNWIND [x IN records | x.id] AS replacer "
@@ -49,7 +53,8 @@ SURROUNDINGS = (
     "[x IN records WHERE x.superseded_by IS NOT NULL | x.superseded_by] "
     "+ reduce(acc = [], x IN records | acc + coalesce(x.provenance, [])) AS wanted "
     "UNWIND wanted AS id WITH DISTINCT id, own WHERE NOT id IN own "
-    "MATCH (n:DMRecord {id: id}) USING INDEX n:DMRecord(id) WHERE n.user_id = $user_id "
+    "CALL (id) { MATCH (n:DMRecord {id: id}) USING INDEX n:DMRecord(id) WHERE n.user_id = $user_id "
+    "RETURN n } "
     f"RETURN collect({_fields('n')}) AS pointed }} "
     "CALL () { "
     "MATCH (p:DMRecord {user_id: $user_id, pinned: true}) USING INDEX p:DMRecord(user_id, pinned) "

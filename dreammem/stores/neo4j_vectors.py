@@ -320,7 +320,7 @@ class _SearchNodes(VectorIndex):
         nodes = (
             f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
             if ids is None
-            else f"UNWIND $ids AS rid {self._by_rowid} WHERE {self._where} "
+            else f"UNWIND $ids AS rid CALL (rid) {{ {self._by_rowid} WHERE {self._where} RETURN n }} "
         )
         rows = self.client.run(
             "vector_exact",
