@@ -7,8 +7,8 @@ turns around the seeds, the records of the candidates and of those turns, the re
 they replaced, the records they point at, and the user's pinned records. Each part is
 the query of the single read it stands for, inside its own ``CALL`` subquery. Every
 lookup names the index it seeks on, one ``CALL`` per looked-up value: otherwise the planner
-has scanned the user's (or every user's) records, or a whole index joined by hash, which
-grows with the store.
+has scanned the user's (or every user's) records, or a whole index, which grows with the
+store.
 """
 
 from __future__ import annotations
