@@ -252,30 +252,73 @@ class _SearchNodes(VectorIndex):
         """The ``k`` nearest of this user's vectors, best first (see the module docstring)."""
         if k <= 0:
             return []
-        vector = np.asarray(query, dtype=np.float32).reshape(-1).tolist()
+        row = np.asarray(query, dtype=np.float32).reshape(1, -1)
         if self.filtered_inside:
-            return self._search_inside(user_id, vector, k)
+            return self._search_inside(user_id, row[0].tolist(), k)
+        return self.search_many(user_id, row, k)[0]
+
+    def search_many(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search` for each row of ``queries``: one statement for all, one more for the exact ones.
+
+        The write path asks for the neighbours of a whole batch's statements at once; one
+        round trip each was most of a Neo4j write (docs/BENCHMARKS.md, session 26). The
+        answers are :meth:`search`'s: the same candidates, the same cut, the same exact
+        ranking where the index gave too few.
+        """
+        vectors = [np.asarray(q, dtype=np.float32).reshape(-1).tolist() for q in queries]
+        if k <= 0 or not vectors:
+            return [[] for _ in vectors]
+        if self.filtered_inside:  # Cypher 25's SEARCH clause: not batched yet, one search each
+            return [self._search_inside(user_id, vector, k) for vector in vectors]
         fetch = max(k * OVERFETCH, MIN_FETCH)
         rows = self.client.run(
-            "vector_search",
-            "CALL db.index.vector.queryNodes($index, $fetch, $query) YIELD node AS n "
-            f"WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "  # once per node
-            f"WITH count(*) AS seen, min(score) AS floor, collect(CASE WHEN {self._where} "
-            "THEN [n.rowid, score] END) AS found "
-            "RETURN seen, floor, found",
+            "vector_search_many",
+            # Each query's list is bound once and each candidate's cosine computed once.
+            "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
+            "CALL db.index.vector.queryNodes($index, $fetch, q) YIELD node AS n "
+            f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS s "
+            f"WITH count(*) AS seen, min(s) AS floor, collect(CASE WHEN {self._where} THEN [n.rowid, s] END) "
+            "AS found RETURN seen, floor, found } RETURN i, seen, floor, found ORDER BY i",
             index=self._index,
             fetch=fetch,
-            query=vector,
+            queries=vectors,
             user_id=user_id,
             **self._params,
         )
-        ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in rows[0]["found"])
-        if int(rows[0]["seen"]) < fetch:
-            return ranked[:k]
-        # The k-th tied with the lowest score the index gave: the tie may run on past what it gave.
-        if len(ranked) >= k and ranked[k - 1][1] > 2.0 * float(rows[0]["floor"]) - 1.0:
-            return ranked[:k]
-        return self._exact(user_id, vector, None, k)
+        out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
+        for row in rows:
+            ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in row["found"])
+            if int(row["seen"]) < fetch or (
+                len(ranked) >= k and ranked[k - 1][1] > 2.0 * float(row["floor"]) - 1.0
+            ):
+                out[int(row["i"])] = ranked[:k]
+        exact = [n for n, found in enumerate(out) if found is None]
+        for n, found in zip(exact, self._exact_many(user_id, [vectors[n] for n in exact], k), strict=True):
+            out[n] = found
+        return [found or [] for found in out]
+
+    def _exact_many(self, user_id: str, vectors: list[list[float]], k: int) -> list[list[tuple[int, float]]]:
+        """:meth:`_exact` over all the user's vectors for each of ``vectors``, in one statement."""
+        if not vectors:
+            return []
+        rows = self.client.run(
+            "vector_exact_many",
+            "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
+            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
+            f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS score "
+            "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k "  # ties: stores/ties.py
+            "} RETURN i, rowid, score",
+            user_id=user_id,
+            queries=vectors,
+            k=k,
+            **self._params,
+        )
+        out: list[list[tuple[int, float]]] = [[] for _ in vectors]
+        for row in rows:
+            out[int(row["i"])].append((int(row["rowid"]), 2.0 * float(row["score"]) - 1.0))
+        return out  # each in the order the server ranked it (score, then row id)
 
     def _search_inside(self, user_id: str, vector: list[float], k: int) -> list[tuple[int, float]]:
         """Candidates of this user only, from the index, ranked exactly.
