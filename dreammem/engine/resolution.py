@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dreammem.engine.unit import UnitOfWork
-from dreammem.stores.base import RecordStore, VectorIndex
+from dreammem.stores.base import RecordQuery, RecordStore, VectorIndex
 from dreammem.types import Kind, MemoryRecord
 from dreammem.write.echoes import echo_outcomes
 from dreammem.write.relations import note_possibly_outdates
@@ -130,19 +130,22 @@ _REPLIES = 3
 
 
 def _echoes(store: RecordStore, outcomes: Sequence[Outcome]) -> list[Outcome]:
-    """The assistant's echoes of the older statements these decisions replace or mark (one read each)."""
+    """The assistant's echoes of the older statements these decisions replace or mark (one read for all)."""
+    asking = [o for o in outcomes if o.old.session_id is not None]
+    after = store.find_many(
+        [
+            RecordQuery(
+                o.old.user_id,
+                kinds=[Kind.TURN],
+                session_id=o.old.session_id,
+                since=o.old.event_time,
+                newest_first=False,
+                limit=_REPLIES + 1,
+            )
+            for o in asking
+        ]
+    )
     out: list[Outcome] = []
-    for outcome in outcomes:
-        old = outcome.old
-        if old.session_id is None:
-            continue
-        after = store.find(
-            old.user_id,
-            kinds=[Kind.TURN],
-            session_id=old.session_id,
-            since=old.event_time,
-            newest_first=False,
-            limit=_REPLIES + 1,
-        )
-        out += echo_outcomes(outcome, after)
+    for outcome, turns in zip(asking, after, strict=True):
+        out += echo_outcomes(outcome, turns)
     return out

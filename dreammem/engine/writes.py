@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from dreammem.engine.resolution import apply_outcomes, mark_echoes, stored_neighbours
 from dreammem.engine.unit import UnitOfWork
-from dreammem.stores.base import RecordStore, VectorIndex
+from dreammem.stores.base import RecordQuery, RecordStore, VectorIndex
 from dreammem.text.tokenize import tokenize
 from dreammem.types import Kind, Layer, MemoryRecord, utcnow
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
@@ -193,23 +193,29 @@ def context_texts(store: RecordStore, records: Sequence[MemoryRecord], window: i
     question find an answer that only makes sense after its question; the
     embedding stays the turn's own text (measured better on LoCoMo).
     """
-    previous: dict[tuple[str, str], list[str]] = {}
+    firsts: dict[tuple[str, str], MemoryRecord] = {}  # each session's first record: its earlier turns
+    for record in records if window else ():
+        if record.session_id is not None:
+            firsts.setdefault((record.user_id, record.session_id), record)
+    asks = [
+        RecordQuery(
+            r.user_id,
+            statuses=None,
+            kinds=[Kind.TURN],
+            session_id=r.session_id,
+            until=r.event_time,
+            limit=window,
+        )
+        for r in firsts.values()
+    ]
+    previous = {
+        key: [r.content for r in reversed(earlier)]
+        for key, earlier in zip(firsts, store.find_many(asks), strict=True)
+    }
     texts: list[str] = []
     for record in records:
         key = (record.user_id, record.session_id or "")
-        context: list[str] = []
-        if window and record.session_id is not None:
-            if key not in previous:
-                earlier = store.find(
-                    record.user_id,
-                    statuses=None,
-                    kinds=[Kind.TURN],
-                    session_id=record.session_id,
-                    until=record.event_time,
-                    limit=window,
-                )
-                previous[key] = [r.content for r in reversed(earlier)]
-            context = previous[key][-window:]
+        context = previous[key][-window:] if window and record.session_id is not None else []
         texts.append(" ".join(context))
         if record.kind is Kind.TURN and record.session_id is not None:
             previous.setdefault(key, []).append(record.content)

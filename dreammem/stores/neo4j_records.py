@@ -20,8 +20,10 @@ from typing import Any
 
 from dreammem.errors import BackendError
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_find import find_many_statements, find_statement
 from dreammem.stores.neo4j_times import DROP_CHANGED_WINDOW
 from dreammem.stores.neo4j_versions import SCHEMA_VERSION, WRITER_GUARD, refuse_older_writer
+from dreammem.stores.roles.records import RecordQuery
 from dreammem.system_meta import MESSAGE_KEY, NOTES_VERSION
 from dreammem.types import FIXED_FIELDS, Kind, Layer, MemoryRecord, Status
 
@@ -264,36 +266,32 @@ class RecordNodes:
 
         ``offset`` skips that many of them first (paging).
         """
-        order = "DESC" if newest_first else "ASC"
-        query = (
-            "MATCH (r:DMRecord {user_id: $user_id}) "
-            "WHERE ($statuses IS NULL OR r.status IN $statuses) "
-            "AND ($layers IS NULL OR r.layer IN $layers) AND ($kinds IS NULL OR r.kind IN $kinds) "
-            "AND ($slot IS NULL OR r.slot = $slot) "
-            "AND ($slot_prefix IS NULL OR r.slot STARTS WITH $slot_prefix) "
-            "AND ($session_id IS NULL OR r.session_id = $session_id) "
-            "AND ($pinned IS NULL OR r.pinned = $pinned) "
-            "AND ($since IS NULL OR r.event_time >= $since) AND ($until IS NULL OR r.event_time < $until) "
-            f"RETURN {RECORD_FIELDS} AS r ORDER BY r.event_time {order}, r.rowid {order} "
-            "SKIP $offset" + (" LIMIT $limit" if limit is not None else "")
-        )
-        rows = self.client.run(
-            "find",
-            query,
-            user_id=user_id,
-            statuses=_values(statuses),
-            layers=_values(layers),
-            kinds=_values(kinds),
+        query = RecordQuery(
+            user_id,
+            statuses=statuses,
+            layers=layers,
+            kinds=kinds,
             slot=slot,
             slot_prefix=slot_prefix,
             session_id=session_id,
             pinned=pinned,
-            since=None if since is None else since.isoformat(),
-            until=None if until is None else until.isoformat(),
-            offset=offset,
+            since=since,
+            until=until,
+            newest_first=newest_first,
             limit=limit,
+            offset=offset,
         )
+        statement = find_statement(RECORD_FIELDS, query)
+        rows = self.client.run("find", statement.cypher, **statement.params)
         return [from_props(row["r"]) for row in rows]
+
+    def find_many(self, queries: Sequence[RecordQuery]) -> list[list[MemoryRecord]]:
+        """:meth:`find` for each query, in order: one statement per shape of query (neo4j_find.py)."""
+        out: list[list[MemoryRecord]] = [[] for _ in queries]
+        for statement in find_many_statements(RECORD_FIELDS, queries):
+            for row in self.client.run("find_many", statement.cypher, **statement.params):
+                out[statement.of[int(row["n"])]].append(from_props(row["r"]))
+        return out
 
     def session_neighbours(
         self, user_id: str, rowids: Sequence[int]
@@ -318,22 +316,6 @@ class RecordNodes:
         return {
             int(r["rowid"]): (_int_or_none(r["before_rowid"]), _int_or_none(r["after_rowid"])) for r in rows
         }
-
-    def twins(self, record: MemoryRecord) -> list[MemoryRecord]:
-        """Records with the same text linked to this one by provenance (either way)."""
-        rows = self.client.run(
-            "twins",
-            # The head finds the same-text rows by index (dm_record_content_head), the whole text decides.
-            "MATCH (r:DMRecord {user_id: $user_id, content_head: left($content, $head)}) "
-            "WHERE r.content = $content AND r.id <> $id "
-            f"AND ($id IN r.provenance OR r.id IN $provenance) RETURN {RECORD_FIELDS} AS r",
-            user_id=record.user_id,
-            content=record.content,
-            head=CONTENT_HEAD_CHARS,
-            id=record.id,
-            provenance=list(record.provenance),
-        )
-        return [from_props(row["r"]) for row in rows]
 
     def twins_of(self, user_id: str, records: Sequence[MemoryRecord]) -> dict[str, str]:
         """For each of these records that has a twin (see :meth:`twins`), the twin's id."""

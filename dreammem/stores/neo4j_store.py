@@ -10,6 +10,8 @@ share one memory. The store is composed of one class per job:
 * :mod:`~dreammem.stores.neo4j_dreams`: queue, task state, dream log, meta;
 * :mod:`~dreammem.stores.neo4j_surroundings`: what a recall reads about its candidates, in one query;
 * :mod:`~dreammem.stores.neo4j_times`: the windows records' relative dates point at;
+* :mod:`~dreammem.stores.neo4j_twins`: the same-text records linked by provenance;
+* :mod:`~dreammem.stores.neo4j_find`: the Cypher of ``find`` and ``find_many``;
 
 and this module adds the schema and erasure. Every query is parameterised Cypher
 and names the user (the few keyed by a store-unique row id or dream id check it
@@ -32,6 +34,7 @@ from dreammem.stores.neo4j_keyword import TEXT_INDEX, KeywordNodes
 from dreammem.stores.neo4j_records import CONTENT_HEAD, TERMS_FORMAT, RecordNodes
 from dreammem.stores.neo4j_surroundings import SurroundingNodes
 from dreammem.stores.neo4j_times import TimeNodes
+from dreammem.stores.neo4j_twins import TwinNodes
 from dreammem.stores.neo4j_vectors import EmbeddingNodes
 from dreammem.stores.neo4j_versions import (
     MIN_WRITER_VERSION,
@@ -86,7 +89,14 @@ _SCHEMA = (
 
 
 class Neo4jRecordStore(
-    SurroundingNodes, TimeNodes, KeywordNodes, EmbeddingNodes, DreamNodes, RecordNodes, RecordStore
+    SurroundingNodes,
+    TimeNodes,
+    KeywordNodes,
+    EmbeddingNodes,
+    DreamNodes,
+    TwinNodes,
+    RecordNodes,
+    RecordStore,
 ):
     """The :class:`~dreammem.stores.base.RecordStore` in one Neo4j database.
 

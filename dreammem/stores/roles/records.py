@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,26 @@ from dreammem.types import Kind, Layer, MemoryRecord, Status
 if TYPE_CHECKING:
     from dreammem.stores.surroundings import Surroundings
 
-__all__ = ["RecordReads", "RecordWrites"]
+__all__ = ["RecordQuery", "RecordReads", "RecordWrites"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordQuery:
+    """One :meth:`RecordReads.find` call as a value: its user and filters (the same defaults)."""
+
+    user_id: str
+    statuses: Sequence[Status] | None = (Status.ACTIVE,)
+    layers: Sequence[Layer] | None = None
+    kinds: Sequence[Kind] | None = None
+    slot: str | None = None
+    slot_prefix: str | None = None
+    session_id: str | None = None
+    pinned: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    newest_first: bool = True
+    limit: int | None = None
+    offset: int = 0
 
 
 class RecordReads(ABC):
@@ -68,6 +88,32 @@ class RecordReads(ABC):
 
         ``offset`` skips that many of them first (paging).
         """
+
+    def find_many(self, queries: Sequence[RecordQuery]) -> list[list[MemoryRecord]]:
+        """:meth:`find` for each query, in order.
+
+        The write path asks many small questions of one batch at once (each new turn's
+        session context, the turns after each replaced statement); the default asks them
+        one by one, a backend that can answer them together overrides it.
+        """
+        return [
+            self.find(
+                q.user_id,
+                statuses=q.statuses,
+                layers=q.layers,
+                kinds=q.kinds,
+                slot=q.slot,
+                slot_prefix=q.slot_prefix,
+                session_id=q.session_id,
+                pinned=q.pinned,
+                since=q.since,
+                until=q.until,
+                newest_first=q.newest_first,
+                limit=q.limit,
+                offset=q.offset,
+            )
+            for q in queries
+        ]
 
     @abstractmethod
     def session_neighbours(
