@@ -1,0 +1,178 @@
+"""Ingest on the Neo4j backend: a batch's reads gathered into few statements, the same results.
+
+A write's look-ups (each new turn's session context, the neighbours of each new statement,
+the twins and echoes of what it replaces) are asked for the whole batch at once
+(``find_many``, ``search_many``, ``twins_many``). These tests check that the answers are
+those of asking one at a time and of the embedded store, and bound the Bolt round trips
+of an ``add_many`` (counted on the driver's sockets, :mod:`tests.bolt_trips`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dreammem import DreamMemory
+from dreammem.embed import HashingEmbedder
+from dreammem.stores.base import RecordQuery, RecordReads, RecordStore, VectorIndex
+from dreammem.stores.neo4j_store import Neo4jRecordStore
+from dreammem.stores.neo4j_vectors import RecordVectorIndex
+from dreammem.types import Kind, Status
+from dreammem.write.relations import possibly_outdated_by
+from dreammem_bench.latency import synthetic_turns
+from tests.bolt_trips import counting_round_trips
+from tests.neo4j_server import Neo4jServer
+
+pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
+
+T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
+CHANGES = [  # (session, role, text): statements, the assistant's echoes, and later corrections
+    ("c1", "user", "Email me when the build breaks."),
+    ("c1", "assistant", "Got it, email it is."),
+    ("c1", "user", "I live in Boston."),
+    ("c1", "user", "I prefer Excel reports over PDF, please."),
+    ("c1", "assistant", "Noted: Excel reports, and a 50,000 USD cap for Q3."),
+    ("c1", "user", "I prefer tea in the morning."),
+    ("c2", "user", "Actually, message me on Slack instead."),
+    ("c2", "user", "I moved to Denver last month."),
+    ("c2", "user", "Actually, my favorite report format is now CSV, Excel is too slow."),
+    ("c2", "assistant", "Understood, CSV from now on."),
+    ("c2", "user", "Actually, I prefer coffee now."),
+]
+
+
+def _turns(user: str, count: int) -> list[dict[str, Any]]:
+    """``count`` synthetic turns of ``user`` with the statements and corrections woven in."""
+    turns = [{**t, "user_id": user} for t in synthetic_turns(count, 1)]
+    for n, (session, role, text) in enumerate(CHANGES):
+        at = count * n // len(CHANGES)
+        turns.insert(
+            at + n,
+            {
+                "content": text,
+                "user_id": user,
+                "role": role,
+                "session_id": session,
+                "event_time": turns[min(at, len(turns) - 1)]["event_time"] + timedelta(seconds=n),
+            },
+        )
+    return turns
+
+
+def _write(memory: DreamMemory, turns: list[dict[str, Any]], batch: int) -> None:
+    for start in range(0, len(turns), batch):
+        memory.add_many(turns[start : start + batch])
+
+
+def _outcome(store: RecordStore, user: str) -> list[tuple[Any, ...]]:
+    """Every record of the user as what it says and what became of it (ids differ between stores)."""
+    records = store.find(user, statuses=None, newest_first=False)
+    text = {r.id: r.content for r in records}
+    return [
+        (
+            r.content,
+            r.role.value,
+            r.layer.value,
+            r.kind.value,
+            r.session_id,
+            r.status.value,
+            text.get(r.superseded_by or ""),
+            sorted(text.get(i, i) for i in possibly_outdated_by(r)),
+        )
+        for r in records
+    ]
+
+
+@pytest.fixture
+def user() -> str:
+    return f"ingest-{uuid.uuid4().hex[:8]}"
+
+
+def test_neo4j_ingest_keeps_the_embedded_stores_records_statuses_and_supersedes(
+    neo4j_server: Neo4jServer, user: str, tmp_path: Path
+) -> None:
+    # One add_many: inside its transaction Neo4j ranks the write's own nodes exactly, so the
+    # approximate index cannot miss an older statement the embedded store finds (across batches it can
+    # on 5.26, with main's code as with this one; test_the_gathered_reads_... covers batches).
+    turns = _turns(user, 240)
+    with DreamMemory(tmp_path / "embedded", embedder=HashingEmbedder()) as embedded:
+        _write(embedded, turns, len(turns))
+        expected = _outcome(embedded.store, user)
+    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as server:
+        _write(server, turns, len(turns))
+        assert _outcome(server.store, user) == expected
+    statuses = {row[5] for row in expected}
+    assert Status.SUPERSEDED.value in statuses  # the corrections replaced something
+    assert any(row[7] for row in expected if row[1] == "assistant")  # and an echo was marked
+
+
+def test_the_gathered_reads_of_a_write_are_the_one_by_one_reads(neo4j_server: Neo4jServer, user: str) -> None:
+    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as memory:
+        _write(memory, _turns(user, 120), 60)
+        store = memory.store
+        assert isinstance(store, Neo4jRecordStore)
+        records = store.find(user, statuses=None, newest_first=False)
+        queries = (
+            [
+                RecordQuery(
+                    user,
+                    kinds=[Kind.TURN],
+                    session_id=r.session_id,
+                    since=r.event_time,
+                    newest_first=False,
+                    limit=4,
+                )
+                for r in records[::7]
+            ]
+            + [
+                RecordQuery(
+                    user,
+                    statuses=None,
+                    kinds=[Kind.TURN],
+                    session_id=r.session_id,
+                    until=r.event_time,
+                    limit=3,
+                )
+                for r in records[::11]
+            ]
+            + [
+                RecordQuery(user, statuses=[Status.SUPERSEDED]),
+                RecordQuery(user, session_id="nowhere", limit=2),
+            ]
+        )
+        gathered = store.find_many(queries)
+        assert gathered == RecordReads.find_many(store, queries)  # the default: one find each
+        assert sum(map(len, gathered)) > len(queries)
+        assert store.twins_many(records) == {r.id: store.twins(r) for r in records}
+        assert any(store.twins_many(records).values())
+        index = RecordVectorIndex(store.client, 384)
+        queries_vectors = HashingEmbedder().embed_documents([r.content for r in records[::5]])
+        rows = np.asarray(queries_vectors, dtype=np.float32)
+        for k in (8, 16, 300):
+            assert index.search_many(user, rows, k) == VectorIndex.search_many(index, user, rows, k)
+
+
+def test_an_add_many_takes_round_trips_that_do_not_grow_with_its_turns(
+    neo4j_server: Neo4jServer, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    turns = _turns(user, 400)
+    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as memory:
+        _write(memory, turns[:200], 100)  # older records for the new ones to update
+        counted = []
+        with counting_round_trips(monkeypatch) as trips:
+            for start, size in ((200, 20), (220, 180)):
+                trips.reset()
+                memory.add_many(turns[start : start + size])
+                counted.append(trips.count)
+    # A write is a fixed set of statements (records, vectors, keyword statistics, times, queue, context,
+    # twins, echoes, updates: ~14 trips with the transaction's) and 3 trips per round of neighbour
+    # searches (search, the exact ranks, the hits' records); a round more each time the batch's own
+    # records crowd out the older ones, so the rounds grow with the log of the batch, not with it.
+    # Main's code made one trip per statement searched, per echo and per twin: 50 and 223 here.
+    assert counted[0] <= 30, counted
+    assert counted[1] <= 50, counted
