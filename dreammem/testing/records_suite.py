@@ -8,7 +8,13 @@ from datetime import timedelta
 import pytest
 
 from dreammem.errors import BackendError
-from dreammem.stores.base import REQUIRED_CAPABILITIES, RecordCapability, RecordStore
+from dreammem.stores.base import (
+    REQUIRED_CAPABILITIES,
+    RecordCapability,
+    RecordQuery,
+    RecordReads,
+    RecordStore,
+)
 from dreammem.testing.records import T0, put, rec
 from dreammem.testing.role_suite import RoleSuite
 from dreammem.types import Kind, Layer, Status
@@ -164,6 +170,34 @@ class RecordsSuite(RoleSuite):
         window = record_store.find(alice, since=T0 + timedelta(minutes=1), until=T0 + timedelta(minutes=10))
         assert [r.id for r in window] == [turn.id]
         assert record_store.slots("food/") == ["food/tea"] or "food/tea" in record_store.slots("food/")
+
+    def test_find_many_answers_each_query_as_find_does(
+        self, record_store: RecordStore, users: tuple[str, str]
+    ) -> None:
+        alice, bob = users
+        turns = [rec(alice, f"turn {n}", n, session_id=f"s{n % 2}") for n in range(6)]
+        bobs = rec(bob, "bob's turn", 2, session_id="s0")
+        put(record_store, [*turns, bobs])
+        record_store.update([dataclasses.replace(turns[2], status=Status.SUPERSEDED)])
+        queries = [
+            RecordQuery(alice, session_id="s0", since=turns[1].event_time, newest_first=False, limit=2),
+            RecordQuery(alice, statuses=None, session_id="s0", until=turns[4].event_time, limit=5),
+            RecordQuery(bob, session_id="s0", since=turns[1].event_time, newest_first=False, limit=2),
+            RecordQuery(alice, session_id="s1", since=turns[1].event_time, newest_first=False, limit=2),
+            RecordQuery(alice, session_id="nowhere"),
+            RecordQuery(alice, statuses=[Status.SUPERSEDED], limit=1),
+        ]
+        found = record_store.find_many(queries)
+        assert [[r.id for r in f] for f in found] == [
+            [turns[4].id],
+            [turns[2].id, turns[0].id],
+            [bobs.id],
+            [turns[1].id, turns[3].id],
+            [],
+            [turns[2].id],
+        ]
+        assert found == RecordReads.find_many(record_store, queries)  # the default: one find each
+        assert record_store.find_many([]) == []
 
     def test_find_pages_with_an_offset(self, record_store: RecordStore, users: tuple[str, str]) -> None:
         alice, _ = users
