@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pytest
 
 from dreammem.errors import BackendError
-from dreammem.stores.base import RecordCapability, RecordStore, TimeSpan, VectorIndex
+from dreammem.stores.base import RecordCapability, RecordQuery, RecordStore, TimeSpan, VectorIndex
 from dreammem.stores.faiss_index import FaissVectorIndex
 from dreammem.stores.sqlite import SQLiteRecordStore
 from dreammem.stores.sqlite.user_stats import UserStats
@@ -237,10 +237,18 @@ class PointingTiesNewestFirst(SQLiteRecordStore):
         return {i: s for i, s in stored.items() if s is not None}, [i for i in taken if i not in stored]
 
 
+class OneShapeForAll(SQLiteRecordStore):
+    """``find_many`` answers every query with the first query's filters (a batch that mixed them up)."""
+
+    def find_many(self, queries: Sequence[RecordQuery]) -> list[list[MemoryRecord]]:
+        return super().find_many([dataclasses.replace(queries[0], user_id=q.user_id) for q in queries])
+
+
 RECORD_MUTANTS: list[tuple[type[SQLiteRecordStore], str]] = [
     (StringCapabilities, "test_capabilities_are_typed_and_name_the_required_roles"),
     (NoQueueDeclared, "test_capabilities_are_typed_and_name_the_required_roles"),
     (LeakyGet, "test_every_read_is_scoped_to_its_user"),
+    (OneShapeForAll, "test_find_many_answers_each_query_as_find_does"),
     (LossyCodec, "test_a_record_comes_back_equal"),
     (SpeakerlessGet, "test_a_speaker_comes_back_and_an_update_keeps_it"),
     (NotesInMetadata, "test_system_notes_are_stored_apart_from_the_callers_metadata"),
