@@ -44,7 +44,7 @@ from dreammem.stores.roles.erasure import Erasure
 from dreammem.stores.roles.history import RecordHistory
 from dreammem.stores.roles.keyword import KeywordIndex
 from dreammem.stores.roles.lifecycle import StoreLifecycle
-from dreammem.stores.roles.records import RecordQuery, RecordReads, RecordWrites
+from dreammem.stores.roles.records import RecordLookups, RecordQuery, RecordReads, RecordWrites
 from dreammem.stores.roles.times import TimeIndex, TimeSpan
 from dreammem.stores.surroundings import Surroundings, read_one_by_one
 from dreammem.stores.vector_base import VectorIndex
@@ -65,6 +65,7 @@ __all__ = [
     "KeywordIndex",
     "RecordCapability",
     "RecordHistory",
+    "RecordLookups",
     "RecordQuery",
     "RecordReads",
     "RecordStore",
@@ -84,6 +85,7 @@ __all__ = [
 class RecordStore(
     StoreLifecycle,
     RecordReads,
+    RecordLookups,
     RecordWrites,
     RecordHistory,
     KeywordIndex,

@@ -11,8 +11,8 @@ from dreammem.errors import BackendError
 from dreammem.stores.base import (
     REQUIRED_CAPABILITIES,
     RecordCapability,
+    RecordLookups,
     RecordQuery,
-    RecordReads,
     RecordStore,
 )
 from dreammem.testing.records import T0, put, rec
@@ -45,7 +45,7 @@ class StoreLifecycleSuite(RoleSuite):
 
 
 class RecordsSuite(RoleSuite):
-    """The ``RecordReads`` and ``RecordWrites`` roles: records come back equal, in order, by user."""
+    """The ``RecordReads``, ``RecordLookups`` and ``RecordWrites`` roles: records come back equal, by user."""
 
     def test_a_record_comes_back_equal(self, record_store: RecordStore, users: tuple[str, str]) -> None:
         alice, _ = users
@@ -196,7 +196,7 @@ class RecordsSuite(RoleSuite):
             [],
             [turns[2].id],
         ]
-        assert found == RecordReads.find_many(record_store, queries)  # the default: one find each
+        assert found == RecordLookups.find_many(record_store, queries)  # the default: one find each
         assert record_store.find_many([]) == []
 
     def test_find_pages_with_an_offset(self, record_store: RecordStore, users: tuple[str, str]) -> None:

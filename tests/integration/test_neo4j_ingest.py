@@ -19,7 +19,7 @@ import pytest
 
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
-from dreammem.stores.base import RecordQuery, RecordReads, RecordStore, VectorIndex
+from dreammem.stores.base import RecordLookups, RecordQuery, RecordStore, VectorIndex
 from dreammem.stores.neo4j_store import Neo4jRecordStore
 from dreammem.stores.neo4j_vectors import RecordVectorIndex
 from dreammem.types import Kind, Status
@@ -146,7 +146,7 @@ def test_the_gathered_reads_of_a_write_are_the_one_by_one_reads(neo4j_server: Ne
             ]
         )
         gathered = store.find_many(queries)
-        assert gathered == RecordReads.find_many(store, queries)  # the default: one find each
+        assert gathered == RecordLookups.find_many(store, queries)  # the default: one find each
         assert sum(map(len, gathered)) > len(queries)
         assert store.twins_many(records) == {r.id: store.twins(r) for r in records}
         assert any(store.twins_many(records).values())

@@ -1,7 +1,7 @@
 """The roles a record store is built from: one small ABC each, composed by ``RecordStore``.
 
 * :mod:`~dreammem.stores.roles.lifecycle`: ``StoreLifecycle`` (transactions, meta values);
-* :mod:`~dreammem.stores.roles.records`: ``RecordReads``, ``RecordWrites``;
+* :mod:`~dreammem.stores.roles.records`: ``RecordReads``, ``RecordLookups``, ``RecordWrites``;
 * :mod:`~dreammem.stores.roles.history`: ``RecordHistory`` (supersede chains, twins);
 * :mod:`~dreammem.stores.roles.keyword`: ``KeywordIndex``;
 * :mod:`~dreammem.stores.roles.times`: ``TimeIndex`` (grounded windows optional);

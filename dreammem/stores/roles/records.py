@@ -1,4 +1,4 @@
-"""The records roles: reading records of a user, and writing them."""
+"""The records roles: reading records of a user (by id, by what they hold), and writing them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dreammem.types import Kind, Layer, MemoryRecord, Status
 if TYPE_CHECKING:
     from dreammem.stores.surroundings import Surroundings
 
-__all__ = ["RecordQuery", "RecordReads", "RecordWrites"]
+__all__ = ["RecordLookups", "RecordQuery", "RecordReads", "RecordWrites"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class RecordQuery:
 
 
 class RecordReads(ABC):
-    """Reads of records, scoped by user; row ids (``int``) are the ids of the vector index."""
+    """Reads of records by id, scoped by user; row ids (``int``) are the ids of the vector index."""
 
     @abstractmethod
     def get(self, user_id: str, ids: Sequence[str], *, for_update: bool = False) -> list[MemoryRecord]:
@@ -65,6 +65,30 @@ class RecordReads(ABC):
     @abstractmethod
     def rowids(self, user_id: str, ids: Sequence[str]) -> dict[str, int]:
         """Row ids of this user's records by record id."""
+
+    @abstractmethod
+    def ids_in_use(self, ids: Sequence[str]) -> set[str]:
+        """Which of these record ids are taken, by any user (ids are unique in a store)."""
+
+    @abstractmethod
+    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
+        """Which of these adapter message keys (``system["message_key"]``) are stored."""
+
+    @abstractmethod
+    def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:
+        """How many records (of one user, of one status)."""
+
+    @abstractmethod
+    def slots(self, prefix: str) -> list[str]:
+        """Distinct slots of active records, across users, starting with ``prefix``."""
+
+    @abstractmethod
+    def users(self) -> list[str]:
+        """Every user id with at least one record."""
+
+
+class RecordLookups(ABC):
+    """Reads of a user's records by what they hold: filters, session neighbours, a recall's surroundings."""
 
     @abstractmethod
     def find(
@@ -143,26 +167,6 @@ class RecordReads(ABC):
         limit: int,
     ) -> set[int] | None:
         """Row ids of this user's active records with these column values (None: over ``limit``)."""
-
-    @abstractmethod
-    def ids_in_use(self, ids: Sequence[str]) -> set[str]:
-        """Which of these record ids are taken, by any user (ids are unique in a store)."""
-
-    @abstractmethod
-    def existing_message_keys(self, user_id: str, session_id: str | None, keys: Sequence[str]) -> set[str]:
-        """Which of these adapter message keys (``system["message_key"]``) are stored."""
-
-    @abstractmethod
-    def count(self, user_id: str | None = None, *, status: Status | None = None) -> int:
-        """How many records (of one user, of one status)."""
-
-    @abstractmethod
-    def slots(self, prefix: str) -> list[str]:
-        """Distinct slots of active records, across users, starting with ``prefix``."""
-
-    @abstractmethod
-    def users(self) -> list[str]:
-        """Every user id with at least one record."""
 
 
 class RecordWrites(ABC):
