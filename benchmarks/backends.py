@@ -5,10 +5,13 @@ state folder ``--state``; ``NEO4J_HEAP`` / ``NEO4J_PAGECACHE`` from the environm
 or uses ``--neo4j-uri`` (the bench's users must have no records there), opens an
 embedded store in a temporary folder beside it, and grows both through ``--sizes``
 (records per user) for ``--users`` users; see :mod:`dreammem_bench.backends`.
+``--neo4j-version`` picks the server the script builds and starts (5.26 by default;
+``2026.08.1`` filters the vector search by user inside the index).
 Prints one JSON line per size as it is measured (stderr) and the whole report (stdout).
 
     HF_HUB_OFFLINE=1 nice -n 5 python benchmarks/backends.py --sizes 1000,3000,10000,100000 --users 1
     HF_HUB_OFFLINE=1 nice -n 5 python benchmarks/backends.py --sizes 100,1000 --users 100
+    HF_HUB_OFFLINE=1 nice -n 5 python benchmarks/backends.py --sizes 1000,3000,10000 --neo4j-version 2026.08.1
 """
 
 from __future__ import annotations
@@ -29,8 +32,18 @@ from dreammem_bench import backends as bench
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "neo4j.sh"
 
 
-def _server(command: str, state: str) -> str:
+def server_env(state: str, version: str | None) -> dict[str, str]:
+    """The environment ``scripts/neo4j.sh`` runs in: a free port, this state folder, this version."""
     env = {**os.environ, "NEO4J_PORT": "auto", "NEO4J_STATE_DIR": state}
+    if version:
+        env["NEO4J_VERSION"] = version
+    else:  # the script's default (5.26), whatever the caller's environment says
+        env.pop("NEO4J_VERSION", None)
+    return env
+
+
+def _server(command: str, state: str, version: str | None) -> str:
+    env = server_env(state, version)
     proc = subprocess.run(
         ["bash", str(SCRIPT), command], capture_output=True, text=True, env=env, check=False
     )
@@ -46,7 +59,8 @@ def _server_agent(uri: str) -> str:
         return str(driver.get_server_info().agent)
 
 
-def main() -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1000, 3000, 10000])
     parser.add_argument("--users", type=int, default=1)
@@ -61,12 +75,21 @@ def main() -> None:
     parser.add_argument("--embedder", default="hashing", help="hashing (measures the stores) or minilm")
     parser.add_argument("--neo4j-uri", help="a running server instead of starting the repo's own")
     parser.add_argument("--state", default=".neo4j-bench", help="state folder of the server this starts")
+    parser.add_argument(
+        "--neo4j-version",
+        help="Neo4j version the started server runs (scripts/neo4j.sh NEO4J_VERSION, e.g. 2026.08.1); "
+        "default: the script's 5.26",
+    )
     parser.add_argument("--project", type=int, default=1_000_000, help="records to project ingest hours for")
     parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = build_parser().parse_args()
 
     started = args.neo4j_uri is None
-    uri = _server("up", args.state) if started else args.neo4j_uri
+    uri = _server("up", args.state, args.neo4j_version) if started else args.neo4j_uri
     embedder = bench.embedder_named(args.embedder)
     report: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -110,7 +133,7 @@ def main() -> None:
             )
     finally:
         if started:
-            _server("down", args.state)
+            _server("down", args.state, args.neo4j_version)
     report["sizes"] = [r.to_dict() for r in results]
     report["targets"] = bench.check_targets(results)
     hours = bench.project_ingest(results, args.project)

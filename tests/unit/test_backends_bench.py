@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,3 +143,25 @@ def test_project_ingest_uses_the_last_sizes_rates() -> None:
         {EMBEDDED: 1e6 / 200 / 3600, NEO4J: 1e6 / 40 / 3600}
     )
     assert project_ingest([], 10) == {}
+
+
+def _backends_script() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "backends_script", Path(__file__).resolve().parents[2] / "benchmarks" / "backends.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_script_starts_the_neo4j_version_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    script = _backends_script()
+    monkeypatch.setenv("NEO4J_VERSION", "2025.01.0")  # a caller's stray setting never picks the server
+    args = script.build_parser().parse_args(["--neo4j-version", "2026.08.1", "--state", "S"])
+    assert args.neo4j_version == "2026.08.1"
+    env = script.server_env(args.state, args.neo4j_version)
+    assert (env["NEO4J_VERSION"], env["NEO4J_STATE_DIR"], env["NEO4J_PORT"]) == ("2026.08.1", "S", "auto")
+    default = script.build_parser().parse_args([])
+    assert default.neo4j_version is None
+    assert "NEO4J_VERSION" not in script.server_env(default.state, default.neo4j_version)
