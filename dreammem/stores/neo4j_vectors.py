@@ -14,7 +14,8 @@ User scope, picked by the server's version when an index is opened:
 * Neo4j 2026.01 and later (:data:`FILTERED_SINCE`) filter inside the search: the
   vector index carries the scope's properties (``CREATE VECTOR INDEX ... WITH
   [n.user_id, n.status]``) and a Cypher 25 ``SEARCH ... WHERE`` asks it for
-  ``k * inside_overfetch`` of this user's (active) nodes only.
+  ``k * inside_overfetch`` of this user's (active) nodes only (a batch's queries in one
+  statement, one ``SEARCH`` per query inside a ``CALL`` subquery).
 * Neo4j 5.26's vector index cannot filter inside the search. A search asks the
   index for more neighbours than wanted (``k * OVERFETCH``, at least
   ``MIN_FETCH``), keeps this user's (active) nodes, and when fewer than ``k``
@@ -250,12 +251,7 @@ class _SearchNodes(VectorIndex):
 
     def search(self, user_id: str, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """The ``k`` nearest of this user's vectors, best first (see the module docstring)."""
-        if k <= 0:
-            return []
-        row = np.asarray(query, dtype=np.float32).reshape(1, -1)
-        if self.filtered_inside:
-            return self._search_inside(user_id, row[0].tolist(), k)
-        return self.search_many(user_id, row, k)[0]
+        return self.search_many(user_id, np.asarray(query, dtype=np.float32).reshape(1, -1), k)[0]
 
     def search_many(
         self, user_id: str, queries: npt.NDArray[np.float32], k: int
@@ -263,15 +259,23 @@ class _SearchNodes(VectorIndex):
         """:meth:`search` for each row of ``queries``: one statement for all, one more for the exact ones.
 
         The write path asks for the neighbours of a whole batch's statements at once; one
-        round trip each was most of a Neo4j write (docs/BENCHMARKS.md, session 26). The
-        answers are :meth:`search`'s: the same candidates, the same cut, the same exact
-        ranking where the index gave too few.
+        round trip each was most of a Neo4j write (docs/BENCHMARKS.md, session 26). Each
+        query's answer is the one it gets alone: the same candidates, the same cut, the same
+        exact ranking where the index gave too few (:meth:`search` is a batch of one).
         """
         vectors = [np.asarray(q, dtype=np.float32).reshape(-1).tolist() for q in queries]
         if k <= 0 or not vectors:
             return [[] for _ in vectors]
-        if self.filtered_inside:  # Cypher 25's SEARCH clause: not batched yet, one search each
-            return [self._search_inside(user_id, vector, k) for vector in vectors]
+        out = (self._search_inside if self.filtered_inside else self._search_over)(user_id, vectors, k)
+        exact = [n for n, found in enumerate(out) if found is None]
+        for n, found in zip(exact, self._exact_many(user_id, [vectors[n] for n in exact], k), strict=True):
+            out[n] = found
+        return [found or [] for found in out]
+
+    def _search_over(
+        self, user_id: str, vectors: list[list[float]], k: int
+    ) -> list[list[tuple[int, float]] | None]:
+        """5.26: each query's ``k`` best of the index's unfiltered neighbours; None where exact is needed."""
         fetch = max(k * OVERFETCH, MIN_FETCH)
         rows = self.client.run(
             "vector_search_many",
@@ -294,13 +298,10 @@ class _SearchNodes(VectorIndex):
                 len(ranked) >= k and ranked[k - 1][1] > 2.0 * float(row["floor"]) - 1.0
             ):
                 out[int(row["i"])] = ranked[:k]
-        exact = [n for n, found in enumerate(out) if found is None]
-        for n, found in zip(exact, self._exact_many(user_id, [vectors[n] for n in exact], k), strict=True):
-            out[n] = found
-        return [found or [] for found in out]
+        return out
 
     def _exact_many(self, user_id: str, vectors: list[list[float]], k: int) -> list[list[tuple[int, float]]]:
-        """:meth:`_exact` over all the user's vectors for each of ``vectors``, in one statement."""
+        """The ``k`` nearest of all the user's vectors for each of ``vectors``, exactly, in one statement."""
         if not vectors:
             return []
         rows = self.client.run(
@@ -320,28 +321,35 @@ class _SearchNodes(VectorIndex):
             out[int(row["i"])].append((int(row["rowid"]), 2.0 * float(row["score"]) - 1.0))
         return out  # each in the order the server ranked it (score, then row id)
 
-    def _search_inside(self, user_id: str, vector: list[float], k: int) -> list[tuple[int, float]]:
-        """Candidates of this user only, from the index, ranked exactly.
+    def _search_inside(
+        self, user_id: str, vectors: list[list[float]], k: int
+    ) -> list[list[tuple[int, float]] | None]:
+        """2026.01+: each query's candidates of this user only, from the index, ranked exactly.
 
-        When the index had more to give and the k-th score ties the last candidate's, the
-        tie may run on past the candidates: the user's vectors are ranked exactly instead
+        None where the index had more to give and the k-th score ties the last candidate's: the
+        tie may run on past the candidates, so the user's vectors are ranked exactly instead
         (ties: stores/ties.py).
         """
         fetch = max(k * self.inside_overfetch, self.inside_min_fetch)
         rows = self.client.run(
-            "vector_search",
-            f"CYPHER 25 MATCH (n:{self._label}) SEARCH n IN (VECTOR INDEX {self._index} FOR $query "
+            "vector_search_many",
+            # Cypher 25 takes a SEARCH inside a CALL subquery: one index search per query row.
+            "CYPHER 25 UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
+            f"MATCH (n:{self._label}) SEARCH n IN (VECTOR INDEX {self._index} FOR q "
             f"WHERE {self._inside_where} LIMIT $fetch) "
-            f"RETURN n.rowid AS rowid, vector.similarity.cosine(n.{self._prop}, $query) AS score",
+            f"RETURN collect([n.rowid, vector.similarity.cosine(n.{self._prop}, q)]) AS found "
+            "} RETURN i, found ORDER BY i",
             fetch=fetch,
-            query=vector,
+            queries=vectors,
             user_id=user_id,
             **self._params,
         )
-        ranked = best_first((int(r["rowid"]), 2.0 * float(r["score"]) - 1.0) for r in rows)
-        if len(ranked) >= fetch and len(ranked) > k and ranked[k - 1][1] == ranked[-1][1]:
-            return self._exact(user_id, vector, None, k)
-        return ranked[:k]
+        out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
+        for row in rows:
+            ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in row["found"])
+            if not (len(ranked) >= fetch and len(ranked) > k and ranked[k - 1][1] == ranked[-1][1]):
+                out[int(row["i"])] = ranked[:k]
+        return out
 
     def search_subset(
         self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
@@ -350,27 +358,15 @@ class _SearchNodes(VectorIndex):
         if k <= 0 or not ids:
             return []
         vector = np.asarray(query, dtype=np.float32).reshape(-1).tolist()
-        return self._exact(user_id, vector, list(dict.fromkeys(int(i) for i in ids)), k)
-
-    def _exact(
-        self, user_id: str, vector: list[float], ids: list[int] | None, k: int
-    ) -> list[tuple[int, float]]:
-        """The ``k`` nearest of the user's vectors (of ``ids``, distinct, when given), ranked exactly.
-
-        Given ids are looked up by row id (an index seek each): matching the user's nodes and
-        keeping those in ``ids`` read every vector node of the user (~250 ms at 10,000).
-        """
-        nodes = (
-            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
-            if ids is None
-            else f"UNWIND $ids AS rid CALL (rid) {{ {self._by_rowid} WHERE {self._where} RETURN n }} "
-        )
+        # Looked up by row id (an index seek each): matching the user's nodes and keeping
+        # those in ids read every vector node of the user (~250 ms at 10,000).
         rows = self.client.run(
             "vector_exact",
-            f"{nodes}WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "
+            f"UNWIND $ids AS rid CALL (rid) {{ {self._by_rowid} WHERE {self._where} RETURN n }} "
+            f"WITH n, vector.similarity.cosine(n.{self._prop}, $query) AS score "
             "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k",  # ties: stores/ties.py
             user_id=user_id,
-            ids=ids,
+            ids=list(dict.fromkeys(int(i) for i in ids)),
             query=vector,
             k=k,
             **self._params,

@@ -4,7 +4,8 @@ A write's look-ups (each new turn's session context, the neighbours of each new 
 the twins and echoes of what it replaces) are asked for the whole batch at once
 (``find_many``, ``search_many``, ``twins_many``). These tests check that the answers are
 those of asking one at a time and of the embedded store, and bound the Bolt round trips
-of an ``add_many`` (counted on the driver's sockets, :mod:`tests.bolt_trips`).
+of an ``add_many`` (counted on the driver's sockets, :mod:`tests.bolt_trips`), on both
+servers: 5.26 (over-fetch) and the newer one (the search filtered inside the index).
 """
 
 from __future__ import annotations
@@ -88,13 +89,20 @@ def _outcome(store: RecordStore, user: str) -> list[tuple[Any, ...]]:
     ]
 
 
+@pytest.fixture(params=["neo4j_server", "newer_neo4j_server"])
+def server(request: pytest.FixtureRequest) -> Neo4jServer:
+    """Each server: 5.26 searches by over-fetch, 2026.08.1 filters inside the index (both batched)."""
+    found: Neo4jServer = request.getfixturevalue(request.param)
+    return found
+
+
 @pytest.fixture
 def user() -> str:
     return f"ingest-{uuid.uuid4().hex[:8]}"
 
 
 def test_neo4j_ingest_keeps_the_embedded_stores_records_statuses_and_supersedes(
-    neo4j_server: Neo4jServer, user: str, tmp_path: Path
+    server: Neo4jServer, user: str, tmp_path: Path
 ) -> None:
     # One add_many: inside its transaction Neo4j ranks the write's own nodes exactly, so the
     # approximate index cannot miss an older statement the embedded store finds (across batches it can
@@ -103,16 +111,16 @@ def test_neo4j_ingest_keeps_the_embedded_stores_records_statuses_and_supersedes(
     with DreamMemory(tmp_path / "embedded", embedder=HashingEmbedder()) as embedded:
         _write(embedded, turns, len(turns))
         expected = _outcome(embedded.store, user)
-    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as server:
-        _write(server, turns, len(turns))
-        assert _outcome(server.store, user) == expected
+    with DreamMemory(server.uri, embedder=HashingEmbedder()) as on_neo4j:
+        _write(on_neo4j, turns, len(turns))
+        assert _outcome(on_neo4j.store, user) == expected
     statuses = {row[5] for row in expected}
     assert Status.SUPERSEDED.value in statuses  # the corrections replaced something
     assert any(row[7] for row in expected if row[1] == "assistant")  # and an echo was marked
 
 
-def test_the_gathered_reads_of_a_write_are_the_one_by_one_reads(neo4j_server: Neo4jServer, user: str) -> None:
-    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as memory:
+def test_the_gathered_reads_of_a_write_are_the_one_by_one_reads(server: Neo4jServer, user: str) -> None:
+    with DreamMemory(server.uri, embedder=HashingEmbedder()) as memory:
         _write(memory, _turns(user, 120), 60)
         store = memory.store
         assert isinstance(store, Neo4jRecordStore)
@@ -158,10 +166,10 @@ def test_the_gathered_reads_of_a_write_are_the_one_by_one_reads(neo4j_server: Ne
 
 
 def test_an_add_many_takes_round_trips_that_do_not_grow_with_its_turns(
-    neo4j_server: Neo4jServer, user: str, monkeypatch: pytest.MonkeyPatch
+    server: Neo4jServer, user: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     turns = _turns(user, 400)
-    with DreamMemory(neo4j_server.uri, embedder=HashingEmbedder()) as memory:
+    with DreamMemory(server.uri, embedder=HashingEmbedder()) as memory:
         _write(memory, turns[:200], 100)  # older records for the new ones to update
         counted = []
         with counting_round_trips(monkeypatch) as trips:

@@ -20,6 +20,7 @@ from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_vectors import FILTERED_SINCE, RECORD_INDEX, Neo4jVectorIndex
 from dreammem.testing import VectorIndexSuite
 from dreammem.testing.vector_index_suite import unit_rows
+from tests.bolt_trips import counting_round_trips
 from tests.neo4j_server import Neo4jServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
@@ -123,5 +124,34 @@ def test_a_tie_running_past_the_candidates_still_goes_lower_row_id_first(client:
     index.add("carol", [1], other[None, :])
     try:
         assert [i for i, _ in index.search("carol", twin, 3)] == [100, 101, 102]
+    finally:
+        index.reset()
+
+
+def test_one_statement_searches_a_batch_as_each_search_alone(
+    client: Neo4jClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = Neo4jVectorIndex(client, 16, name=f"batch-{uuid.uuid4().hex[:6]}")
+    rows = unit_rows(203, 16, 7)
+    twin = rows[0]
+    tied = [int(i) for i in np.random.default_rng(5).permutation(np.arange(100, 160))]
+    index.add("dave", tied, np.stack([twin] * len(tied)))  # 60 equal vectors: the tie runs past 40 candidates
+    index.add("dave", list(range(1000, 1200)), rows[1:201])
+    index.add("erin", list(range(3000, 3002)), rows[201:203])  # another user's: never in dave's answers
+    queries = np.stack([rows[5], twin, rows[9], rows[201], rows[40]])
+    try:
+        for k, trips_wanted in ((3, 2), (8, 2), (300, 1)):  # 300: the index gives all 260, no tie past them
+            alone = [index.search("dave", q, k) for q in queries]
+            with counting_round_trips(monkeypatch) as trips:
+                batch = index.search_many("dave", queries, k)
+            assert batch == alone
+            assert trips.count == trips_wanted  # the searches, then the exact ranking of the tied query's
+            assert all(not 3000 <= i < 3002 for found in batch for i, _ in found)
+            assert len(batch[0]) == min(k, 260)
+        assert [i for i, _ in index.search_many("dave", queries, 3)[1]] == [100, 101, 102]
+        alone = [index.search("dave", q, 5) for q in queries[[0, 2]]]
+        with counting_round_trips(monkeypatch) as trips:
+            assert index.search_many("dave", queries[[0, 2]], 5) == alone
+        assert trips.count == 1  # no tie past the candidates: no exact ranking
     finally:
         index.reset()
