@@ -166,7 +166,7 @@ def test_ranking_a_subset_of_vectors_does_not_read_the_users_other_vectors(
 # written (the same on main before it; issue 37: the count is to fall, never to grow). Accesses are
 # held back (``gated``), so only the recall's own trips count. On a server holding other users'
 # vectors too, the over-fetch search may keep fewer than k of the user's and rank the user's vectors
-# exactly (one trip more, ``vector_exact`` without ids): such a trip is not counted against these.
+# exactly (one trip more, ``vector_exact_many``): such a trip is not counted against these.
 DEFAULT_RECALL_TRIPS = [8, 8, 7, 6, 7, 7]
 
 
@@ -181,7 +181,7 @@ def test_a_default_recall_takes_no_more_round_trips_than_before(
             trips.reset()
             seen.clear()
             result = memory.recall(query, user_id=user, k=5, now=NOW)
-            fallbacks = sum(name == "vector_exact" and params["ids"] is None for name, _, params in seen)
+            fallbacks = sum(name == "vector_exact_many" for name, _, _ in seen)
             counts.append(trips.count - fallbacks)
             assert not result.degraded
     gated.set()
