@@ -71,6 +71,21 @@ NEIGHBOUR_TURN = (
 """The turn right before (``<``, ``DESC``) or after (``>``, ``ASC``) node ``s`` in its session."""
 
 
+_HISTORY_STEP = (
+    "UNWIND $ids AS id CALL (id) { "
+    "MATCH (r:DMRecord {superseded_by: id}) USING INDEX r:DMRecord(superseded_by) "
+    "WHERE r.user_id = $user_id RETURN r "
+    "UNION "
+    "MATCH (o:DMRecord {id: id}) USING INDEX o:DMRecord(id) WHERE o.user_id = $user_id "
+    "MATCH (r:DMRecord {id: o.superseded_by}) USING INDEX r:DMRecord(id) WHERE r.user_id = $user_id RETURN r "
+    f"}} WITH DISTINCT r RETURN {RECORD_FIELDS} AS r ORDER BY r.rowid"
+)
+"""One step of the lineage walk: the user's records that one of ``$ids`` replaced or that replaced one.
+
+Each id is looked up on its own index (``superseded_by`` and ``id``), one ``CALL`` per id: with
+``IN $ids`` the planner read every record of the user."""
+
+
 def _int_or_none(value: Any) -> int | None:
     return None if value is None else int(value)
 
@@ -350,8 +365,11 @@ class RecordNodes:
             return []
         rows = self.client.run(
             "superseded_by_any",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'superseded' "
-            f"AND r.superseded_by IN $ids RETURN {RECORD_FIELDS} AS r ORDER BY r.rowid",
+            # One seek per id (the planner scans the user's records for `IN $ids` on a young
+            # database); a record names one replacer, so no record comes twice.
+            "UNWIND $ids AS replacer CALL (replacer) { MATCH (r:DMRecord {superseded_by: replacer}) "
+            "USING INDEX r:DMRecord(superseded_by) WHERE r.user_id = $user_id AND r.status = 'superseded' "
+            f"RETURN r }} RETURN {RECORD_FIELDS} AS r ORDER BY r.rowid",
             user_id=user_id,
             ids=sorted(set(ids)),
         )
@@ -458,10 +476,7 @@ class RecordNodes:
         while frontier:  # follow superseded_by links both ways
             rows = self.client.run(
                 "history_chain",
-                "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.superseded_by IN $ids "
-                "OR r.id IN COLLECT { MATCH (o:DMRecord {user_id: $user_id}) WHERE o.id IN $ids "
-                "RETURN o.superseded_by } "
-                f"RETURN {RECORD_FIELDS} AS r",
+                _HISTORY_STEP,
                 user_id=user_id,
                 ids=frontier,
             )
