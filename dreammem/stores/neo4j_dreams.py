@@ -25,6 +25,13 @@ from dreammem.types import MemoryRecord
 
 __all__ = ["DreamNodes"]
 
+_QUEUED = (
+    "MATCH (r:DMRecord {user_id: $user_id}) USING INDEX r:DMRecord(user_id, queued_at) "
+    "WHERE r.queued_at IS NOT NULL "
+)
+"""The user's queued records, sought on the ``(user_id, queued_at)`` index (the user's other
+records are not read: the planner scanned them, on a young database even with the index there)."""
+
 _DREAM = "d.id, d.user_id, d.level, d.trigger, d.started_at, d.finished_at, d.status, d.report, d.undo"
 
 
@@ -69,8 +76,8 @@ class DreamNodes:
         """Queued records of this user, oldest first."""
         rows = self.client.run(
             "queued",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.queued_at IS NOT NULL "
-            f"RETURN {RECORD_FIELDS} AS r ORDER BY r.queued_at, r.rowid"
+            _QUEUED
+            + f"RETURN {RECORD_FIELDS} AS r ORDER BY r.queued_at, r.rowid"
             + ("" if limit is None else " LIMIT $limit"),
             user_id=user_id,
             limit=limit,
@@ -81,7 +88,7 @@ class DreamNodes:
         """How many records wait for this user's next dream."""
         value = self.client.scalar(
             "queue_size",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.queued_at IS NOT NULL RETURN count(r)",
+            _QUEUED + "RETURN count(r)",
             user_id=user_id,
         )
         return int(value or 0)
@@ -122,7 +129,7 @@ class DreamNodes:
         """When the user's oldest queue entry was made."""
         value = self.client.scalar(
             "oldest_queued_at",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.queued_at IS NOT NULL RETURN min(r.queued_at)",
+            _QUEUED + "RETURN min(r.queued_at)",
             user_id=user_id,
         )
         return None if value is None else datetime.fromisoformat(str(value))

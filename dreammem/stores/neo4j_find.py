@@ -22,6 +22,8 @@ from dreammem.stores.roles.records import RecordQuery
 
 __all__ = ["Statement", "find_many_statements", "find_statement"]
 
+_BY_TIME = " USING INDEX r:DMRecord(user_id, event_time)"
+
 
 @dataclass(frozen=True, slots=True)
 class Statement:
@@ -33,7 +35,7 @@ class Statement:
 
 
 def _filters(query: RecordQuery, ref: Callable[[str], str]) -> tuple[str, list[str], dict[str, Any]]:
-    """The node pattern, the conditions and their values; ``ref`` spells a value's reference."""
+    """The ``MATCH`` pattern (and index hint), the conditions and their values; ``ref`` spells a reference."""
     values: dict[str, Any] = {"user_id": query.user_id}
     conditions: list[str] = []
 
@@ -57,21 +59,37 @@ def _filters(query: RecordQuery, ref: Callable[[str], str]) -> tuple[str, list[s
         where("r.event_time >= {}", "since", query.since.isoformat())
     if query.until is not None:
         where("r.event_time < {}", "until", query.until.isoformat())
-    pattern = f"{{user_id: {ref('user_id')}}}"
+    pattern = f"(r:DMRecord {{user_id: {ref('user_id')}}})"
     if query.session_id is not None:
-        pattern = f"{{user_id: {ref('user_id')}, session_id: {ref('session_id')}}}"
+        # Named: with a time bound the planner took the (user_id, event_time) index instead.
+        pattern = (
+            f"(r:DMRecord {{user_id: {ref('user_id')}, session_id: {ref('session_id')}}}) "
+            "USING INDEX r:DMRecord(user_id, session_id)"
+        )
         values["session_id"] = query.session_id
+    elif query.pinned is not None:
+        pattern += " USING INDEX r:DMRecord(user_id, pinned)"
+    else:
+        # The user's records in time order from the (user_id, event_time) index, so that a limit
+        # stops the read (every record has an event time); without the hint the planner read all
+        # of the user's records and sorted them, also for the recall's newest turns before `now`.
+        pattern += _BY_TIME
+        conditions.insert(0, "r.event_time IS NOT NULL")
     return pattern, conditions, values
 
 
 def _body(query: RecordQuery, fields: str, ref: Callable[[str], str]) -> tuple[str, dict[str, Any]]:
     pattern, conditions, values = _filters(query, ref)
     order = "DESC" if query.newest_first else "ASC"
+    # On the (user_id, event_time) index, ordering by the one user id first changes no order and
+    # lets the planner read the index's order instead of sorting every row it found.
+    by_user = f"r.user_id {order}, " if _BY_TIME in pattern else ""
     cypher = (
-        f"MATCH (r:DMRecord {pattern}) "
+        f"MATCH {pattern} "
         + (f"WHERE {' AND '.join(conditions)} " if conditions else "")
-        + f"RETURN {fields} AS r ORDER BY r.event_time {order}, r.rowid {order} SKIP $offset"
+        + f"WITH r ORDER BY {by_user}r.event_time {order}, r.rowid {order} SKIP $offset"
         + (" LIMIT $limit" if query.limit is not None else "")
+        + f" RETURN {fields} AS r"
     )
     return cypher, values
 

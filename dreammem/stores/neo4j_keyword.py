@@ -34,7 +34,7 @@ from dreammem.stores.fts_query import UserSearch, frequent, pairs_pay
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_keyword_stats import UserKeywordCounts
 from dreammem.stores.neo4j_records import TERMS_FORMAT, scope_of
-from dreammem.stores.neo4j_times import utc_iso
+from dreammem.stores.neo4j_times import said_between, utc_iso
 
 __all__ = ["TEXT_INDEX", "KeywordNodes", "lucene_term"]
 
@@ -180,9 +180,8 @@ class KeywordNodes:
         order = "DESC" if newest_first else "ASC"
         rows = self.client.run(
             "window_rowids",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'active' "
-            "AND ($since IS NULL OR r.event_time >= $since) AND ($until IS NULL OR r.event_time < $until) "
-            f"RETURN r.rowid AS rowid ORDER BY r.event_time {order}, rowid {order} LIMIT $limit",
+            said_between(since, until) + "RETURN r.rowid AS rowid "
+            f"ORDER BY r.user_id {order}, r.event_time {order}, rowid {order} LIMIT $limit",
             user_id=user_id,
             since=utc_iso(since),
             until=utc_iso(until),

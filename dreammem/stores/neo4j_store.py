@@ -78,6 +78,10 @@ _SCHEMA = (
     # ~15 ms at 10,000 records).
     "CREATE INDEX dm_record_superseded_by IF NOT EXISTS FOR (r:DMRecord) ON (r.superseded_by)",
     "CREATE INDEX dm_record_pinned IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id, r.pinned)",
+    # The user's dream queue (every write checks its size) and the records in a recall's time
+    # window: without them both read every record of the user.
+    "CREATE INDEX dm_record_queued IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id, r.queued_at)",
+    "CREATE INDEX dm_record_event_time IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id, r.event_time)",
     "CREATE INDEX dm_task_user IF NOT EXISTS FOR (t:DMTaskState) ON (t.user_id)",
     "CREATE INDEX dm_dream_user IF NOT EXISTS FOR (d:DMDream) ON (d.user_id)",
     "CREATE INDEX dm_index_user IF NOT EXISTS FOR (m:DMIndexRow) ON (m.user_id)",

@@ -18,7 +18,7 @@ from dreammem.stores.base import TimeSpan
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_versions import SCHEMA_VERSION, WRITER_GUARD
 
-__all__ = ["DROP_CHANGED_WINDOW", "TimeNodes", "utc_iso"]
+__all__ = ["DROP_CHANGED_WINDOW", "TimeNodes", "said_between", "utc_iso"]
 
 DROP_CHANGED_WINDOW = (
     "FOREACH (_ IN CASE WHEN r.content <> row.content OR r.event_time <> row.event_time "
@@ -38,6 +38,23 @@ def _text(value: datetime | None) -> str | None:
 
 def _time(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
+
+
+def said_between(since: datetime | None, until: datetime | None) -> str:
+    """``MATCH ... WHERE`` of the user's active records with ``$since <= event_time < $until`` (bounds given).
+
+    They are sought on the ``(user_id, event_time)`` index, and a statement that orders them by
+    ``r.user_id, r.event_time`` (one user: the same order) reads them in the index's order, so its
+    ``LIMIT`` stops the read. Only the bounds given are written: a ``($since IS NULL OR ...)``
+    filter is planned for any value and read every record of the user.
+    """
+    bounds = ["r.event_time IS NOT NULL"]
+    bounds += [] if since is None else ["r.event_time >= $since"]
+    bounds += [] if until is None else ["r.event_time < $until"]
+    return (
+        "MATCH (r:DMRecord {user_id: $user_id}) USING INDEX r:DMRecord(user_id, event_time) "
+        f"WHERE {' AND '.join(bounds)} AND r.status = 'active' "
+    )
 
 
 class TimeNodes:
@@ -74,9 +91,8 @@ class TimeNodes:
         """
         rows = self.client.run(
             "pointing_times",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.status = 'active' "
-            "AND ($since IS NULL OR r.event_time >= $since) AND ($until IS NULL OR r.event_time < $until) "
-            "WITH r ORDER BY r.event_time ASC, r.rowid ASC LIMIT $limit "
+            said_between(since, until)
+            + "WITH r ORDER BY r.user_id ASC, r.event_time ASC, r.rowid ASC LIMIT $limit "
             "WITH r WHERE r.grounded IS NULL OR r.grounded_start IS NOT NULL OR r.grounded_end IS NOT NULL "
             "RETURN r.rowid AS rowid, r.grounded IS NULL AS ungrounded, r.grounded_start AS start, "
             "r.grounded_end AS stop ORDER BY r.event_time ASC, r.rowid ASC",

@@ -15,7 +15,10 @@ def test_a_find_leaves_out_every_filter_not_given_and_matches_the_session_in_the
     query = RecordQuery("u1", kinds=[Kind.TURN], session_id="s1", since=AT, newest_first=False, limit=4)
     statement = find_statement("r {.*}", query)
     assert "IS NULL" not in statement.cypher  # a filter the planner cannot index is never written
-    assert "MATCH (r:DMRecord {user_id: $user_id, session_id: $session_id})" in statement.cypher
+    assert (
+        "MATCH (r:DMRecord {user_id: $user_id, session_id: $session_id}) "
+        "USING INDEX r:DMRecord(user_id, session_id)" in statement.cypher
+    )
     assert "r.status IN $statuses AND r.kind IN $kinds AND r.event_time >= $since" in statement.cypher
     assert "ORDER BY r.event_time ASC, r.rowid ASC SKIP $offset LIMIT $limit" in statement.cypher
     assert statement.params == {
@@ -29,9 +32,9 @@ def test_a_find_leaves_out_every_filter_not_given_and_matches_the_session_in_the
     }
 
 
-def test_a_find_of_any_status_and_no_limit_has_no_where_and_no_limit() -> None:
+def test_a_find_of_any_status_and_no_limit_names_only_the_time_index_and_has_no_limit() -> None:
     statement = find_statement("r {.*}", RecordQuery("u1", statuses=None))
-    assert "WHERE" not in statement.cypher and "LIMIT" not in statement.cypher
+    assert "WHERE r.event_time IS NOT NULL WITH" in statement.cypher and "LIMIT" not in statement.cypher
     assert statement.params == {"user_id": "u1", "offset": 0}
 
 
@@ -52,3 +55,18 @@ def test_finds_of_one_shape_share_a_statement_and_each_row_names_its_query() -> 
     assert [a["user_id"] for a in first.params["asks"]] == ["u1", "u2", "u4", "u3"]
     assert first.params["limit"] == 3 and statements[1].params["limit"] == 5
     assert "$statuses" not in first.cypher and "a.statuses" in first.cypher
+
+
+def test_a_find_without_a_session_reads_the_time_index_in_its_order() -> None:
+    statement = find_statement("r {.*}", RecordQuery("u1", until=AT, limit=3))
+    assert statement.cypher.startswith(
+        "MATCH (r:DMRecord {user_id: $user_id}) USING INDEX r:DMRecord(user_id, event_time) "
+        "WHERE r.event_time IS NOT NULL AND r.status IN $statuses AND r.event_time < $until "
+    )
+    assert (
+        "ORDER BY r.user_id DESC, r.event_time DESC, r.rowid DESC SKIP $offset LIMIT $limit"
+        in statement.cypher
+    )
+    pinned = find_statement("r {.*}", RecordQuery("u1", pinned=True, limit=3)).cypher
+    assert "USING INDEX r:DMRecord(user_id, pinned) WHERE r.status" in pinned
+    assert "ORDER BY r.event_time DESC" in pinned
