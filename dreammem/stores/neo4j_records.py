@@ -417,12 +417,14 @@ class RecordNodes:
             return set()
         rows = self.client.run(
             "existing_message_keys",
-            "MATCH (r:DMRecord {user_id: $user_id}) WHERE r.message_key IN $keys "
-            "AND (r.session_id = $session_id OR (r.session_id IS NULL AND $session_id IS NULL)) "
-            "RETURN DISTINCT r.message_key AS key",
+            # One seek per key on the (user_id, message_key) index: `IN $keys` read the user's records.
+            "UNWIND $keys AS key CALL (key) { MATCH (r:DMRecord {user_id: $user_id, message_key: key}) "
+            "USING INDEX r:DMRecord(user_id, message_key) "
+            "WHERE r.session_id = $session_id OR (r.session_id IS NULL AND $session_id IS NULL) "
+            "RETURN r.message_key AS found LIMIT 1 } RETURN found AS key",
             user_id=user_id,
             session_id=session_id,
-            keys=[str(k) for k in keys],
+            keys=list(dict.fromkeys(str(k) for k in keys)),
         )
         return {str(r["key"]) for r in rows}
 

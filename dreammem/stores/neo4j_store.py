@@ -82,6 +82,8 @@ _SCHEMA = (
     # window: without them both read every record of the user.
     "CREATE INDEX dm_record_queued IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id, r.queued_at)",
     "CREATE INDEX dm_record_event_time IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id, r.event_time)",
+    # An adapter's message keys (every framework write): only records with a key are in it.
+    "CREATE INDEX dm_record_message_key IF NOT EXISTS FOR (r:DMRecord) ON (r.user_id, r.message_key)",
     "CREATE INDEX dm_task_user IF NOT EXISTS FOR (t:DMTaskState) ON (t.user_id)",
     "CREATE INDEX dm_dream_user IF NOT EXISTS FOR (d:DMDream) ON (d.user_id)",
     "CREATE INDEX dm_index_user IF NOT EXISTS FOR (m:DMIndexRow) ON (m.user_id)",

@@ -185,3 +185,21 @@ def test_a_find_in_a_session_keeps_to_the_session_index(
 
     first = _steady(memory, user, "find", turns, monkeypatch)
     assert first == [r.id for r in store.find(user, session_id="s1")][:3]
+
+
+def test_an_adapters_message_keys_are_sought(
+    memory: DreamMemory, store: Neo4jRecordStore, user: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keyed = [
+        MemoryRecord(user_id=user, content=f"hi {n}", session_id=session, system={"message_key": f"id:m{n}"})
+        for n, session in enumerate(["s1", "s1", None])
+    ]
+    store.insert(keyed, [r.content for r in keyed])
+    asked = ["id:m0", "id:m1", "id:m2", "id:m0", "id:none"]
+
+    def stored() -> set[str]:
+        return memory.stored_message_keys(asked, user_id=user, session_id="s1")
+
+    assert _steady(memory, user, "existing_message_keys", stored, monkeypatch) == {"id:m0", "id:m1"}
+    assert store.existing_message_keys(user, None, asked) == {"id:m2"}
+    assert store.existing_message_keys("someone-else", "s1", asked) == set()
