@@ -4,8 +4,9 @@
 the other statements a recall, a write or a dream runs per call: the records a set of
 records replaced (``superseded_by_any``), one step of the lineage walk
 (``history_chain``), the dream queue (``queue_size``, ``queued``, ``oldest_queued_at``),
-a recall's time window (``window_rowids``, ``pointing_times``) and a ``find`` with a
-limit (the temporal path's newest records; a session's turns). Each statement is
+a recall's time window (``window_rowids``, ``pointing_times``), a ``find`` with a
+limit (the temporal path's newest records; a session's turns) and an adapter's message
+keys (``existing_message_keys``). Each statement is
 profiled on a real server before and after 300 more records of the user (taken off
 the queue again): its db hits must not grow with them, its answer must not change,
 and the answer is checked against what the fixture says it must be.
