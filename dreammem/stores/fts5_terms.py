@@ -167,12 +167,7 @@ def fts5_bm25(
         documents_with: Rows of the index holding each phrase (any column).
         corpus: Rows and tokens of the whole index.
     """
-    freqs = [
-        sum(w * phrase_hits(tokens, phrase) for tokens, w in zip(columns, weights, strict=True))
-        for phrase in phrases
-    ]
-    idfs = [bm25_idf(corpus.rows, documents_with.get(tuple(phrase), 0)) for phrase in phrases]
-    return bm25_row(freqs, sum(len(tokens) for tokens in columns) + SCOPE_TOKENS, idfs, corpus)
+    return Bm25Rows(phrases, weights, documents_with, corpus).score_tokens([list(c) for c in columns])
 
 
 def split_tokens(text: str) -> list[str]:
@@ -213,7 +208,10 @@ class Bm25Rows:
 
     def score(self, columns: Sequence[str]) -> float:
         """One row's score (higher is better) from its columns' space-joined tokens."""
-        tokens = [split_tokens(text) for text in columns]
+        return self.score_tokens([split_tokens(text) for text in columns])
+
+    def score_tokens(self, tokens: Sequence[list[str]]) -> float:
+        """One row's score (higher is better) from its columns' tokens (the scope token is added)."""
         freqs = [
             sum(w * _hits(column, phrase) for column, w in zip(tokens, self._weights, strict=True))
             for phrase in self._phrases
