@@ -20,7 +20,7 @@ from dreammem.recall.base import RecallQuery
 from dreammem.recall.learned_rank import FEATURES, LearnedRank, candidate_features
 from dreammem.recall.scored import Scored
 
-__all__ = ["CandidateRecorder", "Recorded", "fit_logistic", "top_hit_rate"]
+__all__ = ["CandidateRecorder", "Recorded", "fit_logistic", "fit_weights", "top_hit_rate"]
 
 Matrix = npt.NDArray[np.float64]
 
@@ -63,7 +63,25 @@ def fit_logistic(
     the negatives; soft labels, such as other turns of an evidence session, as a class of their own).
     """
     columns = [FEATURES.index(f) for f in features]
-    data = x[:, columns]
+    mean, scale, beta = fit_weights(x[:, columns], y, groups, l2=l2, iterations=iterations)
+    return LearnedRank(
+        features=tuple(features),
+        mean=tuple(float(v) for v in mean),
+        scale=tuple(float(v) for v in scale),
+        weights=tuple(float(v) for v in beta[:-1]),
+        bias=float(beta[-1]),
+    )
+
+
+def fit_weights(
+    data: Matrix,
+    y: npt.NDArray[np.float64],
+    groups: Sequence[str],
+    *,
+    l2: float = 1.0,
+    iterations: int = 50,
+) -> tuple[Matrix, Matrix, Matrix]:
+    """The columns' means and scales, and the logistic weights over standardised ``data`` (intercept last)."""
     mean = data.mean(axis=0)
     scale = data.std(axis=0)
     scale[scale < 1e-9] = 1.0
@@ -80,13 +98,7 @@ def fit_logistic(
         beta -= step
         if float(np.abs(step).max()) < 1e-8:
             break
-    return LearnedRank(
-        features=tuple(features),
-        mean=tuple(float(v) for v in mean),
-        scale=tuple(float(v) for v in scale),
-        weights=tuple(float(v) for v in beta[:-1]),
-        bias=float(beta[-1]),
-    )
+    return mean, scale, beta
 
 
 def _weights(y: npt.NDArray[np.float64], groups: Sequence[str]) -> npt.NDArray[np.float64]:

@@ -77,6 +77,7 @@ def record(
     in_session: list[float] = []
     groups: list[str] = []
     kinds: list[str] = []
+    turn_ids: list[str] = []
     start = time.perf_counter()
     questions = split_questions(data, split, limit=limit)
     for number, question in enumerate(questions, 1):
@@ -97,6 +98,7 @@ def record(
         )
         groups.extend([question.question_id] * len(found.turns))
         kinds.extend([question.question_type] * len(found.turns))
+        turn_ids.extend(turns[0] if turns else "" for turns in found.turns)
         if number % 10 == 0:
             console.print(f"... {number}/{len(questions)} questions, {time.perf_counter() - start:.0f} s")
     dream.close()
@@ -109,6 +111,7 @@ def record(
         sessions=np.asarray(in_session),
         groups=np.asarray(groups),
         kinds=np.asarray(kinds),
+        turn_ids=np.asarray(turn_ids),
         names=np.asarray(FEATURES),
     )
     console.print(f"{len(labels)} candidates of {len(rows)} questions ({int(sum(labels))} evidence) -> {out}")

@@ -18,7 +18,7 @@ from dreammem.recall.learned_rank import FEATURES, LearnedRank, candidate_featur
 from dreammem.recall.scored import Scored
 from dreammem.text.tokenize import query_terms, tokenize
 from dreammem.types import MemoryRecord, Role
-from dreammem_bench.rank_fit import fit_logistic, top_hit_rate
+from dreammem_bench.rank_fit import fit_logistic, fit_weights, top_hit_rate
 
 NOW = datetime(2024, 6, 1, 12, tzinfo=UTC)
 
@@ -199,3 +199,18 @@ def test_term_share_counts_whole_words_as_the_keyword_index_cuts_them(content: s
     terms = set(query_terms(query.text))
     want = len(terms & set(tokenize(content))) / len(terms)
     assert candidate_features(query, [item])[0, FEATURES.index("term_share")] == pytest.approx(want)
+
+
+def test_fit_weights_fits_columns_that_are_no_shipped_feature() -> None:
+    """The offline session-context study fits columns the model has no name for."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(400, len(FEATURES)))
+    y = (x[:, FEATURES.index("term_share")] > 0.8).astype(np.float64)
+    groups = [f"q{i // 20}" for i in range(400)]
+    extra = np.column_stack([x[:, FEATURES.index("term_share")] * 3.0, rng.normal(size=400)])
+    _, scale, beta = fit_weights(extra, y, groups, l2=1.0)
+    assert abs(beta[0]) > 5 * abs(beta[1]) and beta[0] > 0
+    assert scale[0] == pytest.approx(3 * x[:, FEATURES.index("term_share")].std())
+    model = fit_logistic(x, y, groups, l2=1.0, features=("term_share",))
+    alone = fit_weights(extra[:, :1], y, groups, l2=1.0)[2]
+    assert model.weights[0] == pytest.approx(alone[0])  # a scaled column: the same standardised fit
