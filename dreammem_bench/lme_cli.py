@@ -118,6 +118,9 @@ def bench_longmemeval(
         int, typer.Option(help="Folds (by question) to choose among default + variants.", min=2)
     ] = 5,
     baselines: Annotated[bool, typer.Option(help="Run BM25, MiniLM, fusion and session baselines.")] = True,
+    dreamed: Annotated[
+        bool, typer.Option(help="Also run dreammem+dream: the same store after one rules dream.")
+    ] = False,
     cache: Annotated[Path | None, typer.Option(help="File of vectors kept across runs.")] = DEFAULT_CACHE,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the numbers here.")] = None,
 ) -> None:
@@ -134,6 +137,8 @@ def bench_longmemeval(
     chosen = parse_variants(variants, cfg.recall)
     named = [name for name, _ in chosen]
     methods += [RecallVariant(dream, recall, name) for name, recall in chosen]
+    after_dream = DreamMemHaystack(cfg, embedder, "dreammem+dream", dream=True) if dreamed else None
+    methods += [after_dream] if after_dream is not None else []
     start = time.perf_counter()
 
     def step(number: int) -> None:
@@ -142,6 +147,8 @@ def bench_longmemeval(
 
     outcomes = run_lme(questions, methods, on_question=step)
     dream.close()
+    if after_dream is not None:
+        after_dream.close()
     console.print(_table(f"LongMemEval: {len(questions)} questions ({split}) of {data.name}, k=10", outcomes))
     report: dict[str, object] = {
         "data": str(data),

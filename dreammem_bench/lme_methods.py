@@ -8,6 +8,8 @@
   haystack, written through the public API (``add_many`` per session, role,
   session id and time of each turn); variants recall the same store with another
   recall configuration (presets, paths off).
+- ``dreammem+dream``: the same, on a store that dreamed once (rules, no LLM) after
+  the haystack was written: what recall finds in a store its owner let consolidate.
 
 All of them share one embedder, so a text is encoded once per run.
 """
@@ -175,11 +177,15 @@ class DreamMemHaystack:
         config: The store's configuration.
         embedder: The shared embedder.
         name: The method name in the report.
+        dream: Dream once (rules, no LLM) at the question's date after writing the haystack.
     """
 
-    def __init__(self, config: DreamMemConfig, embedder: Embedder, name: str = "dreammem") -> None:
+    def __init__(
+        self, config: DreamMemConfig, embedder: Embedder, name: str = "dreammem", *, dream: bool = False
+    ) -> None:
         self.name = name
         self.config = config
+        self.dream = dream
         self._embedder = embedder
         self.memory: DreamMemory | None = None
         self._turns: dict[str, tuple[str, str]] = {}
@@ -207,6 +213,8 @@ class DreamMemHaystack:
             ]
             for record in self.memory.add_many(turns):
                 self._turns[record.id] = (str(record.session_id), str(record.metadata["turn_id"]))
+        if self.dream:
+            self.memory.dream(user_id=question.question_id, now=question.date)
 
     def rank(self, question: LmeQuestion, k: int, recall: RecallConfig | None = None) -> list[Item]:
         """Recall k memories at the question's date, as (session, turn) items (pinned left out)."""

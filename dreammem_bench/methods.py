@@ -204,6 +204,8 @@ class DreamMemMethod:
         embedder: The embedder (``None``: as the config says).
         reranker: An optional reranker stage.
         name: The method name in the report.
+        dream: Dream once (rules, no LLM) at the conversation's reference time after
+            writing it, before any question: recall on a store its owner let consolidate.
     """
 
     shares_index_with: str | None = None
@@ -215,8 +217,10 @@ class DreamMemMethod:
         embedder: Embedder | None = None,
         reranker: Reranker | None = None,
         name: str = "dreammem",
+        dream: bool = False,
     ) -> None:
         self.name = name
+        self.dream = dream
         self.memory = DreamMemory(None, config=config, embedder=embedder, reranker=reranker)
         self._sources: dict[str, frozenset[str]] = {}
 
@@ -239,6 +243,8 @@ class DreamMemMethod:
         for number in sorted(sessions):
             for record in self.memory.add_many(sessions[number]):
                 self._sources[record.id] = frozenset({str(record.metadata["dia_id"])})
+        if self.dream:
+            self.memory.dream(user_id=user, now=conversation.reference_time)
 
     def search(
         self, conversation: LocomoConversation, question: str, k: int, *, paths: Sequence[str] | None = None

@@ -30,7 +30,8 @@ __all__ = [
     "weight_method_name",
 ]
 
-METHOD_NAMES = ("dreammem", "vector", "bm25", "fusion", "recency")
+METHOD_NAMES = ("dreammem", "dreammem+dream", "vector", "bm25", "fusion", "recency")
+"""``dreammem+dream``: DreamMem on a store that dreamed once (rules) after the conversation."""
 
 
 def parse_methods(spec: str) -> list[str]:
@@ -92,6 +93,10 @@ def build_methods(
             methods.append(FusionMethod(baseline_embedder))
         elif name == "recency":
             methods.append(RecencyMethod())
+        elif name == "dreammem+dream":
+            methods.append(
+                DreamMemMethod(config, embedder=dreammem_embedder, reranker=reranker, name=name, dream=True)
+            )
         else:
             base = DreamMemMethod(config, embedder=dreammem_embedder, reranker=reranker)
             methods.append(base)

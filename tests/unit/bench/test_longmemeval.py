@@ -133,3 +133,20 @@ def test_train_and_fresh_split_the_held_questions_at_the_ones_already_scored() -
 def test_an_unknown_split_is_a_bad_parameter() -> None:
     with pytest.raises(typer.BadParameter, match="--split must be one of"):
         split_questions(FIXTURE, "heldout")
+
+
+def test_the_dreamed_haystack_dreams_before_it_is_asked(tmp_path: Path) -> None:
+    question = load_longmemeval(FIXTURE)[0]
+    embedder = DiskCachedEmbedder(HashingEmbedder(), tmp_path / "v.sqlite")
+    config = DreamMemConfig(recall=RecallConfig(relevance_floor=None))
+    plain, dreamed = DreamMemHaystack(config, embedder), DreamMemHaystack(config, embedder, dream=True)
+    try:
+        for haystack in (plain, dreamed):
+            haystack.index(question)
+        assert plain.memory is not None and dreamed.memory is not None
+        assert plain.memory.store.queue_size(question.question_id) > 0
+        assert dreamed.memory.store.queue_size(question.question_id) == 0
+        assert dreamed.rank(question, 5)  # hits map to turns, distilled ones through provenance
+    finally:
+        plain.close()
+        dreamed.close()

@@ -179,3 +179,22 @@ def test_reranker_ablation_variants_share_the_store(conversations: list[LocomoCo
         assert pipeline.reranker is reranker and pipeline.config.rerank_blend == "rrf"  # restored
     finally:
         close_methods(methods)
+
+
+def test_the_dreamed_method_dreams_each_conversation_before_its_questions(
+    conversations: list[LocomoConversation],
+) -> None:
+    plain, dreamed = (DreamMemMethod(embedder=HashingEmbedder(), dream=d) for d in (False, True))
+    try:
+        for method in (plain, dreamed):
+            method.index(conversations[0])
+        assert plain.memory.store.queue_size("tiny-1") > 0
+        assert dreamed.memory.store.queue_size("tiny-1") == 0  # the dream took the queue
+        assert dreamed.search(conversations[0], "cat", 5)  # hits map to turns through provenance
+    finally:
+        plain.close()
+        dreamed.close()
+
+
+def test_the_dreamed_method_is_a_known_method_name() -> None:
+    assert parse_methods("dreammem,dreammem+dream") == ["dreammem", "dreammem+dream"]
