@@ -181,6 +181,13 @@ def _hits(tokens: list[str], phrase: tuple[str, ...]) -> int:
     return tokens.count(phrase[0]) if len(phrase) == 1 else phrase_hits(tokens, phrase)
 
 
+def _text_hits(text: str | list[str], phrase: tuple[str, ...]) -> int:
+    """:func:`_hits` in a column given as tokens or single-space-joined (split only if it may hit)."""
+    if isinstance(text, list):
+        return _hits(text, phrase)
+    return _hits(text.split(" "), phrase) if not phrase or phrase[0] in text else 0
+
+
 class Bm25Rows:
     """:func:`fts5_bm25` of many rows of one query: each phrase's idf worked out once.
 
@@ -207,8 +214,27 @@ class Bm25Rows:
         self._idfs = [bm25_idf(corpus.rows, documents_with.get(p, 0)) for p in self._phrases]
 
     def score(self, columns: Sequence[str]) -> float:
-        """One row's score (higher is better) from its columns' space-joined tokens."""
-        return self.score_tokens([split_tokens(text) for text in columns])
+        """One row's score (higher is better) from its columns' space-joined tokens.
+
+        :meth:`score_tokens`'s sums without splitting what need not be split: a column of
+        single-space-joined tokens has one token more than spaces, and holds no hit of a
+        phrase whose first token is not in its text.
+        """
+        length = SCOPE_TOKENS
+        texts: list[str | list[str]] = []
+        for text in columns:
+            if not text or "  " in text or text[0] == " " or text[-1] == " ":
+                tokens = split_tokens(text)
+                length += len(tokens)
+                texts.append(tokens)
+            else:
+                length += text.count(" ") + 1
+                texts.append(text)
+        freqs = [
+            sum(w * _text_hits(text, phrase) for text, w in zip(texts, self._weights, strict=True))
+            for phrase in self._phrases
+        ]
+        return bm25_row(freqs, length, self._idfs, self._corpus)
 
     def score_tokens(self, tokens: Sequence[list[str]]) -> float:
         """One row's score (higher is better) from its columns' tokens (the scope token is added)."""
