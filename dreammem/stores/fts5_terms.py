@@ -181,13 +181,6 @@ def _hits(tokens: list[str], phrase: tuple[str, ...]) -> int:
     return tokens.count(phrase[0]) if len(phrase) == 1 else phrase_hits(tokens, phrase)
 
 
-def _text_hits(text: str | list[str], phrase: tuple[str, ...]) -> int:
-    """:func:`_hits` in a column given as tokens or single-space-joined (split only if it may hit)."""
-    if isinstance(text, list):
-        return _hits(text, phrase)
-    return _hits(text.split(" "), phrase) if not phrase or phrase[0] in text else 0
-
-
 class Bm25Rows:
     """:func:`fts5_bm25` of many rows of one query: each phrase's idf worked out once.
 
@@ -216,9 +209,10 @@ class Bm25Rows:
     def score(self, columns: Sequence[str]) -> float:
         """One row's score (higher is better) from its columns' space-joined tokens.
 
-        :meth:`score_tokens`'s sums without splitting what need not be split: a column of
-        single-space-joined tokens has one token more than spaces, and holds no hit of a
-        phrase whose first token is not in its text.
+        :meth:`score_tokens`'s sums without the work that adds nothing: a column of
+        single-space-joined tokens has one token more than spaces and is split only when it
+        holds a phrase's first token as text; a column without hits adds ``w * 0 = 0.0``
+        to a phrase's frequency, which leaves that frequency as it was.
         """
         length = SCOPE_TOKENS
         texts: list[str | list[str]] = []
@@ -230,10 +224,19 @@ class Bm25Rows:
             else:
                 length += text.count(" ") + 1
                 texts.append(text)
-        freqs = [
-            sum(w * _text_hits(text, phrase) for text, w in zip(texts, self._weights, strict=True))
-            for phrase in self._phrases
-        ]
+        freqs: list[float] = []
+        for phrase in self._phrases:
+            freq = 0.0
+            for i, w in enumerate(self._weights):
+                column = texts[i]
+                if isinstance(column, str):
+                    if phrase and phrase[0] not in column:
+                        continue
+                    column = texts[i] = column.split(" ")
+                hits = _hits(column, phrase)
+                if hits:
+                    freq += w * hits
+            freqs.append(freq)
         return bm25_row(freqs, length, self._idfs, self._corpus)
 
     def score_tokens(self, tokens: Sequence[list[str]]) -> float:
