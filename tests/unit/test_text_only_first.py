@@ -320,3 +320,47 @@ def test_the_config_decides_whether_paths_run_beside_the_encoder(tmp_path, setti
     with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
         expected = spare_cpu() if setting is None else setting
         assert memory.pipeline.beside_encoder is expected
+
+
+class WaitingWords:
+    """A text-only path that waits (3 s at most) for the vector path to have run; notes whether it did."""
+
+    name = "keyword"
+
+    def __init__(self, vector_ran: threading.Event, rowids: Sequence[int]) -> None:
+        self.vector_ran, self.rowids = vector_ran, list(rowids)
+        self.met = False
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        self.met = self.vector_ran.wait(3)
+        return [Candidate(r, 1.0) for r in self.rowids]
+
+
+class SignallingVector(LoggedPath):
+    """The vector path, noting its thread and that it ran."""
+
+    def __init__(self, rowids: Sequence[int], log: Log, ran: threading.Event) -> None:
+        super().__init__("vector", rowids, log)
+        self.ran = ran
+        self.thread = 0
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        self.thread = threading.get_ident()
+        found = super().search(query)
+        self.ran.set()
+        return found
+
+
+def test_with_a_helper_thread_the_vector_path_runs_while_the_text_only_paths_do(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The vector search reads no other path's candidates: it need not wait for the keyword search."""
+    log, ran = Log(), threading.Event()
+    with _memory(tmp_path) as memory:
+        rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
+        words = WaitingWords(ran, rowids[:3])
+        vector = SignallingVector(rowids[3:], log, ran)
+        paths = [vector, words, LoggedPath("reply", rowids[1:4], log)]
+        result = _pipeline(memory, paths, LoggedEmbedder(log), beside=True).run(_query("Ana bike"), k=3)
+    assert words.met
+    assert vector.thread == threading.get_ident()
+    assert log.saw == {"vector": (True, []), "reply": (True, ["vector", "keyword"])}
+    assert result.hits and not result.degraded and {"vector", "keyword"} <= set(result.timings_ms)
