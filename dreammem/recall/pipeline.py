@@ -221,21 +221,23 @@ class RecallPipeline:
     ) -> tuple[dict[str, list[Candidate]], RecallQuery, list[str]]:
         """The text-only paths' candidates, the query with its embedding, and the paths that ran.
 
-        With a helper thread, the paths run on it while the caller embeds the query: their
-        SQLite statements and the encoder's BLAS calls release the GIL, so they overlap. The
-        caller then runs the first-stage paths that read only the embedding (the vector
-        search) while the helper may still be at the text paths: those read no other path's
-        candidates, so they find what they would find after them (each server's round trips
-        overlap on Neo4j).
+        With a helper thread, the text-only paths that search an index (keyword) run on it
+        while the caller embeds the query: their SQLite statements and the encoder's BLAS
+        calls release the GIL, so they overlap. The caller then runs the first-stage paths
+        that read only the embedding (vector), then the other text-only paths (graph), while
+        the helper may still be searching: none of them reads another path's candidates, so
+        each finds what it finds in the recipe's order (on Neo4j their round trips overlap).
         """
         if self._beside is None or not early or not self._embeds(query, names) or held_by_caller(self._store):
             first = run_paths(self.paths, query, early, clock, degraded)
             return first, self._embed(query, names, clock, degraded), list(early)
         side_clock, side_degraded = StageClock(), dict[str, str]()
+        searching = [n for n in early if self.specs[n].index] or list(early)
         alongside = [n for n in names if n not in early and reads_embedding_only(n, self.specs)]
+        alongside += [n for n in early if n not in searching]
 
         def beside() -> dict[str, list[Candidate]]:
-            found = run_paths(self.paths, query, early, side_clock, side_degraded)
+            found = run_paths(self.paths, query, searching, side_clock, side_degraded)
             prepare_paths(self.paths, query, [n for n in names if n not in early], side_clock)
             return found
 
@@ -247,7 +249,7 @@ class RecallPipeline:
         clock.timings.update(side_clock.timings)
         degraded.update(side_degraded)
         clock.failed.update(side_clock.failed)
-        return {**first, **nearest}, query, [*early, *alongside]
+        return {**first, **nearest}, query, [*searching, *alongside]
 
     def _gather(
         self,
