@@ -14,9 +14,11 @@
           -> at most k hits, core (pinned) memories from their budget -> touch
 
 The paths that read only the query's text (keyword, graph: :mod:`dreammem.recall.recipe`) run while the
-query is embedded, on a helper thread when the process has a second CPU
-(:mod:`dreammem.recall.beside`), else just before it; on the helper thread the other paths
-then read what they need of the text alone (``prepare``: the temporal path's window). Every
+query is embedded, the keyword search on a helper thread when the process has a second CPU
+(:mod:`dreammem.recall.beside`), else all of them just before it; on the helper thread the
+other paths then read what they need of the text alone (``prepare``: the temporal path's
+window), while the caller runs the vector search and then the graph path (none of the three
+reads another's candidates). Every
 path still sees the candidates of the paths before it in the configured order, so the
 results are those of running them in the recipe's order (:func:`~dreammem.recall.recipe.run_order`),
 whatever order the configuration lists them in. Their stage timings overlap the ``embed`` stage.
