@@ -14,9 +14,11 @@
           -> at most k hits, core (pinned) memories from their budget -> touch
 
 The paths that read only the query's text (keyword, graph: :mod:`dreammem.recall.recipe`) run while the
-query is embedded, on a helper thread when the process has a second CPU
-(:mod:`dreammem.recall.beside`), else just before it; on the helper thread the other paths
-then read what they need of the text alone (``prepare``: the temporal path's window). Every
+query is embedded, the keyword search on a helper thread when the process has a second CPU
+(:mod:`dreammem.recall.beside`), else all of them just before it; on the helper thread the
+other paths then read what they need of the text alone (``prepare``: the temporal path's
+window), while the caller runs the vector search and then the graph path (none of the three
+reads another's candidates). Every
 path still sees the candidates of the paths before it in the configured order, so the
 results are those of running them in the recipe's order (:func:`~dreammem.recall.recipe.run_order`),
 whatever order the configuration lists them in. Their stage timings overlap the ``embed`` stage.
@@ -58,6 +60,7 @@ from dreammem.recall.recipe import (
     essential_paths,
     later_stage,
     measures_similarity,
+    reads_embedding_only,
     reads_text_only,
     run_order,
     stand_ins_for,
@@ -155,8 +158,8 @@ class RecallPipeline:
         query = dataclasses.replace(query, searches=SearchMemo())  # shared by this run's paths only
         # Paths that read only the query's text run beside the encoder (or first, on one CPU).
         early = [n for n in names if reads_text_only(n, self.specs)]
-        first, query = self._text_paths_and_embedding(query, names, early, clock, degraded)
-        done = {n: first.get(n) for n in early}
+        first, query, ran = self._text_paths_and_embedding(query, names, early, clock, degraded)
+        done = {n: first.get(n) for n in ran}
         essential = essential_paths(names, self.specs)
         later = later_stage(names, self.specs)
         first_stage = [n for n in names if n not in later]
@@ -217,27 +220,38 @@ class RecallPipeline:
         early: Sequence[str],
         clock: StageClock,
         degraded: dict[str, str],
-    ) -> tuple[dict[str, list[Candidate]], RecallQuery]:
-        """The text-only paths' candidates and the query with its embedding.
+    ) -> tuple[dict[str, list[Candidate]], RecallQuery, list[str]]:
+        """The text-only paths' candidates, the query with its embedding, and the paths that ran.
 
-        With a helper thread, the paths run on it while the caller embeds the query: their
-        SQLite statements and the encoder's BLAS calls release the GIL, so they overlap.
+        With a helper thread, the text-only paths that search an index (keyword) run on it
+        while the caller embeds the query: their SQLite statements and the encoder's BLAS
+        calls release the GIL, so they overlap. The caller then runs the first-stage paths
+        that read only the embedding (vector), then the other text-only paths (graph), while
+        the helper may still be searching: none of them reads another path's candidates, so
+        each finds what it finds in the recipe's order (on Neo4j their round trips overlap).
         """
         if self._beside is None or not early or not self._embeds(query, names) or held_by_caller(self._store):
             first = run_paths(self.paths, query, early, clock, degraded)
-            return first, self._embed(query, names, clock, degraded)
+            return first, self._embed(query, names, clock, degraded), list(early)
         side_clock, side_degraded = StageClock(), dict[str, str]()
+        searching = [n for n in early if self.specs[n].index] or list(early)
+        alongside = [n for n in names if n not in early and reads_embedding_only(n, self.specs)]
+        alongside += [n for n in early if n not in searching]
 
         def beside() -> dict[str, list[Candidate]]:
-            found = run_paths(self.paths, query, early, side_clock, side_degraded)
+            found = run_paths(self.paths, query, searching, side_clock, side_degraded)
             prepare_paths(self.paths, query, [n for n in names if n not in early], side_clock)
             return found
 
-        first, query = self._beside.run(beside, lambda: self._embed(query, names, clock, degraded))
+        def here() -> tuple[RecallQuery, dict[str, list[Candidate]]]:
+            embedded = self._embed(query, names, clock, degraded)
+            return embedded, run_paths(self.paths, embedded, alongside, clock, degraded)
+
+        first, (query, nearest) = self._beside.run(beside, here)
         clock.timings.update(side_clock.timings)
         degraded.update(side_degraded)
         clock.failed.update(side_clock.failed)
-        return first, query
+        return {**first, **nearest}, query, [*searching, *alongside]
 
     def _gather(
         self,

@@ -207,6 +207,12 @@ def reads_text_only(name: str, specs: Mapping[str, PathSpec] = PATHS) -> bool:
     return specs[name].reads == "text"
 
 
+def reads_embedding_only(name: str, specs: Mapping[str, PathSpec] = PATHS) -> bool:
+    """Whether the path reads the query's embedding and no other path's candidates (may run beside them)."""
+    spec = specs[name]
+    return spec.reads == "embedding" and not spec.after
+
+
 def measures_similarity(names: Iterable[str], specs: Mapping[str, PathSpec] = PATHS) -> bool:
     """Whether any of these paths carries its candidates' cosine to the query."""
     return any(specs[n].judged == "similarity" for n in names)

@@ -170,11 +170,23 @@ def test_ranking_a_subset_of_vectors_does_not_read_the_users_other_vectors(
 DEFAULT_RECALL_TRIPS = [8, 8, 7, 6, 7, 7]
 
 
+def _pool_holds(client: Neo4jClient, connections: int) -> None:
+    """Open ``connections`` pooled connections at once (opening one is not a recall's trip)."""
+    sessions = [client.driver.session(database=client.database) for _ in range(connections)]
+    try:
+        for tx in [session.begin_transaction() for session in sessions]:
+            tx.close()
+    finally:
+        for session in sessions:
+            session.close()
+
+
 def test_a_default_recall_takes_no_more_round_trips_than_before(
     memory: DreamMemory, user: str, gated: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _fill(memory, user)
     memory.recall(QUERIES[0], user_id=user, k=5, now=NOW)  # warm: schema, index, keyword statistics
+    _pool_holds(_store(memory).client, 4)  # a recall's vector search overlaps its keyword search
     counts = []
     with counting_round_trips(monkeypatch) as trips, _statements(_store(memory).client, monkeypatch) as seen:
         for query in QUERIES:

@@ -104,3 +104,26 @@ def test_bm25_rows_scores_every_row_as_fts5_bm25_to_the_last_bit(seed: int) -> N
         for own, context in rows:
             columns = (split_tokens(own), split_tokens(context))
             assert ranked.score((own, context)) == fts5_bm25(tokens, columns, weights, documents, corpus)
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_bm25_rows_scores_joined_text_as_its_tokens(seed: int) -> None:
+    """Bm25Rows.score counts a clean column unsplit: tokens inside tokens, edge spaces, empties."""
+    rng = random.Random(seed)
+    vocabulary = ["a", "ab", "ba", "b", "aa", "c", "a-b"]
+
+    def column() -> str:
+        text = " ".join(rng.choices(vocabulary, k=rng.randint(0, 12)))
+        roll = rng.random()
+        return text.replace(" ", "  ", 1) if roll < 0.1 else (" " + text if roll < 0.2 else text)
+
+    rows = [(column(), column()) for _ in range(400)]
+    corpus = Corpus(len(rows), sum(len(split_tokens(a + " " + b)) for a, b in rows))
+    for phrases in (["a"], ["ab"], ["a", "b"], ["a b", "aa"], ["b a", "a-b", "c"], ["a a", "ba"]):
+        tokens = [p.split(" ") for p in phrases]
+        documents = {tuple(t): rng.randint(0, corpus.rows) for t in tokens}
+        ranked = Bm25Rows(tokens, (1.0, 0.5), documents, corpus)
+        for own, context in rows:
+            columns = (split_tokens(own), split_tokens(context))
+            assert ranked.score((own, context)) == ranked.score_tokens(list(columns))
+            assert ranked.score((own, context)) == fts5_bm25(tokens, columns, (1.0, 0.5), documents, corpus)

@@ -320,3 +320,53 @@ def test_the_config_decides_whether_paths_run_beside_the_encoder(tmp_path, setti
     with DreamMemory(tmp_path / "s", config=config, embedder=HashingEmbedder()) as memory:
         expected = spare_cpu() if setting is None else setting
         assert memory.pipeline.beside_encoder is expected
+
+
+class WaitingWords:
+    """A text-only path that waits (3 s at most) for the graph path to have run; notes whether it did."""
+
+    name = "keyword"
+
+    def __init__(self, graph_ran: threading.Event, rowids: Sequence[int]) -> None:
+        self.graph_ran, self.rowids = graph_ran, list(rowids)
+        self.met = False
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        self.met = self.graph_ran.wait(3)
+        return [Candidate(r, 1.0) for r in self.rowids]
+
+
+class SignallingPath(LoggedPath):
+    """A logged path noting its thread and that it ran."""
+
+    def __init__(self, name: str, rowids: Sequence[int], log: Log, ran: threading.Event) -> None:
+        super().__init__(name, rowids, log)
+        self.ran = ran
+        self.thread = 0
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        self.thread = threading.get_ident()
+        found = super().search(query)
+        self.ran.set()
+        return found
+
+
+def test_with_a_helper_thread_the_vector_and_graph_paths_run_while_the_keyword_search_does(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Neither reads another path's candidates: they need not wait for the keyword search."""
+    log, ran = Log(), threading.Event()
+    with _memory(tmp_path) as memory:
+        rowids = list(memory.store.rowids("u1", [r.id for r in memory.store.find("u1")]).values())
+        words = WaitingWords(ran, rowids[:3])
+        vector = SignallingPath("vector", rowids[3:], log, threading.Event())
+        graph = SignallingPath("graph", rowids[2:4], log, ran)
+        paths = [vector, words, graph, LoggedPath("reply", rowids[1:4], log)]
+        result = _pipeline(memory, paths, LoggedEmbedder(log), beside=True).run(_query("Ana bike"), k=3)
+    assert words.met
+    assert vector.thread == graph.thread == threading.get_ident()
+    assert log.order == ["embed", "vector", "graph", "reply"]
+    assert log.saw == {
+        "vector": (True, []),
+        "graph": (True, ["vector"]),  # a text-only path reads none of it
+        "reply": (True, ["vector", "keyword", "graph"]),
+    }
+    assert result.hits and not result.degraded and {"vector", "keyword", "graph"} <= set(result.timings_ms)
