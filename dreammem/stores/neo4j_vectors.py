@@ -263,33 +263,64 @@ class _SearchNodes(VectorIndex):
         query's answer is the one it gets alone: the same candidates, the same cut, the same
         exact ranking where the index gave too few (:meth:`search` is a batch of one).
         """
+        return self._search(user_id, queries, k, range(0))
+
+    def search_stored(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int, *, written: range
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search_many` leaving out the row ids ``written`` (a write's own, in its transaction).
+
+        The exact ranking sees the write's new nodes (the vector index does not, on 5.26): left
+        in, they took the places of the older records the write path asks for, and it asked
+        again for more, rounds of larger searches (up to 8 + the batch's records each).
+        """
+        return self._search(user_id, queries, k, written)
+
+    def _search(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int, skip: range
+    ) -> list[list[tuple[int, float]]]:
         vectors = [np.asarray(q, dtype=np.float32).reshape(-1).tolist() for q in queries]
         if k <= 0 or not vectors:
             return [[] for _ in vectors]
-        out = (self._search_inside if self.filtered_inside else self._search_over)(user_id, vectors, k)
+        out = (self._search_inside if self.filtered_inside else self._search_over)(user_id, vectors, k, skip)
         exact = [n for n, found in enumerate(out) if found is None]
-        for n, found in zip(exact, self._exact_many(user_id, [vectors[n] for n in exact], k), strict=True):
+        for n, found in zip(
+            exact, self._exact_many(user_id, [vectors[n] for n in exact], k, skip), strict=True
+        ):
             out[n] = found
         return [found or [] for found in out]
 
+    @staticmethod
+    def _skipping(skip: range) -> tuple[str, dict[str, int]]:
+        """The condition leaving out the row ids ``skip`` and its parameters ("" when it is empty)."""
+        if not skip:
+            return "", {}
+        return " AND NOT (n.rowid >= $skip_from AND n.rowid < $skip_to)", {
+            "skip_from": skip.start,
+            "skip_to": skip.stop,
+        }
+
     def _search_over(
-        self, user_id: str, vectors: list[list[float]], k: int
+        self, user_id: str, vectors: list[list[float]], k: int, skip: range
     ) -> list[list[tuple[int, float]] | None]:
         """5.26: each query's ``k`` best of the index's unfiltered neighbours; None where exact is needed."""
         fetch = max(k * OVERFETCH, MIN_FETCH)
+        skipping, skip_params = self._skipping(skip)
         rows = self.client.run(
             "vector_search_many",
             # Each query's list is bound once and each candidate's cosine computed once.
             "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
             "CALL db.index.vector.queryNodes($index, $fetch, q) YIELD node AS n "
             f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS s "
-            f"WITH count(*) AS seen, min(s) AS floor, collect(CASE WHEN {self._where} THEN [n.rowid, s] END) "
-            "AS found RETURN seen, floor, found } RETURN i, seen, floor, found ORDER BY i",
+            f"WITH count(*) AS seen, min(s) AS floor, collect(CASE WHEN {self._where}{skipping} "
+            "THEN [n.rowid, s] END) AS found RETURN seen, floor, found } "
+            "RETURN i, seen, floor, found ORDER BY i",
             index=self._index,
             fetch=fetch,
             queries=vectors,
             user_id=user_id,
             **self._params,
+            **skip_params,
         )
         out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
         for row in rows:
@@ -300,14 +331,17 @@ class _SearchNodes(VectorIndex):
                 out[int(row["i"])] = ranked[:k]
         return out
 
-    def _exact_many(self, user_id: str, vectors: list[list[float]], k: int) -> list[list[tuple[int, float]]]:
-        """The ``k`` nearest of all the user's vectors for each of ``vectors``, exactly, in one statement."""
+    def _exact_many(
+        self, user_id: str, vectors: list[list[float]], k: int, skip: range
+    ) -> list[list[tuple[int, float]]]:
+        """The ``k`` nearest of all the user's vectors (but ``skip``) for each of ``vectors``, exactly."""
         if not vectors:
             return []
+        skipping, skip_params = self._skipping(skip)
         rows = self.client.run(
             "vector_exact_many",
             "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
-            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
+            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where}{skipping} "
             f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS score "
             "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k "  # ties: stores/ties.py
             "} RETURN i, rowid, score",
@@ -315,6 +349,7 @@ class _SearchNodes(VectorIndex):
             queries=vectors,
             k=k,
             **self._params,
+            **skip_params,
         )
         out: list[list[tuple[int, float]]] = [[] for _ in vectors]
         for row in rows:
@@ -322,13 +357,14 @@ class _SearchNodes(VectorIndex):
         return out  # each in the order the server ranked it (score, then row id)
 
     def _search_inside(
-        self, user_id: str, vectors: list[list[float]], k: int
+        self, user_id: str, vectors: list[list[float]], k: int, skip: range
     ) -> list[list[tuple[int, float]] | None]:
         """2026.01+: each query's candidates of this user only, from the index, ranked exactly.
 
         None where the index had more to give and the k-th score ties the last candidate's: the
         tie may run on past the candidates, so the user's vectors are ranked exactly instead
-        (ties: stores/ties.py).
+        (ties: stores/ties.py). The row ids ``skip`` are left out after the search (``SEARCH``
+        filters on the index's properties only); too few left where the index had more: exact.
         """
         fetch = max(k * self.inside_overfetch, self.inside_min_fetch)
         rows = self.client.run(
@@ -347,8 +383,9 @@ class _SearchNodes(VectorIndex):
         out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
         for row in rows:
             ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in row["found"])
-            if not (len(ranked) >= fetch and len(ranked) > k and ranked[k - 1][1] == ranked[-1][1]):
-                out[int(row["i"])] = ranked[:k]
+            kept = [hit for hit in ranked if hit[0] not in skip]
+            if len(ranked) < fetch or (len(kept) > k and kept[k - 1][1] > ranked[-1][1]):
+                out[int(row["i"])] = kept[:k]
         return out
 
     def search_subset(
