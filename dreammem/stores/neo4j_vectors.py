@@ -39,6 +39,7 @@ import numpy.typing as npt
 from dreammem.errors import ConfigError
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_vector_cypher import exact_ranking, leaving_out, over_fetch
 from dreammem.stores.ties import best_first
 
 __all__ = [
@@ -263,58 +264,36 @@ class _SearchNodes(VectorIndex):
         query's answer is the one it gets alone: the same candidates, the same cut, the same
         exact ranking where the index gave too few (:meth:`search` is a batch of one).
         """
-        return self._search(user_id, queries, k, range(0))
+        return self.search_stored(user_id, queries, k, written=range(0))
 
     def search_stored(
         self, user_id: str, queries: npt.NDArray[np.float32], k: int, *, written: range
     ) -> list[list[tuple[int, float]]]:
         """:meth:`search_many` leaving out the row ids ``written`` (a write's own, in its transaction).
 
-        The exact ranking sees the write's new nodes (the vector index does not, on 5.26): left
-        in, they took the places of the older records the write path asks for, and it asked
-        again for more, rounds of larger searches (up to 8 + the batch's records each).
+        The exact ranking sees the write's new nodes (the 5.26 index does not): they took the
+        places of the older records the write path asks for, and it asked again, for more.
         """
-        return self._search(user_id, queries, k, written)
-
-    def _search(
-        self, user_id: str, queries: npt.NDArray[np.float32], k: int, skip: range
-    ) -> list[list[tuple[int, float]]]:
         vectors = [np.asarray(q, dtype=np.float32).reshape(-1).tolist() for q in queries]
         if k <= 0 or not vectors:
             return [[] for _ in vectors]
-        out = (self._search_inside if self.filtered_inside else self._search_over)(user_id, vectors, k, skip)
+        search = self._search_inside if self.filtered_inside else self._search_over
+        out = search(user_id, vectors, k, written)
         exact = [n for n, found in enumerate(out) if found is None]
-        for n, found in zip(
-            exact, self._exact_many(user_id, [vectors[n] for n in exact], k, skip), strict=True
-        ):
+        ranked = self._exact_many(user_id, [vectors[n] for n in exact], k, written)
+        for n, found in zip(exact, ranked, strict=True):
             out[n] = found
         return [found or [] for found in out]
-
-    @staticmethod
-    def _skipping(skip: range) -> tuple[str, dict[str, int]]:
-        """The condition leaving out the row ids ``skip`` and its parameters ("" when it is empty)."""
-        if not skip:
-            return "", {}
-        return " AND NOT (n.rowid >= $skip_from AND n.rowid < $skip_to)", {
-            "skip_from": skip.start,
-            "skip_to": skip.stop,
-        }
 
     def _search_over(
         self, user_id: str, vectors: list[list[float]], k: int, skip: range
     ) -> list[list[tuple[int, float]] | None]:
         """5.26: each query's ``k`` best of the index's unfiltered neighbours; None where exact is needed."""
         fetch = max(k * OVERFETCH, MIN_FETCH)
-        skipping, skip_params = self._skipping(skip)
+        skipping, skip_params = leaving_out(skip)
         rows = self.client.run(
             "vector_search_many",
-            # Each query's list is bound once and each candidate's cosine computed once.
-            "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
-            "CALL db.index.vector.queryNodes($index, $fetch, q) YIELD node AS n "
-            f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS s "
-            f"WITH count(*) AS seen, min(s) AS floor, collect(CASE WHEN {self._where}{skipping} "
-            "THEN [n.rowid, s] END) AS found RETURN seen, floor, found } "
-            "RETURN i, seen, floor, found ORDER BY i",
+            over_fetch(self._prop, f"{self._where}{skipping}", batch=len(vectors) > 1),
             index=self._index,
             fetch=fetch,
             queries=vectors,
@@ -322,9 +301,11 @@ class _SearchNodes(VectorIndex):
             **self._params,
             **skip_params,
         )
-        out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
+        # A query without a row had no candidate (an empty index): none of the user's to find.
+        out: list[list[tuple[int, float]] | None] = [[] for _ in vectors]
         for row in rows:
             ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in row["found"])
+            out[int(row["i"])] = None
             if int(row["seen"]) < fetch or (
                 len(ranked) >= k and ranked[k - 1][1] > 2.0 * float(row["floor"]) - 1.0
             ):
@@ -337,14 +318,10 @@ class _SearchNodes(VectorIndex):
         """The ``k`` nearest of all the user's vectors (but ``skip``) for each of ``vectors``, exactly."""
         if not vectors:
             return []
-        skipping, skip_params = self._skipping(skip)
+        skipping, skip_params = leaving_out(skip)
         rows = self.client.run(
             "vector_exact_many",
-            "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
-            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where}{skipping} "
-            f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS score "
-            "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k "  # ties: stores/ties.py
-            "} RETURN i, rowid, score",
+            exact_ranking(self._label, self._prop, f"{self._where}{skipping}", batch=len(vectors) > 1),
             user_id=user_id,
             queries=vectors,
             k=k,
