@@ -34,19 +34,22 @@ def stored_neighbours(
     records: Sequence[MemoryRecord],
     vectors: npt.NDArray[np.float32],
     k: int,
+    *,
+    written: range = range(0),
 ) -> list[list[Candidate]]:
     """For each record, its user's ``k`` most similar stored records with their cosines, best first.
 
     One vector search per user for all its records, then one read of every hit per user
     (a hit whose row is gone, or belongs to another user, is left out, as a per-record
-    read leaves it).
+    read leaves it). ``written``: the row ids of the write in progress, never among the
+    hits (:meth:`~dreammem.stores.base.VectorIndex.search_stored`).
     """
     rows_of: dict[str, list[int]] = {}
     for n, record in enumerate(records):
         rows_of.setdefault(record.user_id, []).append(n)
     hits: list[list[tuple[int, float]]] = [[] for _ in records]
     for user, rows in rows_of.items():
-        for n, found in zip(rows, index.search_many(user, vectors[rows], k), strict=True):
+        for n, found in zip(rows, index.search_stored(user, vectors[rows], k, written=written), strict=True):
             hits[n] = found
     wanted: dict[str, set[int]] = {}
     for record, found in zip(records, hits, strict=True):

@@ -63,7 +63,7 @@ def write_new(
             words[text] = " ".join(tokenize(text))
     terms = [words[r.content] for r in records]
     context_terms = [words[c] for c in contexts]
-    unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=model)
+    rowids = unit.insert(records, vectors, terms=terms, context_terms=context_terms, model=model)
     unit.store.enqueue(enqueue)
     changed: list[MemoryRecord] = []
     values = _SlotValues(unit.store)
@@ -73,7 +73,8 @@ def write_new(
             values.forget_inactive(done)
             changed.extend(done)
     if resolve_with is not None:
-        changed.extend(_resolve_statements(unit, resolve_with, records, vectors, model))
+        written = _block(rowids)
+        changed.extend(_resolve_statements(unit, resolve_with, records, vectors, model, written))
     return {r.id: r for r in changed}
 
 
@@ -145,15 +146,29 @@ def _resolve_statements(
     records: Sequence[MemoryRecord],
     vectors: npt.NDArray[np.float32],
     model: str,
+    written: range,
 ) -> list[MemoryRecord]:
-    """Beyond slots: supersede (or mark possibly outdated) the older statements new ones change."""
+    """Beyond slots: supersede (or mark possibly outdated) the older statements new ones change.
+
+    ``written``: the row ids of the new records, left out of the searches (on Neo4j the
+    search runs in the write's transaction: its own records would crowd the older ones out,
+    and :func:`dreammem.write.resolve.resolve_updates` would ask again for more).
+    """
 
     def neighbours(
         asking: Sequence[MemoryRecord], rows: npt.NDArray[np.float32], k: int
     ) -> list[list[Candidate]]:
-        return stored_neighbours(unit.store, index, asking, rows, k)
+        return stored_neighbours(unit.store, index, asking, rows, k, written=written)
 
     return apply_outcomes(unit, resolve_updates(records, vectors, neighbours, model=model), now=utcnow())
+
+
+def _block(rowids: Sequence[int]) -> range:
+    """The row ids of one insert as a range (consecutive from the store's counter); empty if they are not."""
+    if not rowids:
+        return range(0)
+    block = range(min(rowids), max(rowids) + 1)
+    return block if len(block) == len(rowids) else range(0)
 
 
 def _with_turns(unit: UnitOfWork, old: MemoryRecord) -> list[MemoryRecord]:

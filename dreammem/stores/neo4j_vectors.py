@@ -39,6 +39,7 @@ import numpy.typing as npt
 from dreammem.errors import ConfigError
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.neo4j_client import Neo4jClient
+from dreammem.stores.neo4j_vector_cypher import exact_ranking, leaving_out, over_fetch
 from dreammem.stores.ties import best_first
 
 __all__ = [
@@ -263,58 +264,69 @@ class _SearchNodes(VectorIndex):
         query's answer is the one it gets alone: the same candidates, the same cut, the same
         exact ranking where the index gave too few (:meth:`search` is a batch of one).
         """
+        return self.search_stored(user_id, queries, k, written=range(0))
+
+    def search_stored(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int, *, written: range
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search_many` leaving out the row ids ``written`` (a write's own, in its transaction).
+
+        The exact ranking sees the write's new nodes (the 5.26 index does not): they took the
+        places of the older records the write path asks for, and it asked again, for more.
+        """
         vectors = [np.asarray(q, dtype=np.float32).reshape(-1).tolist() for q in queries]
         if k <= 0 or not vectors:
             return [[] for _ in vectors]
-        out = (self._search_inside if self.filtered_inside else self._search_over)(user_id, vectors, k)
+        search = self._search_inside if self.filtered_inside else self._search_over
+        out = search(user_id, vectors, k, written)
         exact = [n for n, found in enumerate(out) if found is None]
-        for n, found in zip(exact, self._exact_many(user_id, [vectors[n] for n in exact], k), strict=True):
+        ranked = self._exact_many(user_id, [vectors[n] for n in exact], k, written)
+        for n, found in zip(exact, ranked, strict=True):
             out[n] = found
         return [found or [] for found in out]
 
     def _search_over(
-        self, user_id: str, vectors: list[list[float]], k: int
+        self, user_id: str, vectors: list[list[float]], k: int, skip: range
     ) -> list[list[tuple[int, float]] | None]:
         """5.26: each query's ``k`` best of the index's unfiltered neighbours; None where exact is needed."""
         fetch = max(k * OVERFETCH, MIN_FETCH)
+        skipping, skip_params = leaving_out(skip)
         rows = self.client.run(
             "vector_search_many",
-            # Each query's list is bound once and each candidate's cosine computed once.
-            "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
-            "CALL db.index.vector.queryNodes($index, $fetch, q) YIELD node AS n "
-            f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS s "
-            f"WITH count(*) AS seen, min(s) AS floor, collect(CASE WHEN {self._where} THEN [n.rowid, s] END) "
-            "AS found RETURN seen, floor, found } RETURN i, seen, floor, found ORDER BY i",
+            over_fetch(self._prop, f"{self._where}{skipping}", batch=len(vectors) > 1),
             index=self._index,
             fetch=fetch,
             queries=vectors,
             user_id=user_id,
             **self._params,
+            **skip_params,
         )
-        out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
+        # A query without a row had no candidate (an empty index): none of the user's to find.
+        out: list[list[tuple[int, float]] | None] = [[] for _ in vectors]
         for row in rows:
             ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in row["found"])
+            out[int(row["i"])] = None
             if int(row["seen"]) < fetch or (
                 len(ranked) >= k and ranked[k - 1][1] > 2.0 * float(row["floor"]) - 1.0
             ):
                 out[int(row["i"])] = ranked[:k]
         return out
 
-    def _exact_many(self, user_id: str, vectors: list[list[float]], k: int) -> list[list[tuple[int, float]]]:
-        """The ``k`` nearest of all the user's vectors for each of ``vectors``, exactly, in one statement."""
+    def _exact_many(
+        self, user_id: str, vectors: list[list[float]], k: int, skip: range
+    ) -> list[list[tuple[int, float]]]:
+        """The ``k`` nearest of all the user's vectors (but ``skip``) for each of ``vectors``, exactly."""
         if not vectors:
             return []
+        skipping, skip_params = leaving_out(skip)
         rows = self.client.run(
             "vector_exact_many",
-            "UNWIND range(0, size($queries) - 1) AS i WITH i, $queries[i] AS q CALL (i, q) { "
-            f"MATCH (n:{self._label} {{user_id: $user_id}}) WHERE {self._where} "
-            f"WITH n, vector.similarity.cosine(n.{self._prop}, q) AS score "
-            "RETURN n.rowid AS rowid, score ORDER BY score DESC, rowid ASC LIMIT $k "  # ties: stores/ties.py
-            "} RETURN i, rowid, score",
+            exact_ranking(self._label, self._prop, f"{self._where}{skipping}", batch=len(vectors) > 1),
             user_id=user_id,
             queries=vectors,
             k=k,
             **self._params,
+            **skip_params,
         )
         out: list[list[tuple[int, float]]] = [[] for _ in vectors]
         for row in rows:
@@ -322,13 +334,14 @@ class _SearchNodes(VectorIndex):
         return out  # each in the order the server ranked it (score, then row id)
 
     def _search_inside(
-        self, user_id: str, vectors: list[list[float]], k: int
+        self, user_id: str, vectors: list[list[float]], k: int, skip: range
     ) -> list[list[tuple[int, float]] | None]:
         """2026.01+: each query's candidates of this user only, from the index, ranked exactly.
 
         None where the index had more to give and the k-th score ties the last candidate's: the
         tie may run on past the candidates, so the user's vectors are ranked exactly instead
-        (ties: stores/ties.py).
+        (ties: stores/ties.py). The row ids ``skip`` are left out after the search (``SEARCH``
+        filters on the index's properties only); too few left where the index had more: exact.
         """
         fetch = max(k * self.inside_overfetch, self.inside_min_fetch)
         rows = self.client.run(
@@ -347,8 +360,9 @@ class _SearchNodes(VectorIndex):
         out: list[list[tuple[int, float]] | None] = [None] * len(vectors)
         for row in rows:
             ranked = best_first((int(rid), 2.0 * float(s) - 1.0) for rid, s in row["found"])
-            if not (len(ranked) >= fetch and len(ranked) > k and ranked[k - 1][1] == ranked[-1][1]):
-                out[int(row["i"])] = ranked[:k]
+            kept = [hit for hit in ranked if hit[0] not in skip]
+            if len(ranked) < fetch or (len(kept) > k and kept[k - 1][1] > ranked[-1][1]):
+                out[int(row["i"])] = kept[:k]
         return out
 
     def search_subset(

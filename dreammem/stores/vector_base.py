@@ -53,6 +53,18 @@ class VectorIndex(ABC):
         """
         return [self.search(user_id, query, k) for query in queries]
 
+    def search_stored(
+        self, user_id: str, queries: npt.NDArray[np.float32], k: int, *, written: range
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`search_many` among the vectors stored before a write in progress.
+
+        ``written`` holds the row ids that write added. An index that learns a write's rows
+        only after its commit (FAISS) holds none of them while it runs: the default is
+        :meth:`search_many`. An index over the records' own nodes, searched inside the
+        write's transaction, may see them and leaves them out.
+        """
+        return self.search_many(user_id, queries, k)
+
     def search_subset(
         self, user_id: str, query: npt.NDArray[np.float32], ids: Sequence[int], k: int
     ) -> list[tuple[int, float]]:

@@ -21,9 +21,10 @@ import pytest
 from dreammem import DreamMemory
 from dreammem.embed import HashingEmbedder
 from dreammem.stores.base import RecordLookups, RecordQuery, RecordStore, VectorIndex
+from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_store import Neo4jRecordStore
 from dreammem.stores.neo4j_vectors import RecordVectorIndex
-from dreammem.types import Kind, Status
+from dreammem.types import Kind, Layer, MemoryRecord, Status
 from dreammem.write.relations import possibly_outdated_by
 from dreammem_bench.latency import synthetic_turns
 from tests.bolt_trips import counting_round_trips
@@ -104,9 +105,9 @@ def user() -> str:
 def test_neo4j_ingest_keeps_the_embedded_stores_records_statuses_and_supersedes(
     server: Neo4jServer, user: str, tmp_path: Path
 ) -> None:
-    # One add_many: inside its transaction Neo4j ranks the write's own nodes exactly, so the
-    # approximate index cannot miss an older statement the embedded store finds (across batches it can
-    # on 5.26, with main's code as with this one; test_the_gathered_reads_... covers batches).
+    # One add_many: its searches find none of the user's records (the write's own are left out, as
+    # FAISS has not learnt them), so the approximate index cannot miss an older statement the embedded
+    # store finds (across batches it can on 5.26; test_the_gathered_reads_... covers batches).
     turns = _turns(user, 240)
     with DreamMemory(tmp_path / "embedded", embedder=HashingEmbedder()) as embedded:
         _write(embedded, turns, len(turns))
@@ -163,33 +164,64 @@ def test_the_gathered_reads_of_a_write_are_the_one_by_one_reads(server: Neo4jSer
         rows = np.asarray(queries_vectors, dtype=np.float32)
         for k in (8, 16, 300):
             assert index.search_many(user, rows, k) == VectorIndex.search_many(index, user, rows, k)
+        # Inside a write's transaction its searches leave its own rows out: they give what they gave
+        # before it (the exact ranking, k 300, sees the transaction's nodes; the 5.26 index does not).
+        before = {k: index.search_many(user, rows, k) for k in (8, 300)}
+        fresh = [MemoryRecord(user_id=user, content=r.content) for r in records[::5]]
+        with pytest.raises(_RolledBack), store.transaction():
+            rowids = store.insert(fresh, [""] * len(fresh))
+            store.put_vectors(rowids, "hashing-384", rows)
+            written = range(rowids[0], rowids[-1] + 1)
+            for k, found in before.items():
+                assert index.search_stored(user, rows, k, written=written) == found
+            raise _RolledBack
+
+
+class _RolledBack(Exception):
+    """Ends a transaction of a test without keeping what it wrote."""
 
 
 def test_an_add_many_takes_round_trips_that_do_not_grow_with_its_turns(
     server: Neo4jServer, user: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     turns = _turns(user, 400)
-    with DreamMemory(server.uri, embedder=HashingEmbedder()) as memory:
-        _write(memory, turns[:200], 100)  # older records for the new ones to update
-        counted = []
-        with counting_round_trips(monkeypatch) as trips:
-            for start, size in ((200, 20), (220, 180)):
-                trips.reset()
-                memory.add_many(turns[start : start + size])
-                counted.append(trips.count)
+    searches: list[str] = []
+    run = Neo4jClient.run
+
+    def counted_run(client: Neo4jClient, action: str, cypher: str, /, **params: Any) -> Any:
+        if action.startswith("vector_"):
+            searches.append(action)
+        return run(client, action, cypher, **params)
+
+    monkeypatch.setattr(Neo4jClient, "run", counted_run)
+    counted = []
+    with (
+        DreamMemory(server.uri, embedder=HashingEmbedder()) as memory,
+        counting_round_trips(monkeypatch) as trips,
+    ):
+        # Another user's records fill the index: a new user's searches find few of its own there.
+        _write(memory, _turns(f"{user}-other", 150), 150)
+        # The new user's first writes (older records for the later ones to update), then 20 and 180.
+        for start, size in ((0, 100), (100, 100), (200, 20), (220, 180)):
+            slots_before = _slot_values(memory.store, user)
+            trips.reset()
+            searches.clear()
+            memory.add_many(turns[start : start + size])
+            slots = _slot_values(memory.store, user) - slots_before
+            counted.append((trips.count, len(slots), list(searches)))
     # A write is a fixed set of statements (records, vectors, keyword statistics, times, queue, context,
-    # twins, echoes, updates, with the transaction's and the row-id counter's trips: ~20) and at most 3
-    # trips per round of neighbour searches (the search, the exact ranks, the hits' records). A round
-    # more each time the batch's own records crowd out the older ones, asking twice as many up to 8 +
-    # the batch's records: the rounds grow with the log of the batch, not with it.
-    # Main's code made one trip per statement searched, per echo and per twin: 50-54 and 223-236 here.
-    for (_, size), trips_taken in zip(((200, 20), (220, 180)), counted, strict=True):
-        assert trips_taken <= 24 + 3 * _search_rounds(size), counted
+    # twins, echoes, updates, with the transaction's and the row-id counter's trips: ~20), one round of
+    # neighbour searches (the search, the exact ranks, the hits' records: 3 trips), and up to 7 per new
+    # value of a slot (its slot's values, the replaced records and their echoes: not batched).
+    # The searches leave the write's own records out (search_stored): when the exact ranking counted
+    # them, they crowded out the older ones and the write asked again, twice as many each round up to
+    # 8 + the batch's records (20 and 38 trips here for 20 and 180 turns). Before session 26 a write
+    # made one trip per statement searched, per echo and per twin: 50-54 and 223-236.
+    for trips_taken, slot_values, vector_statements in counted:
+        assert vector_statements in ([], ["vector_search_many"], ["vector_search_many", "vector_exact_many"])
+        assert trips_taken <= 24 + 3 + 7 * slot_values, counted
 
 
-def _search_rounds(batch: int, k: int = 8) -> int:
-    """The most rounds of neighbour searches a write of ``batch`` records can take (write/resolve.py)."""
-    rounds, asked = 1, k
-    while asked < k + batch:
-        rounds, asked = rounds + 1, min(2 * asked, k + batch)
-    return rounds
+def _slot_values(store: RecordStore, user: str) -> set[str]:
+    """The ids of the user's semantic records that hold a slot's value (any status)."""
+    return {r.id for r in store.find(user, statuses=None, layers=[Layer.SEMANTIC]) if r.slot is not None}
