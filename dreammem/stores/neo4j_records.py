@@ -63,7 +63,7 @@ TERMS_FORMAT = 2
 
 NEIGHBOUR_TURN = (
     "WITH s OPTIONAL MATCH (n:DMRecord {{user_id: s.user_id, session_id: s.session_id}}) "
-    "USING INDEX n:DMRecord(user_id, session_id) "  # the planner may seek on rowid > s.rowid instead
+    "USING INDEX SEEK n:DMRecord(user_id, session_id) "  # the planner may seek on rowid > s.rowid instead
     "WHERE n.kind = $turn AND n.status = 'active' AND (n.event_time {before} s.event_time "
     "OR (n.event_time = s.event_time AND n.rowid {before} s.rowid)) "
     "RETURN n.rowid AS {name}_rowid ORDER BY n.event_time {order}, n.rowid {order} LIMIT 1"

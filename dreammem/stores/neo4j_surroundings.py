@@ -6,9 +6,10 @@ Recall reads the same few things about its first-stage candidates (see
 turns around the seeds, the records of the candidates and of those turns, the records
 they replaced, the records they point at, and the user's pinned records. Each part is
 the query of the single read it stands for, inside its own ``CALL`` subquery. Every
-lookup names the index it seeks on, one ``CALL`` per looked-up value: otherwise the planner
-has scanned the user's (or every user's) records, or a whole index, which grows with the
-store.
+lookup names the index it seeks on (``USING INDEX SEEK``: a plain ``USING INDEX`` hint was met
+by scanning the whole index when the plan was made on a young database), one ``CALL`` per
+looked-up value: otherwise the planner has scanned the user's (or every user's) records, or a
+whole index, which grows with the store.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _fields(var: str) -> str:
 SURROUNDINGS = (
     "CALL () { "
     "UNWIND $seeds AS rid "
-    "CALL (rid) { MATCH (s:DMRecord {rowid: rid}) USING INDEX s:DMRecord(rowid) "
+    "CALL (rid) { MATCH (s:DMRecord {rowid: rid}) USING INDEX SEEK s:DMRecord(rowid) "
     "WHERE s.user_id = $user_id AND s.status = 'active' AND s.kind = $turn AND s.session_id IS NOT NULL "
     "RETURN s } "
     f"CALL {{ {NEIGHBOUR_TURN.format(before='<', order='DESC', name='before')} }} "
@@ -40,12 +41,13 @@ SURROUNDINGS = (
     "CALL (around) { "
     "UNWIND $rowids + [a IN around | a[1]] + [a IN around | a[2]] AS rid "
     "WITH DISTINCT rid WHERE rid IS NOT NULL "
-    "CALL (rid) { MATCH (r:DMRecord {rowid: rid}) USING INDEX r:DMRecord(rowid) WHERE r.user_id = $user_id "
-    "RETURN r } "
+    "CALL (rid) { MATCH (r:DMRecord {rowid: rid}) USING INDEX SEEK r:DMRecord(rowid) "
+    "WHERE r.user_id = $user_id RETURN r } "
     f"RETURN collect({RECORD_FIELDS}) AS records }} "
     "CALL (records) { "
     "UNWIND [x IN records | x.id] AS replacer "
-    "CALL (replacer) { MATCH (o:DMRecord {superseded_by: replacer}) USING INDEX o:DMRecord(superseded_by) "
+    "CALL (replacer) { MATCH (o:DMRecord {superseded_by: replacer}) "
+    "USING INDEX SEEK o:DMRecord(superseded_by) "
     "WHERE o.user_id = $user_id AND o.status = 'superseded' RETURN o } "  # a seek per candidate
     f"WITH o ORDER BY o.rowid RETURN collect({_fields('o')}) AS replaced }} "
     "CALL (records) { "
@@ -53,11 +55,11 @@ SURROUNDINGS = (
     "[x IN records WHERE x.superseded_by IS NOT NULL | x.superseded_by] "
     "+ reduce(acc = [], x IN records | acc + coalesce(x.provenance, [])) AS wanted "
     "UNWIND wanted AS id WITH DISTINCT id, own WHERE NOT id IN own "
-    "CALL (id) { MATCH (n:DMRecord {id: id}) USING INDEX n:DMRecord(id) WHERE n.user_id = $user_id "
+    "CALL (id) { MATCH (n:DMRecord {id: id}) USING INDEX SEEK n:DMRecord(id) WHERE n.user_id = $user_id "
     "RETURN n } "
     f"RETURN collect({_fields('n')}) AS pointed }} "
     "CALL () { "
-    "MATCH (p:DMRecord {user_id: $user_id, pinned: true}) USING INDEX p:DMRecord(user_id, pinned) "
+    "MATCH (p:DMRecord {user_id: $user_id, pinned: true}) USING INDEX SEEK p:DMRecord(user_id, pinned) "
     "WHERE $pinned AND p.status = 'active' "
     f"WITH p ORDER BY p.event_time DESC, p.rowid DESC RETURN collect({_fields('p')}) AS pinned }} "
     "RETURN around, records, replaced, pointed, pinned"
