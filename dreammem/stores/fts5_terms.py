@@ -211,8 +211,7 @@ class Bm25Rows:
 
         :meth:`score_tokens`'s sums without the work that adds nothing: a column of
         single-space-joined tokens has one token more than spaces and is split only when it
-        holds a phrase's first token as text; a column without hits adds ``w * 0 = 0.0``
-        to a phrase's frequency, which leaves that frequency as it was.
+        holds a phrase's first token as text.
         """
         length = SCOPE_TOKENS
         texts: list[str | list[str]] = []
@@ -224,6 +223,20 @@ class Bm25Rows:
             else:
                 length += text.count(" ") + 1
                 texts.append(text)
+        return bm25_row(self._frequencies(texts), length, self._idfs, self._corpus)
+
+    def score_tokens(self, tokens: Sequence[list[str]]) -> float:
+        """One row's score (higher is better) from its columns' tokens (the scope token is added)."""
+        length = sum(len(column) for column in tokens) + SCOPE_TOKENS
+        return bm25_row(self._frequencies(list(tokens)), length, self._idfs, self._corpus)
+
+    def _frequencies(self, texts: list[str | list[str]]) -> list[float]:
+        """Each phrase's weighted hits over the columns (a text column split only where it may hit).
+
+        A column without hits adds nothing (``w * 0 = 0.0`` would leave the sum as it was).
+        """
+        if len(texts) != len(self._weights):
+            raise ValueError(f"{len(texts)} columns for {len(self._weights)} weights")
         freqs: list[float] = []
         for phrase in self._phrases:
             freq = 0.0
@@ -237,13 +250,4 @@ class Bm25Rows:
                 if hits:
                     freq += w * hits
             freqs.append(freq)
-        return bm25_row(freqs, length, self._idfs, self._corpus)
-
-    def score_tokens(self, tokens: Sequence[list[str]]) -> float:
-        """One row's score (higher is better) from its columns' tokens (the scope token is added)."""
-        freqs = [
-            sum(w * _hits(column, phrase) for column, w in zip(tokens, self._weights, strict=True))
-            for phrase in self._phrases
-        ]
-        length = sum(len(column) for column in tokens) + SCOPE_TOKENS
-        return bm25_row(freqs, length, self._idfs, self._corpus)
+        return freqs
