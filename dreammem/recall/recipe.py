@@ -135,6 +135,14 @@ PATHS: Mapping[str, PathSpec] = {
             after=_FIRST,
             transcript=True,
         ),
+        PathSpec(
+            "bridge",
+            "memories sharing a rare entity (an id, a code, a name, a date) with the first stage's "
+            "best candidates",
+            reads="candidates",
+            after=_FIRST,
+            lexical=True,
+        ),
         PathSpec("second_vector", "the store's opt-in second embedding model", weight=0.5),
     )
 }

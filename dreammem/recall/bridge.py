@@ -1,0 +1,113 @@
+"""The bridge path (name ``bridge``): memories sharing a rare entity with the best matches.
+
+A question often matches the memory that *introduces* a thing ("Order #48213 for the new
+GPU server was placed today") while the answer is another memory that names it only by its
+identifier ("The vendor says order #48213 ships on 2024-07-15"): it shares no word with
+"When does the GPU server arrive?" and sits far from it in embedding space. The graph path
+cannot reach it either, since it starts from the question's own entities ("GPU" is none).
+This path takes the two-hop route through the best match instead::
+
+    question -> the first stage's best candidates (their fused vote, as the reply path reads it)
+             -> the entities they mention that few memories share (ids, codes, names, dates:
+                :func:`dreammem.text.entities.extract_entities`, at most ``max_df`` memories)
+             -> the other memories mentioning them
+
+Each memory reached gets ``sum(w(entity) / (rrf_k + seed rank))`` over the seeds and
+entities that lead to it (``w``: the entity's normalised IDF,
+:func:`dreammem.stores.traversal.entity_weight`), so a memory sharing a rarer entity with a
+better seed leads. Entities mentioned by more memories (a speaker's name, a recurring
+topic) never bridge: they would vote for much of a conversation. Entities the question
+names itself are left to the graph path. The path reads the graph through the
+:class:`~dreammem.stores.base.GraphStore` primitives, so the embedded graph and Neo4j
+answer alike. Its hits are judged by the relevance gate on that evidence, as the keyword
+path's are (``lexical`` in :mod:`dreammem.recall.recipe`): they pass when the question as
+a whole does, so an unrelated question recalls nothing through them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.earlier import active_records
+from dreammem.recall.fusion import fused_once
+from dreammem.recall.graph import query_entity_keys
+from dreammem.stores.base import GraphStore, RecordStore
+from dreammem.stores.traversal import entity_weight
+
+__all__ = ["BridgePath"]
+
+
+class BridgePath:
+    """Memories that share a rare entity with the first stage's best candidates.
+
+    Args:
+        graph: The graph store (which memory mentions which entity).
+        store: The record store (maps memory ids and row ids).
+        sources: The paths whose candidates are the seeds, in their fused order.
+        seeds: How many of the best-voted candidates lend their entities.
+        max_df: An entity mentioned by more memories than this does not bridge.
+        rrf_k: The reciprocal-rank constant of the seeds' order and of the votes.
+
+    Raises:
+        ValueError: ``seeds`` or ``max_df`` below 1.
+    """
+
+    name = "bridge"
+
+    def __init__(
+        self,
+        graph: GraphStore,
+        store: RecordStore,
+        *,
+        sources: Sequence[str] = ("keyword", "vector", "temporal"),
+        seeds: int = 3,
+        max_df: int = 5,
+        rrf_k: int = 10,
+    ) -> None:
+        if seeds < 1 or max_df < 1:
+            raise ValueError("seeds and max_df must be at least 1")
+        self._graph = graph
+        self._store = store
+        self.sources = tuple(sources)
+        self.seeds = seeds
+        self.max_df = max_df
+        self.rrf_k = rrf_k
+
+    def search(self, query: RecallQuery) -> list[Candidate]:
+        """The memories the best seeds' rare entities lead to, best voted first (ties: newer row)."""
+        seeds = self._seed_ids(query)
+        if not seeds:
+            return []
+        user = query.user_id
+        mentioned = self._graph.entities_of(user, seeds)
+        named = set(query_entity_keys(query.text))
+        keys = sorted({e.key for found in mentioned.values() for e in found} - named)
+        if not keys:
+            return []
+        total, df = self._graph.entity_stats(user, keys)
+        rare = {key: entity_weight(n, total) for key, n in df.items() if 1 < n <= self.max_df}
+        holders: dict[str, list[str]] = {}
+        for key, memory_id in self._graph.memories_of(user, sorted(rare), per_entity=self.max_df):
+            holders.setdefault(key, []).append(memory_id)
+        votes: dict[str, float] = {}
+        for rank, seed in enumerate(seeds, 1):
+            for key in {e.key for e in mentioned.get(seed, ()) if e.key in rare}:
+                for other in holders.get(key, ()):
+                    if other != seed:
+                        votes[other] = votes.get(other, 0.0) + rare[key] / (self.rrf_k + rank)
+        rowids = self._store.rowids(user, list(votes)) if votes else {}
+        found = {rowids[m]: v for m, v in votes.items() if m in rowids}
+        if query.allowed is not None:
+            found = {rowid: v for rowid, v in found.items() if rowid in query.allowed}
+        order = sorted(found, key=lambda rowid: (-found[rowid], -rowid))
+        return [Candidate(rowid, found[rowid]) for rowid in order[: query.limit]]
+
+    def _seed_ids(self, query: RecallQuery) -> list[str]:
+        """The memory ids of the sources' best candidates, by fused vote (active ones only)."""
+        ranked = {name: query.earlier[name] for name in self.sources if query.earlier.get(name)}
+        if not ranked:
+            return []
+        best = [f.rowid for f in fused_once(query.searches, ranked, k=self.rrf_k)[: self.seeds]]
+        records = active_records(query, self._store, best)
+        return [records[rowid].id for rowid in best if rowid in records]

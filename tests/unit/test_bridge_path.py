@@ -1,0 +1,107 @@
+"""The bridge path: from the best match to the memories that share a rare entity with it (issue 33).
+
+The demo store holds "Order #48213 for the new GPU server was placed today." and, two days later,
+"The vendor says order #48213 ships on 2024-07-15.". "When does the GPU server arrive?" matches the
+first by words and by vector; the second, the answer, shares no word with it and sits far from it,
+and the graph path cannot reach it from the question's own entities ("GPU" is none). The bridge
+path follows the order number from the first to the second, on the real MiniLM embedder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from dreammem import DreamMemConfig, DreamMemory
+from dreammem.cli import DEMO_SESSIONS
+from dreammem.config import RecallConfig
+from dreammem.embed.base import Embedder
+from dreammem.recall.base import Candidate, RecallQuery
+from dreammem.recall.bridge import BridgePath
+from dreammem.recall.recipe import PRESETS
+
+T0 = datetime(2024, 7, 1, 9, 0, tzinfo=UTC)
+VENDOR = "The vendor says order #48213 ships on 2024-07-15."
+WITH_BRIDGE = RecallConfig(paths=(*PRESETS["general"], "bridge"))
+WITHOUT_BRIDGE = RecallConfig(paths=PRESETS["general"])
+
+
+def _demo_store(embedder: Embedder, recall: RecallConfig) -> DreamMemory:
+    memory = DreamMemory(None, embedder=embedder, config=DreamMemConfig(recall=recall))
+    for day, (session, turns) in enumerate(DEMO_SESSIONS):
+        for n, (role, text) in enumerate(turns):
+            when = T0 + timedelta(days=2 * day, minutes=n)
+            memory.add(text, user_id="mia", session_id=session, role=role, event_time=when)
+    return memory
+
+
+@pytest.fixture(scope="module")
+def demo(minilm: Embedder) -> Iterator[DreamMemory]:
+    with _demo_store(minilm, WITH_BRIDGE) as memory:
+        yield memory
+
+
+def _recalled(memory: DreamMemory, question: str, paths: tuple[str, ...]) -> list[str]:
+    result = memory.recall(question, user_id="mia", k=5, paths=paths)
+    assert not result.degraded
+    return [h.record.content for h in result]
+
+
+def test_the_demo_question_recalls_the_vendor_turn_through_the_order_number(demo: DreamMemory) -> None:
+    hits = demo.recall("When does the GPU server arrive?", user_id="mia", k=5)
+    assert VENDOR in [h.record.content for h in hits][:3]
+    vendor = next(h for h in hits if h.record.content == VENDOR)
+    assert "bridge" in vendor.paths and "keyword" not in vendor.paths
+
+
+def test_without_the_bridge_the_vendor_turn_is_not_recalled(demo: DreamMemory) -> None:
+    assert VENDOR not in _recalled(demo, "When does the GPU server arrive?", PRESETS["general"])
+
+
+@pytest.mark.parametrize(
+    "question", ["What is the capital of France?", "Recommend a good science fiction novel."]
+)
+def test_an_unrelated_question_recalls_nothing_new(demo: DreamMemory, question: str) -> None:
+    with_bridge = _recalled(demo, question, WITH_BRIDGE.active_paths)
+    assert with_bridge == _recalled(demo, question, PRESETS["general"])
+    assert VENDOR not in with_bridge
+
+
+def bridge_scenario(memory: DreamMemory, user: str = "u") -> None:
+    """The path's rules on one store (the Neo4j integration test runs it on a server too).
+
+    A seed bridges along its rare entities only (not a name most memories mention, not an
+    entity the question names itself) to the other memories mentioning them, never to itself.
+    """
+
+    def _rowid(text: str) -> int:
+        [record] = memory.add_many([{"content": text, "user_id": user, "event_time": T0}])
+        return memory.store.rowids(user, [record.id])[record.id]
+
+    seed = _rowid("Carla filed ticket #7731 about the login outage.")
+    answer = _rowid("The fix for #7731 shipped after the cache change.")
+    for n in range(7):  # "Carla" is mentioned too often to bridge
+        _rowid(f"Carla went for a walk number {n}.")
+    named = _rowid("The login outage hit Berlin; Carla was there.")
+    path = BridgePath(memory.graph, memory.store, max_df=5)
+
+    def found(question: str) -> list[int]:
+        query = RecallQuery(question, user, 10, T0, earlier={"vector": [Candidate(seed, 0.9)]})
+        return [c.rowid for c in path.search(query)]
+
+    assert found("why could nobody log in?") == [answer]
+    assert found("what happened with #7731?") == []  # the graph path follows the question's own ids
+    assert named not in found("why could nobody log in?")
+
+
+def test_the_bridge_follows_rare_entities_only(memory: DreamMemory) -> None:
+    bridge_scenario(memory)
+
+
+def test_the_bridge_needs_candidates_before_it(memory: DreamMemory) -> None:
+    path = BridgePath(memory.graph, memory.store)
+    assert path.search(RecallQuery("anything", "u", 10, T0)) == []
+    with pytest.raises(ValueError, match="at least 1"):
+        BridgePath(memory.graph, memory.store, seeds=0)
