@@ -26,7 +26,7 @@ a whole does, so an unrelated question recalls nothing through them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.earlier import active_records
@@ -47,6 +47,7 @@ class BridgePath:
         sources: The paths whose candidates are the seeds, in their fused order.
         seeds: How many of the best-voted candidates lend their entities.
         max_df: An entity mentioned by more memories than this does not bridge.
+        kinds: The entity kinds that may bridge (``GraphEntity.kind``); None: every kind.
         rrf_k: The reciprocal-rank constant of the seeds' order and of the votes.
 
     Raises:
@@ -63,6 +64,7 @@ class BridgePath:
         sources: Sequence[str] = ("keyword", "vector", "temporal"),
         seeds: int = 3,
         max_df: int = 5,
+        kinds: Collection[str] | None = None,
         rrf_k: int = 10,
     ) -> None:
         if seeds < 1 or max_df < 1:
@@ -72,6 +74,7 @@ class BridgePath:
         self.sources = tuple(sources)
         self.seeds = seeds
         self.max_df = max_df
+        self.kinds = None if kinds is None else frozenset(kinds)
         self.rrf_k = rrf_k
 
     def search(self, query: RecallQuery) -> list[Candidate]:
@@ -80,7 +83,10 @@ class BridgePath:
         if not seeds:
             return []
         user = query.user_id
-        mentioned = self._graph.entities_of(user, seeds)
+        mentioned = {
+            seed: tuple(e for e in found if self.kinds is None or e.kind in self.kinds)
+            for seed, found in self._graph.entities_of(user, seeds).items()
+        }
         named = set(query_entity_keys(query.text))
         keys = sorted({e.key for found in mentioned.values() for e in found} - named)
         if not keys:

@@ -17,8 +17,9 @@ tests a path's name:
   it was found beside another hit, not by the query);
 - ``transcript``: it reads speakers, so it finds nothing in a store without them (a
   user-assistant chat);
-- ``lexical``: it finds memories by the query's own words, so the gate may take its
-  hits on that evidence (``RecallConfig.lexical_evidence``);
+- ``lexical``: it finds memories by exact words, the query's own (keyword) or an
+  identifier shared with the best matches (bridge), so the gate may take its hits on that
+  evidence when the query as a whole passes (``RecallConfig.lexical_evidence``);
 - ``index``: it searches one of the store's own indexes: when every such path of a
   recall failed, the store did, and recall raises its error instead of answering
   nothing from the paths that need no store.
@@ -227,7 +228,7 @@ def measures_similarity(names: Iterable[str], specs: Mapping[str, PathSpec] = PA
 
 
 def word_rank(ranks: Mapping[str, int], specs: Mapping[str, PathSpec] = PATHS) -> int | None:
-    """The best rank a memory has among the paths that find memories by the query's own words."""
+    """The best rank a memory has among the paths that find memories by exact words (``lexical``)."""
     return min((rank for name, rank in ranks.items() if specs[name].lexical), default=None)
 
 

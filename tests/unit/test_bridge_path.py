@@ -105,3 +105,22 @@ def test_the_bridge_needs_candidates_before_it(memory: DreamMemory) -> None:
     assert path.search(RecallQuery("anything", "u", 10, T0)) == []
     with pytest.raises(ValueError, match="at least 1"):
         BridgePath(memory.graph, memory.store, seeds=0)
+
+
+def test_the_bridge_may_follow_some_kinds_of_entity_only(memory: DreamMemory) -> None:
+    [seed, by_name, by_id] = memory.add_many(
+        [
+            {"content": text, "user_id": "u", "event_time": T0}
+            for text in (
+                "Ravi from Lisbon filed ticket #7731.",
+                "Lisbon was sunny all week.",
+                "The fix for #7731 shipped.",
+            )
+        ]
+    )
+    rowids = memory.store.rowids("u", [seed.id, by_name.id, by_id.id])
+    query = RecallQuery("why the delay?", "u", 10, T0, earlier={"vector": [Candidate(rowids[seed.id], 0.9)]})
+    every = [c.rowid for c in BridgePath(memory.graph, memory.store).search(query)]
+    ids = [c.rowid for c in BridgePath(memory.graph, memory.store, kinds={"id"}).search(query)]
+    assert sorted(every) == sorted([rowids[by_name.id], rowids[by_id.id]])
+    assert ids == [rowids[by_id.id]]
