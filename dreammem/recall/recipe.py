@@ -27,7 +27,8 @@ tests a path's name:
 Presets name sets of paths. ``general`` (the default) holds the mechanisms that help
 on chat memory and on transcripts alike: the four first-stage paths, the reply path
 (it votes only for the lines of named speakers, so it acts on transcripts and group
-chats, not on a user-assistant chat), and three paths that act only on what a question
+chats, not on a user-assistant chat), the bridge path (from the best matches to the
+memories sharing a rare identifier with them), and three paths that act only on what a question
 names (``naming``, ``unnamed``, ``person``: they find nothing in a store whose memories
 carry no speakers). ``plain`` leaves those three out; ``transcript`` adds the ``speaker`` path, which
 votes for every line of a speaker the question names (it costs questions that name
@@ -149,7 +150,7 @@ PATHS: Mapping[str, PathSpec] = {
 }
 """Every path recall can run, by name."""
 
-_PLAIN = ("vector", "keyword", "temporal", "graph", "reply")
+_PLAIN = ("vector", "keyword", "temporal", "graph", "reply", "bridge")
 _NAMED = ("naming", "unnamed", "person")
 PRESETS: Mapping[str, tuple[str, ...]] = {
     "general": (*_PLAIN, *_NAMED),

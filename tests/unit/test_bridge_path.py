@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from dreammem import DreamMemConfig, DreamMemory
+from dreammem import DreamMemory
 from dreammem.cli import DEMO_SESSIONS
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
@@ -24,12 +24,11 @@ from dreammem.recall.recipe import PRESETS
 
 T0 = datetime(2024, 7, 1, 9, 0, tzinfo=UTC)
 VENDOR = "The vendor says order #48213 ships on 2024-07-15."
-WITH_BRIDGE = RecallConfig(paths=(*PRESETS["general"], "bridge"))
-WITHOUT_BRIDGE = RecallConfig(paths=PRESETS["general"])
+WITHOUT_BRIDGE = tuple(p for p in PRESETS["general"] if p != "bridge")
 
 
-def _demo_store(embedder: Embedder, recall: RecallConfig) -> DreamMemory:
-    memory = DreamMemory(None, embedder=embedder, config=DreamMemConfig(recall=recall))
+def _demo_store(embedder: Embedder) -> DreamMemory:
+    memory = DreamMemory(None, embedder=embedder)
     for day, (session, turns) in enumerate(DEMO_SESSIONS):
         for n, (role, text) in enumerate(turns):
             when = T0 + timedelta(days=2 * day, minutes=n)
@@ -39,7 +38,7 @@ def _demo_store(embedder: Embedder, recall: RecallConfig) -> DreamMemory:
 
 @pytest.fixture(scope="module")
 def demo(minilm: Embedder) -> Iterator[DreamMemory]:
-    with _demo_store(minilm, WITH_BRIDGE) as memory:
+    with _demo_store(minilm) as memory:
         yield memory
 
 
@@ -50,6 +49,7 @@ def _recalled(memory: DreamMemory, question: str, paths: tuple[str, ...]) -> lis
 
 
 def test_the_demo_question_recalls_the_vendor_turn_through_the_order_number(demo: DreamMemory) -> None:
+    assert "bridge" in RecallConfig().active_paths  # on by default
     hits = demo.recall("When does the GPU server arrive?", user_id="mia", k=5)
     assert VENDOR in [h.record.content for h in hits][:3]
     vendor = next(h for h in hits if h.record.content == VENDOR)
@@ -57,15 +57,15 @@ def test_the_demo_question_recalls_the_vendor_turn_through_the_order_number(demo
 
 
 def test_without_the_bridge_the_vendor_turn_is_not_recalled(demo: DreamMemory) -> None:
-    assert VENDOR not in _recalled(demo, "When does the GPU server arrive?", PRESETS["general"])
+    assert VENDOR not in _recalled(demo, "When does the GPU server arrive?", WITHOUT_BRIDGE)
 
 
 @pytest.mark.parametrize(
     "question", ["What is the capital of France?", "Recommend a good science fiction novel."]
 )
 def test_an_unrelated_question_recalls_nothing_new(demo: DreamMemory, question: str) -> None:
-    with_bridge = _recalled(demo, question, WITH_BRIDGE.active_paths)
-    assert with_bridge == _recalled(demo, question, PRESETS["general"])
+    with_bridge = _recalled(demo, question, PRESETS["general"])
+    assert with_bridge == _recalled(demo, question, WITHOUT_BRIDGE)
     assert VENDOR not in with_bridge
 
 
@@ -107,7 +107,7 @@ def test_the_bridge_needs_candidates_before_it(memory: DreamMemory) -> None:
         BridgePath(memory.graph, memory.store, seeds=0)
 
 
-def test_the_bridge_may_follow_some_kinds_of_entity_only(memory: DreamMemory) -> None:
+def test_names_bridge_only_when_asked_identifiers_by_default(memory: DreamMemory) -> None:
     [seed, by_name, by_id] = memory.add_many(
         [
             {"content": text, "user_id": "u", "event_time": T0}
@@ -120,7 +120,7 @@ def test_the_bridge_may_follow_some_kinds_of_entity_only(memory: DreamMemory) ->
     )
     rowids = memory.store.rowids("u", [seed.id, by_name.id, by_id.id])
     query = RecallQuery("why the delay?", "u", 10, T0, earlier={"vector": [Candidate(rowids[seed.id], 0.9)]})
-    every = [c.rowid for c in BridgePath(memory.graph, memory.store).search(query)]
-    ids = [c.rowid for c in BridgePath(memory.graph, memory.store, kinds={"id"}).search(query)]
+    every = [c.rowid for c in BridgePath(memory.graph, memory.store, kinds=None).search(query)]
+    ids = [c.rowid for c in BridgePath(memory.graph, memory.store).search(query)]  # identifiers only
     assert sorted(every) == sorted([rowids[by_name.id], rowids[by_id.id]])
     assert ids == [rowids[by_id.id]]
