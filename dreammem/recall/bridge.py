@@ -87,8 +87,8 @@ class BridgePath:
     def search(self, query: RecallQuery) -> list[Candidate]:
         """The memories the best seeds' rare entities lead to, best voted first (ties: newer row)."""
         named = set(query_entity_keys(query.text))
-        seeds = [(seed, keys - named) for seed, keys in self._seeds(query)]
-        keys = sorted({key for _, found in seeds for key in found})
+        seeds = [(seed, keys - named, text) for seed, keys, text in self._seeds(query)]
+        keys = sorted({key for _, found, _ in seeds for key in found})
         if not keys:
             return []
         user = query.user_id
@@ -100,7 +100,7 @@ class BridgePath:
         ):
             holders.setdefault(key, []).append(memory_id)
         votes: dict[str, float] = {}
-        for rank, (seed, found) in enumerate(seeds, 1):
+        for rank, (seed, found, _) in enumerate(seeds, 1):
             for key in found & rare.keys():
                 for other in holders.get(key, ()):
                     if other != seed:
@@ -109,11 +109,20 @@ class BridgePath:
         chosen = {rowids[m]: v for m, v in votes.items() if m in rowids}
         if query.allowed is not None:
             chosen = {rowid: v for rowid, v in chosen.items() if rowid in query.allowed}
+        # A copy of a seed (its text in another layer) is no bridge: it is found with the seed.
+        copies = {_text_key(text) for _, _, text in seeds}
+        seed_ids = {seed for seed, _, _ in seeds}
+        records = active_records(query, self._store, list(chosen))
+        chosen = {
+            r: v
+            for r, v in chosen.items()
+            if r in records and (records[r].id in seed_ids or _text_key(records[r].content) not in copies)
+        }
         order = sorted(chosen, key=lambda rowid: (-chosen[rowid], -rowid))
         return [Candidate(rowid, chosen[rowid]) for rowid in order[: query.limit]]
 
-    def _seeds(self, query: RecallQuery) -> list[tuple[str, set[str]]]:
-        """The sources' best candidates by fused vote (active ones): memory id and entity keys.
+    def _seeds(self, query: RecallQuery) -> list[tuple[str, set[str], str]]:
+        """The sources' best candidates by fused vote (active ones): memory id, entity keys, text.
 
         The keys are read from the records' text as the graph was built from it
         (:func:`~dreammem.stores.base.records_to_graph_items`), not asked of the graph store.
@@ -123,10 +132,16 @@ class BridgePath:
             return []
         best = [f.rowid for f in fused_once(query.searches, ranked, k=self.rrf_k)[: self.seeds]]
         records = active_records(query, self._store, best)
-        return [(records[rowid].id, self._keys(records[rowid].content)) for rowid in best if rowid in records]
+        found = [records[rowid] for rowid in best if rowid in records]
+        return [(r.id, self._keys(r.content), r.content) for r in found]
 
     def _keys(self, text: str) -> set[str]:
         """The keys of the entities of these kinds that the text mentions."""
         return {
             e.key for e in extract_entities(text) if e.key and (self.kinds is None or e.kind in self.kinds)
         }
+
+
+def _text_key(text: str) -> str:
+    """The text as recall compares copies of a memory (:func:`dreammem.recall.scored.dedupe`)."""
+    return " ".join(text.casefold().split())

@@ -124,3 +124,13 @@ def test_names_bridge_only_when_asked_identifiers_by_default(memory: DreamMemory
     ids = [c.rowid for c in BridgePath(memory.graph, memory.store).search(query)]  # identifiers only
     assert sorted(every) == sorted([rowids[by_name.id], rowids[by_id.id]])
     assert ids == [rowids[by_id.id]]
+
+
+def test_a_copy_of_a_seed_is_no_bridge_but_another_seed_is(memory: DreamMemory) -> None:
+    texts = ("Carla filed ticket #7731.", "Carla filed ticket #7731.", "The fix for #7731 shipped.")
+    added = memory.add_many([{"content": t, "user_id": "u", "event_time": T0} for t in texts])
+    seed, copy, answer = (memory.store.rowids("u", [r.id])[r.id] for r in added)
+    earlier = {"vector": [Candidate(seed, 0.9), Candidate(answer, 0.5)]}
+    found = BridgePath(memory.graph, memory.store).search(RecallQuery("why?", "u", 10, T0, earlier=earlier))
+    assert [c.rowid for c in found] == [answer, seed]  # each seed reaches the other, neither the copy
+    assert copy not in [c.rowid for c in found]
