@@ -113,8 +113,8 @@ class RecallConfig(_Frozen):
     preset: str = Field(
         DEFAULT_PRESET,
         description="The named set of recall paths to run (dreammem.recall.recipe.PRESETS): 'general' "
-        "(vector, keyword, temporal, graph, reply (which votes only for lines that carry a speaker), and "
-        "the naming, unnamed and person paths, which act only on what a question names), 'plain' "
+        "(vector, keyword, temporal, graph, reply (which votes only for lines that carry a speaker), "
+        "bridge, and the naming, unnamed and person paths, which act only on what a question names), 'plain' "
         "(without those three), 'transcript' (adds the speaker "
         "path: every line of a speaker the question names gets a vote), 'lexical' (keyword and "
         "temporal only). Used when 'paths' is not given.",

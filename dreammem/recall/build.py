@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dreammem.config import RecallConfig
 from dreammem.embed.base import Embedder
 from dreammem.recall.base import RecallPath
+from dreammem.recall.bridge import BridgePath
 from dreammem.recall.graph import GraphPath
 from dreammem.recall.keyword import KeywordPath
 from dreammem.recall.naming import NamingPath
@@ -49,6 +50,7 @@ def build_pipeline(
         "temporal": lambda: TemporalPath(store, index, embedder),
         "graph": lambda: GraphPath(graph, store),
         "reply": lambda: ReplyPath(store, rrf_k=k),
+        "bridge": lambda: BridgePath(graph, store, rrf_k=k),
         "speaker": lambda: SpeakerPath(store, rrf_k=k),
         "naming": lambda: NamingPath(store, rrf_k=k),
         "person": lambda: PersonPath(store, index, embedder),

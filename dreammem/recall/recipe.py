@@ -17,8 +17,9 @@ tests a path's name:
   it was found beside another hit, not by the query);
 - ``transcript``: it reads speakers, so it finds nothing in a store without them (a
   user-assistant chat);
-- ``lexical``: it finds memories by the query's own words, so the gate may take its
-  hits on that evidence (``RecallConfig.lexical_evidence``);
+- ``lexical``: it finds memories by exact words, the query's own (keyword) or an
+  identifier shared with the best matches (bridge), so the gate may take its hits on that
+  evidence when the query as a whole passes (``RecallConfig.lexical_evidence``);
 - ``index``: it searches one of the store's own indexes: when every such path of a
   recall failed, the store did, and recall raises its error instead of answering
   nothing from the paths that need no store.
@@ -26,7 +27,8 @@ tests a path's name:
 Presets name sets of paths. ``general`` (the default) holds the mechanisms that help
 on chat memory and on transcripts alike: the four first-stage paths, the reply path
 (it votes only for the lines of named speakers, so it acts on transcripts and group
-chats, not on a user-assistant chat), and three paths that act only on what a question
+chats, not on a user-assistant chat), the bridge path (from the best matches to the
+memories sharing a rare identifier with them), and three paths that act only on what a question
 names (``naming``, ``unnamed``, ``person``: they find nothing in a store whose memories
 carry no speakers). ``plain`` leaves those three out; ``transcript`` adds the ``speaker`` path, which
 votes for every line of a speaker the question names (it costs questions that name
@@ -135,12 +137,20 @@ PATHS: Mapping[str, PathSpec] = {
             after=_FIRST,
             transcript=True,
         ),
+        PathSpec(
+            "bridge",
+            "memories sharing a rare entity (an id, a code, a name, a date) with the first stage's "
+            "best candidates",
+            reads="candidates",
+            after=_FIRST,
+            lexical=True,
+        ),
         PathSpec("second_vector", "the store's opt-in second embedding model", weight=0.5),
     )
 }
 """Every path recall can run, by name."""
 
-_PLAIN = ("vector", "keyword", "temporal", "graph", "reply")
+_PLAIN = ("vector", "keyword", "temporal", "graph", "reply", "bridge")
 _NAMED = ("naming", "unnamed", "person")
 PRESETS: Mapping[str, tuple[str, ...]] = {
     "general": (*_PLAIN, *_NAMED),
@@ -219,7 +229,7 @@ def measures_similarity(names: Iterable[str], specs: Mapping[str, PathSpec] = PA
 
 
 def word_rank(ranks: Mapping[str, int], specs: Mapping[str, PathSpec] = PATHS) -> int | None:
-    """The best rank a memory has among the paths that find memories by the query's own words."""
+    """The best rank a memory has among the paths that find memories by exact words (``lexical``)."""
     return min((rank for name, rank in ranks.items() if specs[name].lexical), default=None)
 
 
