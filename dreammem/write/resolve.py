@@ -37,6 +37,7 @@ from dreammem.text.tokenize import contains_cjk
 from dreammem.types import Layer, MemoryRecord, Role, Source
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.rules import is_question
+from dreammem.write.sentences import sentence_update, split_sentences, strongest, value_sentences
 from dreammem.write.statements import Statement, analyse
 from dreammem.write.supersede import superseded
 from dreammem.write.updates import Action, Decision, decide
@@ -73,7 +74,6 @@ _NEIGHBOURS = 8
 _COMPACT_CHARS = 160
 _COMPACT_CJK = 60
 _SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)|[。！？]")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +103,13 @@ def is_statement(record: MemoryRecord) -> bool:
     """True for an active user statement: a user turn or an explicit memory, not a question."""
     said = record.role is Role.USER or record.source is Source.USER_EXPLICIT
     # A keyed entry (its system note, never the caller's metadata): each key is its own value.
+    # A paragraph that ends in a question still states things: its sentences are decided.
     return (
         said
         and KEYED_KEY not in record.system
         and record.is_active
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
-        and not _is_question(record.content)
+        and (not _is_question(record.content) or not is_compact(record.content))
     )
 
 
@@ -186,7 +187,7 @@ def resolve_updates(
             and c.record.id not in seen_old
             and _is_older(c.record, record, position)
         ]
-        decided = _decide_all(new, older, SAME_SUBJECT.get(model or "", 2.0))
+        decided = _decide_all(new, older, SAME_SUBJECT.get(model or "", 2.0), record.session_id)
         outcomes += [Outcome(c.record, record, d) for c, d in decided]
         seen_old.update(c.record.id for c, d in decided if d.replaces)
     return outcomes
@@ -242,13 +243,17 @@ def _deciding(
     """The position and statement of each record whose older statements are looked up, in order.
 
     A statement that states no value of a known attribute family (and has no strong cue)
-    cannot change an older one: it is analysed but never looked up.
+    cannot change an older one: it is analysed but never looked up. A paragraph is looked
+    up when one of its sentences states one (:mod:`dreammem.write.sentences`).
     """
     for i, record in enumerate(records):
         if record.id in twinned or not said[i]:
             continue
         new = analyse_record(record)
-        if new.states_value and (new.families or new.strong_cues):
+        if is_compact(record.content):
+            if new.states_value and (new.families or new.strong_cues):
+                yield i, new
+        elif value_sentences(new.text):
             yield i, new
 
 
@@ -263,11 +268,6 @@ def is_compact(text: str) -> bool:
     return len(text) <= limit and len(_SENTENCE_END.findall(text.strip().rstrip(".!?。！？"))) <= 1
 
 
-def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision | None:
-    """Only compact statements are decided; a paragraph is left alone (neither superseded nor marked)."""
-    return decision if is_compact(new.text) and is_compact(old_text) else None
-
-
 def other_fact(new: Statement, old_text: str) -> str | None:
     """A sentence of a multi-sentence older statement that states something ``new`` is not about.
 
@@ -276,12 +276,12 @@ def other_fact(new: Statement, old_text: str) -> str | None:
     retire the name too. A sentence counts when it states a value of a known attribute or a name
     (not "we talked about the move").
     """
-    sentences = [s for s in _SENTENCE_SPLIT.split(old_text[:MAX_ANALYSED_CHARS].strip()) if s.strip()]
+    sentences = split_sentences(old_text[:MAX_ANALYSED_CHARS])
     for sentence in sentences if len(sentences) > 1 else ():
         part = analyse(sentence)
         about = part.states_value and (part.families or part.names)
         if about and decide(new, part, similarity=0.0, closest=False) is None:
-            return sentence.strip()
+            return sentence
     return None
 
 
@@ -344,11 +344,18 @@ def _earlier_in_batch(
 
 
 def _decide_all(
-    new: Statement, older: Sequence[Candidate], related_at: float
+    new: Statement, older: Sequence[Candidate], related_at: float, session: str | None
 ) -> list[tuple[Candidate, Decision]]:
-    """Decisions against each older candidate; only the best replaceable one is replaced."""
+    """Decisions against each older candidate; only the best replaceable one is replaced.
+
+    Only compact statements are decided whole; when either is a paragraph, its sentences are
+    (:func:`~dreammem.write.sentences.sentence_update`: at most a mark, never a supersede), and
+    only against a record of another session (``session``: the new record's): within one
+    session a paragraph goes on with what was just said, it does not change it.
+    """
     analysed = [(c, analyse_record(c.record)) for c in sorted(older, key=lambda c: -c.similarity)]
     closest = analysed[0][1].text if analysed else None
+    whole = is_compact(new.text)
     decided = [
         (c, d)
         for c, s in analysed
@@ -360,12 +367,13 @@ def _decide_all(
                 closest=s.text == closest,
                 related=c.similarity >= related_at,
             )
+            if whole and is_compact(c.record.content)
+            else _by_sentence(new, s, c, related_at, session)
         )
         is not None
         and d.action is not Action.COEXIST
     ]
-    decided = [(c, s) for c, d in decided if (s := _scoped(new, c.record.content, d)) is not None]
-    decided = [(c, _partly(new, c.record.content, d)) for c, d in decided]
+    decided = [(c, _partly(new, c.record.content, d)) for c, d in strongest(decided, lambda c: c.similarity)]
     replaceable = [(c, d) for c, d in decided if d.replaces]
     if not replaceable:
         return decided
@@ -378,6 +386,17 @@ def _decide_all(
             )
         out.append((c, d))
     return out
+
+
+def _by_sentence(
+    new: Statement, old: Statement, candidate: Candidate, related_at: float, session: str | None
+) -> Decision | None:
+    """The sentence-level decision between a new record and an older one of another session."""
+    if session is not None and candidate.record.session_id == session:
+        return None
+    return sentence_update(
+        new.text, old.text, candidate.similarity, related=candidate.similarity >= related_at
+    )
 
 
 def applied(outcome: Outcome, current: MemoryRecord, *, now: datetime) -> MemoryRecord:
