@@ -6,9 +6,11 @@ something else. Its sentences are decided instead: each sentence of the newer re
 that states a value is compared with each such sentence of the older one by
 :func:`~dreammem.write.updates.decide`, without the closest-statement fallback (a shared
 attribute family, or a name the user shares, must tie the two sentences). Only a
-replacement counts (supersede or refine: "I've been using my Fitbit for 6 months now" /
-"... I just got a new one, so I'll actually have four bikes"); two sentences that are only
-about the same subject are not enough to cast doubt on a paragraph. The older record is
+replacement by an explicit change cue counts (rule ``change_cue``: "I've been using it along
+with my other two bikes" / "... I just got a new one, so I'll actually have four bikes"): a
+paragraph restates and elaborates, so two sentences only about the same subject, a "now"
+beside another value, or a newer sentence that says all of the older one and more are not
+enough to cast doubt on a paragraph. The older record is
 then marked possibly outdated (rule :data:`SENTENCE_UPDATE`), never superseded, with both
 sentences in the reason, so recall ranks the newer record first and ``history()`` says why.
 
@@ -50,6 +52,9 @@ T = TypeVar("T")
 
 MIN_SHARED = 2
 """Topic words two sentences must share for one to replace the other."""
+
+_CHANGE_CUE = "change_cue"
+"""The rule of :func:`~dreammem.write.updates.decide` that counts between sentences (a supersede)."""
 
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _APOSTROPHE = re.compile(r"['’]")
@@ -104,7 +109,7 @@ def sentence_update(new_text: str, old_text: str, similarity: float, *, related:
     for new in value_sentences(new_text):
         for old in value_sentences(old_text):
             decision = decide(new, old, similarity=similarity, closest=False)
-            if decision is None or not decision.replaces:
+            if decision is None or decision.rule != _CHANGE_CUE:
                 continue
             shared = len(shared_words(new, old))
             if shared >= MIN_SHARED and (best is None or shared > best[0]):
