@@ -101,16 +101,24 @@ Batch-first: one call per write, so a store can read every candidate in one quer
 
 def is_statement(record: MemoryRecord) -> bool:
     """True for an active user statement: a user turn or an explicit memory, not a question."""
+    return _by_user(record) and not _is_question(record.content)
+
+
+def _by_user(record: MemoryRecord) -> bool:
+    """An active user turn or explicit memory, question or not."""
     said = record.role is Role.USER or record.source is Source.USER_EXPLICIT
     # A keyed entry (its system note, never the caller's metadata): each key is its own value.
-    # A paragraph that ends in a question still states things: its sentences are decided.
     return (
         said
         and KEYED_KEY not in record.system
         and record.is_active
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
-        and (not _is_question(record.content) or not is_compact(record.content))
     )
+
+
+def _decidable(record: MemoryRecord) -> bool:
+    """A statement, or a paragraph that ends in a question (its other sentences may state things)."""
+    return _by_user(record) and (not _is_question(record.content) or not is_compact(record.content))
 
 
 def same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
@@ -163,11 +171,16 @@ def resolve_updates(
     twinned = {r.system.get("from_turn") for r in records if r.layer is Layer.SEMANTIC}
     outcomes: list[Outcome] = []
     seen_old: set[str] = set()
-    said = [is_statement(r) for r in records]
+    said = [_decidable(r) for r in records]
+    whole = [s and not _is_question(r.content) for r, s in zip(records, said, strict=True)]
     # A stored record is a candidate of many statements of a write: judge it once.
     stated = {r.id: s for r, s in zip(records, said, strict=True)}
     asking = list(_deciding(records, said, twinned))
-    batch = _BatchStatements(records, said)
+    # The paragraphs that end in a question are looked up apart: they never take a statement's place.
+    batches = [
+        _BatchStatements(records, whole),
+        _BatchStatements(records, [s > w for s, w in zip(said, whole, strict=True)]),
+    ]
     stored = _stored_only(
         neighbours, [records[i] for i, _ in asking], vectors[[i for i, _ in asking]], position
     )
@@ -175,7 +188,7 @@ def resolve_updates(
         record = records[i]
         same_statement = {record.id, str(record.system.get("from_turn"))}
         pool = [c for c in found if c.record.id not in position and c.record.id not in same_statement]
-        pool += _earlier_in_batch(batch, vectors, i, same_statement)
+        pool += [c for batch in batches for c in _earlier_in_batch(batch, vectors, i, same_statement)]
         for candidate in pool:
             if candidate.record.user_id != record.user_id:
                 raise ScopeError("a candidate of another user reached conflict resolution")
@@ -231,9 +244,9 @@ def _own(found: Iterable[Candidate], written: Container[str]) -> int:
 
 
 def _stated(record: MemoryRecord, known: dict[str, bool]) -> bool:
-    """:func:`is_statement`, judged once per record of a write."""
+    """A statement or a question-ending paragraph (:func:`_decidable`), judged once per record of a write."""
     if record.id not in known:
-        known[record.id] = is_statement(record)
+        known[record.id] = _decidable(record)
     return known[record.id]
 
 
@@ -354,7 +367,8 @@ def _decide_all(
     session a paragraph goes on with what was just said, it does not change it.
     """
     analysed = [(c, analyse_record(c.record)) for c in sorted(older, key=lambda c: -c.similarity)]
-    closest = analysed[0][1].text if analysed else None
+    # The closest is the closest statement (a question-ending paragraph is decided by sentence only).
+    closest = next((s.text for c, s in analysed if not _is_question(c.record.content)), None)
     whole = is_compact(new.text)
     decided = [
         (c, d)
