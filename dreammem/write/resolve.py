@@ -273,9 +273,9 @@ def _deciding(
 def is_compact(text: str) -> bool:
     """One targeted statement, not a paragraph: at most two sentences and 160 characters (60 in Chinese).
 
-    Superseding retires everything a record says, and a mark on a paragraph would cast
-    doubt on all of it, so only compact statements are decided; a long turn is left
-    alone (recall keeps every fact it holds; a dream may still distill and settle it).
+    Superseding retires everything a record says, so only compact statements are decided
+    whole; a long turn is decided sentence by sentence and at most marked possibly outdated
+    (:mod:`dreammem.write.sentences`: recall keeps every fact it holds and ranks the newer first).
     """
     limit = _COMPACT_CJK if contains_cjk(text) else _COMPACT_CHARS
     return len(text) <= limit and len(_SENTENCE_END.findall(text.strip().rstrip(".!?。！？"))) <= 1

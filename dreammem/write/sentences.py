@@ -50,7 +50,7 @@ SENTENCE_UPDATE = "sentence_update"
 
 T = TypeVar("T")
 
-MIN_SHARED = 2
+MIN_SHARED = 3
 """Topic words two sentences must share for one to replace the other."""
 
 _CHANGE_CUE = "change_cue"

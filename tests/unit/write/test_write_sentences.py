@@ -36,7 +36,7 @@ BAKING = (
     "I'm baking sourdough this weekend and the starter smells great. My kitchen scale broke, so I "
     "measure the flour with cups. How long should the dough rise before baking?"
 )
-ZH_OLD = "我每天骑公路车去公司上班，单程二十公里。早上路上车不多，骑起来很舒服。下雨天怎么保持自行车干净？"
+ZH_OLD = "我每天骑自行车去公司上班，单程二十公里。早上路上车不多，骑起来很舒服。下雨天怎么保持自行车干净？"
 ZH_NEW = (
     "我现在改成骑电动自行车去公司上班了，因为膝盖有点疼。早上路上车还是不多，骑起来很轻松。"
     "下雨天怎么保持自行车干燥？"
@@ -115,7 +115,7 @@ def test_a_question_sentence_is_never_compared() -> None:
 def test_sentences_need_the_same_subject_by_meaning_and_two_shared_words() -> None:
     assert sentence_update(BIKE_NEW, BIKE_OLD, 0.7, related=True) is not None
     assert sentence_update(BIKE_NEW, BIKE_OLD, 0.3, related=False) is None
-    # One shared word ("bike") is not enough, even with a change cue.
+    # Fewer than three shared words ("bike") are not enough, even with a change cue.
     lone = "I'm looking at bike lights today. Yesterday I switched to a new bike lock from the shop downtown."
     assert sentence_update(lone, BIKE_OLD, 0.7, related=True) is None
     assert analyse(lone).strong_cues
