@@ -112,7 +112,7 @@ def test_a_question_sentence_is_never_compared() -> None:
     assert sentences[0] in compared and sentences[-1] not in compared
 
 
-def test_sentences_need_the_same_subject_by_meaning_and_two_shared_words() -> None:
+def test_sentences_need_the_same_subject_by_meaning_and_three_shared_words() -> None:
     assert sentence_update(BIKE_NEW, BIKE_OLD, 0.7, related=True) is not None
     assert sentence_update(BIKE_NEW, BIKE_OLD, 0.3, related=False) is None
     # Fewer than three shared words ("bike") are not enough, even with a change cue.
