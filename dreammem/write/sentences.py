@@ -15,12 +15,13 @@ then marked possibly outdated (rule :data:`SENTENCE_UPDATE`), never superseded, 
 sentences in the reason, so recall ranks the newer record first and ``history()`` says why.
 
 Ordinary conversation is full of sentences that look like changes ("a new laptop", "a new
-trip") beside older ones of the same broad family ("tools", "travel"). Two guards keep
-those apart: the two records must be about one subject by meaning (their similarity reaches
-the embedder's same-subject threshold, :data:`dreammem.write.resolve.SAME_SUBJECT`), and
-the two sentences must share :data:`MIN_SHARED` topic words (a contraction of a function
-word, "I'm", "I've", is none). Of the older records a newer one would mark so, only the
-closest is marked (:func:`strongest`).
+trip") beside older ones of the same broad family ("tools", "travel"). Guards keep those
+apart: :mod:`dreammem.write.resolve` asks only about an older record of another session
+(within one session a paragraph goes on with what was just said); the two records must be
+about one subject by meaning (their similarity reaches the embedder's same-subject
+threshold, :data:`dreammem.write.resolve.SAME_SUBJECT`); the two sentences must share
+:data:`MIN_SHARED` topic words (a contraction of a function word, "I'm", "I've", is none).
+Of the older records a newer one would mark so, only the closest is marked (:func:`strongest`).
 """
 
 from __future__ import annotations
