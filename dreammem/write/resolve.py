@@ -37,6 +37,7 @@ from dreammem.text.tokenize import contains_cjk
 from dreammem.types import Layer, MemoryRecord, Role, Source
 from dreammem.write.relations import DECISION_KEY, mark_possibly_outdated
 from dreammem.write.rules import is_question
+from dreammem.write.sentences import sentence_update, split_sentences, strongest, value_sentences
 from dreammem.write.statements import Statement, analyse
 from dreammem.write.supersede import superseded
 from dreammem.write.updates import Action, Decision, decide
@@ -73,7 +74,6 @@ _NEIGHBOURS = 8
 _COMPACT_CHARS = 160
 _COMPACT_CJK = 60
 _SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)|[。！？]")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +101,11 @@ Batch-first: one call per write, so a store can read every candidate in one quer
 
 def is_statement(record: MemoryRecord) -> bool:
     """True for an active user statement: a user turn or an explicit memory, not a question."""
+    return _by_user(record) and not _is_question(record.content)
+
+
+def _by_user(record: MemoryRecord) -> bool:
+    """An active user turn or explicit memory, question or not."""
     said = record.role is Role.USER or record.source is Source.USER_EXPLICIT
     # A keyed entry (its system note, never the caller's metadata): each key is its own value.
     return (
@@ -108,8 +113,12 @@ def is_statement(record: MemoryRecord) -> bool:
         and KEYED_KEY not in record.system
         and record.is_active
         and record.layer in {Layer.EPISODIC, Layer.SEMANTIC}
-        and not _is_question(record.content)
     )
+
+
+def _decidable(record: MemoryRecord) -> bool:
+    """A statement, or a paragraph that ends in a question (its other sentences may state things)."""
+    return _by_user(record) and (not _is_question(record.content) or not is_compact(record.content))
 
 
 def same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
@@ -162,11 +171,16 @@ def resolve_updates(
     twinned = {r.system.get("from_turn") for r in records if r.layer is Layer.SEMANTIC}
     outcomes: list[Outcome] = []
     seen_old: set[str] = set()
-    said = [is_statement(r) for r in records]
+    said = [_decidable(r) for r in records]
+    whole = [s and not _is_question(r.content) for r, s in zip(records, said, strict=True)]
     # A stored record is a candidate of many statements of a write: judge it once.
     stated = {r.id: s for r, s in zip(records, said, strict=True)}
     asking = list(_deciding(records, said, twinned))
-    batch = _BatchStatements(records, said)
+    # The paragraphs that end in a question are looked up apart: they never take a statement's place.
+    batches = [
+        _BatchStatements(records, whole),
+        _BatchStatements(records, [s > w for s, w in zip(said, whole, strict=True)]),
+    ]
     stored = _stored_only(
         neighbours, [records[i] for i, _ in asking], vectors[[i for i, _ in asking]], position
     )
@@ -174,7 +188,7 @@ def resolve_updates(
         record = records[i]
         same_statement = {record.id, str(record.system.get("from_turn"))}
         pool = [c for c in found if c.record.id not in position and c.record.id not in same_statement]
-        pool += _earlier_in_batch(batch, vectors, i, same_statement)
+        pool += [c for batch in batches for c in _earlier_in_batch(batch, vectors, i, same_statement)]
         for candidate in pool:
             if candidate.record.user_id != record.user_id:
                 raise ScopeError("a candidate of another user reached conflict resolution")
@@ -186,7 +200,7 @@ def resolve_updates(
             and c.record.id not in seen_old
             and _is_older(c.record, record, position)
         ]
-        decided = _decide_all(new, older, SAME_SUBJECT.get(model or "", 2.0))
+        decided = _decide_all(new, older, SAME_SUBJECT.get(model or "", 2.0), record.session_id)
         outcomes += [Outcome(c.record, record, d) for c, d in decided]
         seen_old.update(c.record.id for c, d in decided if d.replaces)
     return outcomes
@@ -230,9 +244,9 @@ def _own(found: Iterable[Candidate], written: Container[str]) -> int:
 
 
 def _stated(record: MemoryRecord, known: dict[str, bool]) -> bool:
-    """:func:`is_statement`, judged once per record of a write."""
+    """A statement or a question-ending paragraph (:func:`_decidable`), judged once per record of a write."""
     if record.id not in known:
-        known[record.id] = is_statement(record)
+        known[record.id] = _decidable(record)
     return known[record.id]
 
 
@@ -242,30 +256,29 @@ def _deciding(
     """The position and statement of each record whose older statements are looked up, in order.
 
     A statement that states no value of a known attribute family (and has no strong cue)
-    cannot change an older one: it is analysed but never looked up.
+    cannot change an older one: it is analysed but never looked up. A paragraph is looked
+    up when one of its sentences states one (:mod:`dreammem.write.sentences`).
     """
     for i, record in enumerate(records):
         if record.id in twinned or not said[i]:
             continue
         new = analyse_record(record)
-        if new.states_value and (new.families or new.strong_cues):
+        if is_compact(record.content):
+            if new.states_value and (new.families or new.strong_cues):
+                yield i, new
+        elif value_sentences(new.text):
             yield i, new
 
 
 def is_compact(text: str) -> bool:
     """One targeted statement, not a paragraph: at most two sentences and 160 characters (60 in Chinese).
 
-    Superseding retires everything a record says, and a mark on a paragraph would cast
-    doubt on all of it, so only compact statements are decided; a long turn is left
-    alone (recall keeps every fact it holds; a dream may still distill and settle it).
+    Superseding retires everything a record says, so only compact statements are decided
+    whole; a long turn is decided sentence by sentence and at most marked possibly outdated
+    (:mod:`dreammem.write.sentences`: recall keeps every fact it holds and ranks the newer first).
     """
     limit = _COMPACT_CJK if contains_cjk(text) else _COMPACT_CHARS
     return len(text) <= limit and len(_SENTENCE_END.findall(text.strip().rstrip(".!?。！？"))) <= 1
-
-
-def _scoped(new: Statement, old_text: str, decision: Decision) -> Decision | None:
-    """Only compact statements are decided; a paragraph is left alone (neither superseded nor marked)."""
-    return decision if is_compact(new.text) and is_compact(old_text) else None
 
 
 def other_fact(new: Statement, old_text: str) -> str | None:
@@ -276,12 +289,12 @@ def other_fact(new: Statement, old_text: str) -> str | None:
     retire the name too. A sentence counts when it states a value of a known attribute or a name
     (not "we talked about the move").
     """
-    sentences = [s for s in _SENTENCE_SPLIT.split(old_text[:MAX_ANALYSED_CHARS].strip()) if s.strip()]
+    sentences = split_sentences(old_text[:MAX_ANALYSED_CHARS])
     for sentence in sentences if len(sentences) > 1 else ():
         part = analyse(sentence)
         about = part.states_value and (part.families or part.names)
         if about and decide(new, part, similarity=0.0, closest=False) is None:
-            return sentence.strip()
+            return sentence
     return None
 
 
@@ -344,11 +357,19 @@ def _earlier_in_batch(
 
 
 def _decide_all(
-    new: Statement, older: Sequence[Candidate], related_at: float
+    new: Statement, older: Sequence[Candidate], related_at: float, session: str | None
 ) -> list[tuple[Candidate, Decision]]:
-    """Decisions against each older candidate; only the best replaceable one is replaced."""
+    """Decisions against each older candidate; only the best replaceable one is replaced.
+
+    Only compact statements are decided whole; when either is a paragraph, its sentences are
+    (:func:`~dreammem.write.sentences.sentence_update`: at most a mark, never a supersede), and
+    only against a record of another session (``session``: the new record's): within one
+    session a paragraph goes on with what was just said, it does not change it.
+    """
     analysed = [(c, analyse_record(c.record)) for c in sorted(older, key=lambda c: -c.similarity)]
-    closest = analysed[0][1].text if analysed else None
+    # The closest is the closest statement (a question-ending paragraph is decided by sentence only).
+    closest = next((s.text for c, s in analysed if not _is_question(c.record.content)), None)
+    whole = is_compact(new.text)
     decided = [
         (c, d)
         for c, s in analysed
@@ -360,12 +381,13 @@ def _decide_all(
                 closest=s.text == closest,
                 related=c.similarity >= related_at,
             )
+            if whole and is_compact(c.record.content)
+            else _by_sentence(new, s, c, related_at, session)
         )
         is not None
         and d.action is not Action.COEXIST
     ]
-    decided = [(c, s) for c, d in decided if (s := _scoped(new, c.record.content, d)) is not None]
-    decided = [(c, _partly(new, c.record.content, d)) for c, d in decided]
+    decided = [(c, _partly(new, c.record.content, d)) for c, d in strongest(decided, lambda c: c.similarity)]
     replaceable = [(c, d) for c, d in decided if d.replaces]
     if not replaceable:
         return decided
@@ -378,6 +400,17 @@ def _decide_all(
             )
         out.append((c, d))
     return out
+
+
+def _by_sentence(
+    new: Statement, old: Statement, candidate: Candidate, related_at: float, session: str | None
+) -> Decision | None:
+    """The sentence-level decision between a new record and an older one of another session."""
+    if session is not None and candidate.record.session_id == session:
+        return None
+    return sentence_update(
+        new.text, old.text, candidate.similarity, related=candidate.similarity >= related_at
+    )
 
 
 def applied(outcome: Outcome, current: MemoryRecord, *, now: datetime) -> MemoryRecord:
