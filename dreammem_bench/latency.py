@@ -35,6 +35,7 @@ import numpy.typing as npt
 from dreammem.embed.base import Embedder
 from dreammem.embed.caching import CachingEmbedder
 from dreammem.memory import DreamMemory
+from dreammem.recall.recipe import PATHS
 from dreammem.stores.faiss_index import FaissVectorIndex
 
 __all__ = [
@@ -52,24 +53,8 @@ __all__ = [
 START = datetime(2023, 1, 2, 9, 0, tzinfo=UTC)
 SPAN_DAYS = 540
 TOTALS = ("total", "total-embed")
-STAGES = (
-    "embed",
-    "vector",
-    "keyword",
-    "temporal",
-    "graph",
-    "gather",
-    "speaker",
-    "naming",
-    "unnamed",
-    "reply",
-    "person",
-    "fuse",
-    "load",
-    "rerank",
-    "order",
-    "touch",
-)
+STAGES = ("embed", *PATHS, "gather", "fuse", "load", "rerank", "learned_rank", "order", "touch")
+"""Every stage a recall may time: the recipe's paths (:data:`dreammem.recall.recipe.PATHS`) and the rest."""
 
 _NAMES = "Ana Tom Mia Lee Sara Omar Ivan Nina Paul Yuki Ravi Lena Jon Gina Kai Eva Noah Zoe Luis Ada".split()
 _ACTIONS = [
