@@ -15,7 +15,7 @@ whatever the index adds); the parameters are ``$queries``, ``$user_id``, and ``$
 
 from __future__ import annotations
 
-__all__ = ["exact_ranking", "leaving_out", "over_fetch"]
+__all__ = ["exact_ranking", "leaving_out", "over_fetch", "scope_size"]
 
 
 def leaving_out(skip: range) -> tuple[str, dict[str, int]]:
@@ -77,3 +77,8 @@ def exact_ranking(label: str, prop: str, where: str, *, batch: bool) -> str:
         f"RETURN rowid, score {rank} "
         "} RETURN i, rowid, score"
     )
+
+
+def scope_size(label: str, where: str) -> str:
+    """How many of the user's nodes the scope condition ``where`` on node ``n`` selects."""
+    return f"MATCH (n:{label} {{user_id: $user_id}}) WHERE {where} RETURN count(n)"

@@ -22,7 +22,8 @@ User scope, picked by the server's version when an index is opened:
   survive and the index had more to give, or when the k-th ties with the lowest score
   the index gave (the tie may run on past it; lower row id first, stores/ties.py),
   ranks the user's own vectors exactly with ``vector.similarity.cosine`` instead; that
-  fallback costs O(the user's vectors).
+  fallback costs O(the user's vectors), a batch's in parts of bounded server memory
+  (:mod:`dreammem.stores.neo4j_exact`).
 
 Results are always this user's only. The index (HNSW, quantised) only picks the
 candidates: their scores are recomputed exactly, cosine similarities in [-1, 1]
@@ -39,7 +40,8 @@ import numpy.typing as npt
 from dreammem.errors import ConfigError
 from dreammem.stores.base import VectorIndex
 from dreammem.stores.neo4j_client import Neo4jClient
-from dreammem.stores.neo4j_vector_cypher import exact_ranking, leaving_out, over_fetch
+from dreammem.stores.neo4j_exact import rank_exactly
+from dreammem.stores.neo4j_vector_cypher import leaving_out, over_fetch
 from dreammem.stores.ties import best_first
 
 __all__ = [
@@ -316,22 +318,12 @@ class _SearchNodes(VectorIndex):
         self, user_id: str, vectors: list[list[float]], k: int, skip: range
     ) -> list[list[tuple[int, float]]]:
         """The ``k`` nearest of all the user's vectors (but ``skip``) for each of ``vectors``, exactly."""
-        if not vectors:
-            return []
         skipping, skip_params = leaving_out(skip)
-        rows = self.client.run(
-            "vector_exact_many",
-            exact_ranking(self._label, self._prop, f"{self._where}{skipping}", batch=len(vectors) > 1),
-            user_id=user_id,
-            queries=vectors,
-            k=k,
-            **self._params,
-            **skip_params,
+        params = {"user_id": user_id, **self._params, **skip_params}
+        ranked = rank_exactly(
+            self.client, self._label, self._prop, f"{self._where}{skipping}", params, vectors, k
         )
-        out: list[list[tuple[int, float]]] = [[] for _ in vectors]
-        for row in rows:
-            out[int(row["i"])].append((int(row["rowid"]), 2.0 * float(row["score"]) - 1.0))
-        return out  # each in the order the server ranked it (score, then row id)
+        return [[(rowid, 2.0 * score - 1.0) for rowid, score in found] for found in ranked]
 
     def _search_inside(
         self, user_id: str, vectors: list[list[float]], k: int, skip: range
