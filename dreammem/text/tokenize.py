@@ -18,7 +18,7 @@ __all__ = ["STOPWORDS", "contains_cjk", "query_terms", "tokenize"]
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
-STOPWORDS = frozenset(
+_BASE_STOPWORDS = frozenset(
     [
         "a",
         "about",
@@ -165,6 +165,12 @@ STOPWORDS = frozenset(
         "wouldn",
         "shouldn",
         "couldn",
+        "aren",
+        "ain",
+        "mightn",
+        "mustn",
+        "needn",
+        "shan",
         "ever",
         "also",
         "anything",
@@ -222,6 +228,19 @@ STOPWORDS = frozenset(
         "到",
     ]
 )
+
+_CLITICS = ("s", "t", "d", "ll", "m", "re", "ve")
+"""The pieces after the apostrophe in English contractions ("i'm", "don't", "we're")."""
+
+STOPWORDS = _BASE_STOPWORDS | frozenset(
+    f"{head}'{clitic}" for head in _BASE_STOPWORDS if head.isascii() for clitic in _CLITICS
+)
+"""Function words, English and Chinese, plus every stopword with a clitic ("i'm", "can't").
+
+:func:`tokenize` keeps a contraction whole (curly apostrophes made straight), so the
+pieces of NLTK's English list ("m", "ve", "don") alone never matched one; a
+contraction is a stopword when both its head and its clitic are.
+"""
 
 
 def contains_cjk(text: str) -> bool:

@@ -3,8 +3,16 @@ accents, Chinese words (jieba's search mode) and, on request, single characters.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
 import pytest
 
+from dreammem import DreamMemory
+from dreammem.embed import HashingEmbedder
+from dreammem.recall.base import RecallQuery
+from dreammem.recall.keyword import KeywordPath
 from dreammem.text.tokenize import STOPWORDS, contains_cjk, query_terms, tokenize
 
 
@@ -42,3 +50,24 @@ def test_contains_cjk_sees_one_ideograph_anywhere() -> None:
     assert contains_cjk("budget 预算 USD") and contains_cjk("丁")
     assert not contains_cjk("Tokyo, こんにちは? no: kana are not ideographs")
     assert not contains_cjk("")
+
+
+@pytest.mark.parametrize("apostrophe", ["'", "’"])
+def test_contractions_are_stopwords_with_either_apostrophe(apostrophe: str) -> None:
+    words = ["I'm", "I've", "it's", "don't", "you're", "that's", "we're", "I'll", "I'd", "can't", "aren't"]
+    text = " ".join(w.replace("'", apostrophe) for w in words)
+    assert query_terms(text) == []
+    assert query_terms(f"Melanie{apostrophe}s o{apostrophe}clock") == [
+        "melanie's",
+        "o'clock",
+    ]  # a content head stays
+
+
+def test_contraction_alone_makes_no_keyword_match(tmp_path: Path) -> None:
+    with DreamMemory(tmp_path / "kw", embedder=HashingEmbedder()) as memory:
+        memory.add_many(
+            [{"content": c, "user_id": "u"} for c in ["I’m moving to Lisbon", "Tom said it's raining"]]
+        )
+        query = RecallQuery(text="I'm sure it’s", user_id="u", limit=5, now=datetime.now(UTC))
+        assert KeywordPath(memory.store).search(query) == []
+        assert len(KeywordPath(memory.store).search(replace(query, text="I'm in Lisbon"))) == 1
