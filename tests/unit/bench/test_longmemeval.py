@@ -98,6 +98,7 @@ def test_variants_build_validated_recall_configs() -> None:
         "temporal",
         "graph",
         "reply",
+        "bridge",
     )
     changed = parse_variant('rrf_k=60&path_weights={"vector": 1.0}', base)
     assert changed.rrf_k == 60 and changed.weight("vector") == 1.0
