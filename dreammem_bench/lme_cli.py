@@ -113,7 +113,7 @@ def bench_longmemeval(
         int, typer.Option(help="Leave out the split's first N questions (to score a later part once).", min=0)
     ] = 0,
     config: Annotated[Path | None, typer.Option(help="DreamMem TOML config.")] = None,
-    variants: Annotated[str, typer.Option(help="Comma-separated recall variants (see parse_variant).")] = "",
+    variants: Annotated[str, typer.Option(help="Recall variants separated by ';' (see parse_variant).")] = "",
     folds: Annotated[
         int, typer.Option(help="Folds (by question) to choose among default + variants.", min=2)
     ] = 5,
