@@ -36,6 +36,7 @@ from dreammem.recall.base import Candidate, RecallQuery
 from dreammem.recall.earlier import active_records
 from dreammem.recall.fusion import fused_once
 from dreammem.recall.graph import query_entity_keys
+from dreammem.recall.scored import text_key
 from dreammem.stores.base import GraphStore, RecordStore
 from dreammem.stores.traversal import entity_weight
 from dreammem.text.entities import KEY_KINDS, extract_entities
@@ -110,13 +111,13 @@ class BridgePath:
         if query.allowed is not None:
             chosen = {rowid: v for rowid, v in chosen.items() if rowid in query.allowed}
         # A copy of a seed (its text in another layer) is no bridge: it is found with the seed.
-        copies = {_text_key(text) for _, _, text in seeds}
+        copies = {text_key(text) for _, _, text in seeds}
         seed_ids = {seed for seed, _, _ in seeds}
         records = active_records(query, self._store, list(chosen))
         chosen = {
             r: v
             for r, v in chosen.items()
-            if r in records and (records[r].id in seed_ids or _text_key(records[r].content) not in copies)
+            if r in records and (records[r].id in seed_ids or text_key(records[r].content) not in copies)
         }
         order = sorted(chosen, key=lambda rowid: (-chosen[rowid], -rowid))
         return [Candidate(rowid, chosen[rowid]) for rowid in order[: query.limit]]
@@ -140,8 +141,3 @@ class BridgePath:
         return {
             e.key for e in extract_entities(text) if e.key and (self.kinds is None or e.kind in self.kinds)
         }
-
-
-def _text_key(text: str) -> str:
-    """The text as recall compares copies of a memory (:func:`dreammem.recall.scored.dedupe`)."""
-    return " ".join(text.casefold().split())

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from dreammem.recall.fusion import Fused
 from dreammem.types import MemoryRecord
 
-__all__ = ["Scored", "dedupe"]
+__all__ = ["Scored", "dedupe", "text_key"]
 
 
 @dataclass(slots=True)
@@ -25,6 +25,11 @@ class Scored:
     twins: list[MemoryRecord] = dataclasses.field(default_factory=list)
 
 
+def text_key(text: str) -> str:
+    """The text as recall compares copies of a memory: case and runs of whitespace ignored."""
+    return " ".join(text.casefold().split())
+
+
 def dedupe(items: list[Scored]) -> list[Scored]:
     """Collapse records with the same text (a turn and the fact written from it).
 
@@ -32,7 +37,7 @@ def dedupe(items: list[Scored]) -> list[Scored]:
     """
     kept: dict[str, Scored] = {}
     for item in items:
-        key = " ".join(item.record.content.casefold().split())
+        key = text_key(item.record.content)
         first = kept.get(key)
         if first is None:
             kept[key] = item
