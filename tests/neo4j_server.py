@@ -21,9 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
+
+if TYPE_CHECKING:
+    from dreammem.stores.neo4j_client import Neo4jClient
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "neo4j.sh"
 NEWER_VERSION = "2026.08.1"
@@ -159,3 +162,14 @@ def _managed(env: dict[str, str] | None) -> Iterator[Neo4jServer]:
         yield server
     finally:
         subprocess.run(["bash", str(SCRIPT), "down"], capture_output=True, timeout=120, check=False, env=env)
+
+
+def opened_client(server: Neo4jServer) -> Iterator[Neo4jClient]:
+    """A client of this server for one test, closed after it (``yield from`` in a fixture)."""
+    from dreammem.stores.neo4j_client import Neo4jClient  # noqa: PLC0415 - the driver only where a test needs it
+
+    client = Neo4jClient(server.uri)
+    try:
+        yield client
+    finally:
+        client.close()

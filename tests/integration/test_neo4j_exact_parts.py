@@ -20,16 +20,14 @@ from dreammem.stores import neo4j_exact
 from dreammem.stores.neo4j_client import Neo4jClient
 from dreammem.stores.neo4j_vectors import Neo4jVectorIndex
 from dreammem.testing.vector_index_suite import unit_rows
-from tests.neo4j_server import Neo4jServer
+from tests.neo4j_server import Neo4jServer, opened_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
 
 @pytest.fixture
 def client(neo4j_server: Neo4jServer) -> Iterator[Neo4jClient]:
-    opened = Neo4jClient(neo4j_server.uri)
-    yield opened
-    opened.close()
+    yield from opened_client(neo4j_server)
 
 
 def _unit(rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -21,16 +21,14 @@ from dreammem.stores.neo4j_vectors import FILTERED_SINCE, RECORD_INDEX, Neo4jVec
 from dreammem.testing import VectorIndexSuite
 from dreammem.testing.vector_index_suite import unit_rows
 from tests.bolt_trips import counting_round_trips
-from tests.neo4j_server import Neo4jServer
+from tests.neo4j_server import Neo4jServer, opened_client
 
 pytestmark = [pytest.mark.integration, pytest.mark.neo4j]
 
 
 @pytest.fixture
 def client(newer_neo4j_server: Neo4jServer) -> Iterator[Neo4jClient]:
-    opened = Neo4jClient(newer_neo4j_server.uri)
-    yield opened
-    opened.close()
+    yield from opened_client(newer_neo4j_server)
 
 
 def _properties(client: Neo4jClient, index: str) -> list[str]:
